@@ -1,0 +1,235 @@
+"""Actions: every decision a player can make, as small immutable values with notation.
+
+``str(action)`` prints the form people say at the table (``6♠``, ``here``, ``pass``,
+``discard 7♣ 8♦``, ``declare 7♥``, ``whist``, ``half-whist``, ``open``, ``10♠``,
+``claim 2-1-0``); ``parse_action`` reads it back (ASCII forms too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.rules.bids import LADDER, Bid
+from domain.rules.cards import CARDS, Card, parse_cards
+from domain.rules.errors import InvalidAction
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """An auction call that names a rung of the ladder: a bid, or misère."""
+
+    bid: Bid
+
+    def __str__(self) -> str:
+        return str(self.bid)
+
+
+@dataclass(frozen=True, slots=True)
+class Here:
+    """ "Here": an earlier hand holds the later hand's current bid (§1.3)."""
+
+    def __str__(self) -> str:
+        return "here"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Pass, in the auction or when whisting."""
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeTalon:
+    """The declarer turns the talon face up and takes it (§1.4)."""
+
+    def __str__(self) -> str:
+        return "take talon"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The declarer's secret discard of two cards (§1.4). Cards are kept sorted."""
+
+    cards: tuple[Card, Card]
+
+    def __post_init__(self) -> None:
+        if len(self.cards) != 2:
+            raise InvalidAction("a discard is exactly two cards")
+        a, b = self.cards
+        if a == b:
+            raise InvalidAction("a discard is two different cards")
+        if a > b:
+            object.__setattr__(self, "cards", (b, a))
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.cards[0]) | (1 << self.cards[1])
+
+    def __str__(self) -> str:
+        return f"discard {self.cards[0]} {self.cards[1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """The final contract, not below the winning bid (§1.4)."""
+
+    contract: Bid
+
+    def __str__(self) -> str:
+        return f"declare {self.contract}"
+
+
+@dataclass(frozen=True, slots=True)
+class Whist:
+    """Whist: take on the defence (§1.6); after a half-whist, the return whist."""
+
+    def __str__(self) -> str:
+        return "whist"
+
+
+@dataclass(frozen=True, slots=True)
+class HalfWhist:
+    """Half-whist against a 6 or 7 after the first defender passed (§1.6 item 4)."""
+
+    def __str__(self) -> str:
+        return "half-whist"
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseDefence:
+    """The sole whister's choice: open (both defending hands face up) or closed (§1.6)."""
+
+    open: bool
+
+    def __str__(self) -> str:
+        return "open" if self.open else "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play one card to the current trick."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return str(self.card)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """Propose how the remaining tricks fall: ``tricks[seat]`` more tricks to each seat."""
+
+    tricks: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if any(t < 0 for t in self.tricks):
+            raise InvalidAction("a claim cannot give a negative number of tricks")
+
+    def __str__(self) -> str:
+        return "claim " + "-".join(str(t) for t in self.tricks)
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptClaim:
+    def __str__(self) -> str:
+        return "accept"
+
+
+@dataclass(frozen=True, slots=True)
+class RejectClaim:
+    def __str__(self) -> str:
+        return "reject"
+
+
+Action = (
+    Call
+    | Here
+    | Pass
+    | TakeTalon
+    | Discard
+    | Declare
+    | Whist
+    | HalfWhist
+    | ChooseDefence
+    | PlayCard
+    | Claim
+    | AcceptClaim
+    | RejectClaim
+)
+
+HERE = Here()
+PASS = Pass()
+TAKE_TALON = TakeTalon()
+WHIST = Whist()
+HALF_WHIST = HalfWhist()
+OPEN = ChooseDefence(True)
+CLOSED = ChooseDefence(False)
+ACCEPT = AcceptClaim()
+REJECT = RejectClaim()
+CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
+DECLARES: tuple[Declare, ...] = tuple(Declare(bid) for bid in LADDER)
+PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
+DISCARDS: dict[tuple[int, int], Discard] = {
+    (a, b): Discard((CARDS[a], CARDS[b])) for a in range(32) for b in range(a + 1, 32)
+}
+"""Preallocated actions, so the hot paths allocate nothing."""
+
+_WORDS: dict[str, Action] = {
+    "here": HERE,
+    "тут": HERE,
+    "здесь": HERE,
+    "pass": PASS,
+    "пас": PASS,
+    "take": TAKE_TALON,
+    "take talon": TAKE_TALON,
+    "talon": TAKE_TALON,
+    "whist": WHIST,
+    "вист": WHIST,
+    "half-whist": HALF_WHIST,
+    "half whist": HALF_WHIST,
+    "halfwhist": HALF_WHIST,
+    "open": OPEN,
+    "closed": CLOSED,
+    "accept": ACCEPT,
+    "reject": REJECT,
+}
+
+
+def parse_action(text: str) -> Action:
+    """Read an action from its notation; raise ``InvalidAction`` with a hint if it is none."""
+    raw = " ".join(text.strip().split())
+    low = raw.lower()
+    if low in _WORDS:
+        return _WORDS[low]
+    head, _, rest = low.partition(" ")
+    if head == "discard":
+        cards = parse_cards(rest)
+        if len(cards) != 2:
+            raise InvalidAction("a discard is exactly two cards, like 'discard 7♣ 8♦'")
+        return Discard((cards[0], cards[1]))
+    if head == "declare":
+        return DECLARES[Bid.parse(rest).index]
+    if head == "play":
+        return PLAYS[Card.parse(rest)]
+    if head == "claim":
+        try:
+            tricks = tuple(int(part) for part in rest.replace(",", "-").split("-"))
+        except ValueError:
+            raise InvalidAction(
+                "a claim gives each seat's remaining tricks: 'claim 3-0-0'"
+            ) from None
+        return Claim(tricks)
+    try:
+        return CALLS[Bid.parse(raw).index]
+    except InvalidAction:
+        pass
+    try:
+        return PLAYS[Card.parse(raw)]
+    except InvalidAction:
+        raise InvalidAction(
+            f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
+            "discard 7♣ 8♦, declare 7♥, whist, half-whist, open, closed, a card (10♠), "
+            "claim 3-0-0, accept or reject"
+        ) from None

@@ -1,0 +1,153 @@
+"""The auction (RULES.md §1.3, decisions A-04, A-05, A-06, A-18 of §6).
+
+Legal calls for the seat on turn: ``pass``; the next rung above the highest bid (6♠ if none,
+9♠ above misère); ``here`` if the seat sits earlier than the holder of the highest bid;
+``misère`` as the seat's first call while the highest bid is below misère. A misère caller who
+has been overbid may only pass. Two passes with a bid standing end the auction; three passes
+start raspasy.
+"""
+
+from __future__ import annotations
+
+from domain.rules.actions import CALLS, HERE, PASS, TAKE_TALON, Action, Call, Here, Pass
+from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
+from domain.rules.errors import IllegalAction
+from domain.rules.ruleset import Bidding
+from domain.rules.seats import first_hand, hand_number, next_seat
+from domain.rules.state import AuctionState, DealState, Phase, PlayState
+
+_TOP = len(LADDER) - 1
+
+
+def _next_rung(index: int) -> int:
+    """The next ordinary rung above ``index`` (misère is never a raise)."""
+    nxt = index + 1
+    return nxt + 1 if nxt == MISERE_INDEX else nxt
+
+
+def raises(state: DealState) -> list[int]:
+    """Ladder indices of the ordinary bids the seat on turn may raise to."""
+    rules = state.rules
+    high = state.auction.high
+    floor = Bid.ordinary(rules.min_level(state.raspasy_streak), Strain.SPADES).index
+    if rules.bidding is Bidding.JUMP:
+        start = max(floor, high + 1)
+        return [i for i in range(start, _TOP + 1) if i != MISERE_INDEX]
+    nxt = floor if high < 0 else max(floor, _next_rung(high))
+    if nxt > _TOP:
+        return []
+    out = [nxt]
+    if rules.bidding is Bidding.NT_SKIP and LADDER[nxt].strain is Strain.NO_TRUMP:
+        after = _next_rung(nxt)
+        if after <= _TOP:
+            out.append(after)
+    return out
+
+
+def _active(auction: AuctionState, players: int) -> int:
+    return players - auction.passed.bit_count()
+
+
+def legal(state: DealState) -> tuple[Action, ...]:
+    seat = state.to_act
+    auction = state.auction
+    if seat == auction.misere_seat:
+        return (PASS,)
+    out: list[Action] = [PASS]
+    if (
+        auction.high >= 0
+        and auction.high != MISERE_INDEX
+        and hand_number(state.dealer, seat) < hand_number(state.dealer, auction.holder)
+        and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
+    ):
+        out.append(HERE)
+    if not (auction.called >> seat) & 1 and auction.high < MISERE_INDEX:
+        out.append(CALLS[MISERE_INDEX])
+    out.extend(CALLS[i] for i in raises(state))
+    return tuple(out)
+
+
+def describe(state: DealState) -> str:
+    """What the seat on turn may say, in words: "the next bid is 7♠, here or pass"."""
+    allowed = legal(state)
+    bids = [str(a) for a in allowed if isinstance(a, Call) and not a.bid.is_misere]
+    parts = []
+    if bids:
+        parts.append(("the next bid is " if len(bids) == 1 else "a bid of ") + ", ".join(bids))
+    if HERE in allowed:
+        parts.append(f"'here' ({LADDER[state.auction.high]})")
+    if CALLS[MISERE_INDEX] in allowed:
+        parts.append("misère")
+    parts.append("pass")
+    return " or ".join([", ".join(parts[:-1]), parts[-1]]) if len(parts) > 1 else parts[0]
+
+
+def apply(state: DealState, action: Action) -> DealState:
+    if action not in legal(state):
+        raise IllegalAction(_why(state, action) + f"; {describe(state)}", legal(state))
+    seat = state.to_act
+    a = state.auction
+    calls = (*a.calls, (seat, action))
+    called = a.called | (1 << seat)
+    high, holder, passed, misere_seat = a.high, a.holder, a.passed, a.misere_seat
+    if isinstance(action, Pass):
+        passed |= 1 << seat
+    elif isinstance(action, Here):
+        holder = seat
+    else:
+        assert isinstance(action, Call)
+        beats_misere = high == MISERE_INDEX
+        high, holder = action.bid.index, seat
+        if action.bid.is_misere:
+            misere_seat = seat
+        elif beats_misere and state.rules.misere_beaten_stops_auction:
+            passed = _all_but(seat, state.players)
+    auction = AuctionState(calls, high, holder, passed, called, misere_seat)
+    players = state.players
+    if passed.bit_count() == players:
+        return _start_raspasy(state, auction)
+    if passed.bit_count() == players - 1 and high >= 0:
+        return state._replace(
+            auction=auction,
+            phase=Phase.TALON,
+            to_act=holder,
+            declarer=holder,
+            bid=LADDER[high],
+        )
+    nxt = next_seat(seat, players)
+    while (passed >> nxt) & 1:
+        nxt = next_seat(nxt, players)
+    return state._replace(auction=auction, to_act=nxt)
+
+
+def _all_but(seat: int, players: int) -> int:
+    return ((1 << players) - 1) & ~(1 << seat)
+
+
+def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
+    """Three passes: raspasy, led by the first hand (§1.9)."""
+    h1 = first_hand(state.dealer, state.players)
+    play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
+    return state._replace(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
+
+
+def _why(state: DealState, action: Action) -> str:
+    auction = state.auction
+    if state.to_act == auction.misere_seat:
+        return "your misère was overbid: you may only pass"
+    if isinstance(action, Here):
+        if auction.high < 0:
+            return "there is no bid to hold with 'here' yet"
+        if auction.high == MISERE_INDEX:
+            return "misère cannot be held with 'here'"
+        return "only an earlier hand may say 'here'"
+    if isinstance(action, Call):
+        if action.bid.is_misere:
+            if (auction.called >> state.to_act) & 1:
+                return "misère must be your first call in the auction"
+            return "misère no longer beats the highest bid"
+        return f"you cannot bid {action.bid} now"
+    return f"{action} is not an auction call"
+
+
+TALON_ACTIONS: tuple[Action, ...] = (TAKE_TALON,)

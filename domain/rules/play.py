@@ -1,0 +1,276 @@
+"""Trick play, raspasy play and claims (RULES.md §1.5, §1.8, §1.9 and the claims of §6).
+
+Follow the led suit; if void, trump if you can; otherwise any card. No trumps in NT, misère
+and raspasy. In raspasy the two talon cards set the suits of tricks 1 and 2 (they never win),
+and the first hand leads tricks 1 to 3. A claim proposes how the remaining tricks fall; when
+every other player accepts, the deal ends so; a rejected claim may not be repeated by the same
+player in the same trick.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from domain.rules.actions import (
+    ACCEPT,
+    PLAYS,
+    REJECT,
+    AcceptClaim,
+    Action,
+    Claim,
+    PlayCard,
+    RejectClaim,
+)
+from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
+from domain.rules.errors import IllegalAction
+from domain.rules.seats import first_hand, next_seat
+from domain.rules.state import (
+    ClaimState,
+    DealResult,
+    DealState,
+    Kind,
+    Phase,
+    PlayState,
+    Trick,
+    with_play,
+)
+
+TRICKS = 10
+
+
+def trump_of(state: DealState) -> int:
+    """The trump suit as an int, or -1 (NT, misère, raspasy)."""
+    contract = state.contract
+    if contract is None or contract.strain is None or contract.strain == 4:
+        return -1
+    return int(contract.strain)
+
+
+def led_suit(state: DealState) -> int:
+    """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
+    play = state.play
+    if play.trick:
+        return play.trick[0][1] >> 3
+    n = len(play.history)
+    if state.declarer < 0 and n < 2:
+        return state.talon[n] >> 3
+    return -1
+
+
+def legal_mask(state: DealState) -> int:
+    """The cards the hand on turn may play, as a mask."""
+    hand = state.play.hands[state.to_act]
+    led = led_suit(state)
+    if led < 0:
+        return hand
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        return follow
+    trump = trump_of(state)
+    if trump >= 0:
+        ruff = hand & SUIT_MASKS[trump]
+        if ruff:
+            return ruff
+    return hand
+
+
+def controller(state: DealState, seat: int) -> int:
+    """Who decides for ``seat``'s hand: the sole open whister plays his partner's cards too."""
+    w = state.whist
+    if w.open and len(w.whisters) == 1 and seat != state.declarer and seat != w.whisters[0]:
+        return w.whisters[0]
+    return seat
+
+
+def remaining(state: DealState) -> int:
+    return TRICKS - len(state.play.history)
+
+
+def _splits(left: int, players: int) -> tuple[Claim, ...]:
+    return tuple(
+        Claim(split) for split in product(range(left + 1), repeat=players) if sum(split) == left
+    )
+
+
+_CLAIMS: dict[tuple[int, int], tuple[Claim, ...]] = {
+    (left, 3): _splits(left, 3) for left in range(TRICKS + 1)
+}
+
+
+def claim_options(state: DealState) -> tuple[Action, ...]:
+    """Every split of the remaining tricks, if the actor may still claim in this trick."""
+    if (state.claim_tries >> controller(state, state.to_act)) & 1:
+        return ()
+    key = (remaining(state), state.players)
+    if key not in _CLAIMS:
+        _CLAIMS[key] = _splits(*key)
+    return _CLAIMS[key]
+
+
+def legal(state: DealState) -> tuple[Action, ...]:
+    mask = legal_mask(state)
+    plays: list[Action] = []
+    while mask:
+        low = mask & -mask
+        plays.append(PLAYS[low.bit_length() - 1])
+        mask ^= low
+    return (*plays, *claim_options(state))
+
+
+def apply(state: DealState, action: Action) -> DealState:
+    if type(action) is PlayCard:
+        return play_card(state, action.card)
+    if isinstance(action, Claim):
+        return make_claim(state, action)
+    raise IllegalAction("play a card or make a claim", legal(state))
+
+
+def _illegal_card_message(state: DealState, card: int) -> str:
+    hand = state.play.hands[state.to_act]
+    if not (hand >> card) & 1:
+        return f"you do not hold {CARDS[card]}"
+    led = led_suit(state)
+    held = hand & SUIT_MASKS[led]
+    if held:
+        return f"you must follow {Suit(led).symbol}: you hold {card_list(held)}"
+    trump = trump_of(state)
+    return (
+        f"you must trump with {Suit(trump).symbol}: you hold {card_list(hand & SUIT_MASKS[trump])}"
+    )
+
+
+def play_card(state: DealState, card: int) -> DealState:
+    play = state.play
+    seat = state.to_act
+    hands = play.hands
+    hand = hands[seat]
+    trick = play.trick
+    history = play.history
+    suit = card >> 3
+    if not (hand >> card) & 1:
+        raise IllegalAction(_illegal_card_message(state, card), legal(state))
+    if trick:
+        led = trick[0][1] >> 3
+    elif state.declarer < 0 and len(history) < 2:
+        led = state.talon[len(history)] >> 3
+    else:
+        led = suit
+    if suit != led and hand & SUIT_MASKS[led]:
+        raise IllegalAction(_illegal_card_message(state, card), legal(state))
+    if suit != led:
+        trump = trump_of(state)
+        if trump >= 0 and suit != trump and hand & SUIT_MASKS[trump]:
+            raise IllegalAction(_illegal_card_message(state, card), legal(state))
+    new_hands = (*hands[:seat], hand & ~(1 << card), *hands[seat + 1 :])
+    trick = (*trick, (seat, card))
+    open_hands = state.open_hands
+    if not history and len(trick) == 1 and state.whist.open and state.declarer >= 0:
+        # Misère led by the declarer: the defence opens after that lead (§1.8).
+        open_hands |= ((1 << len(hands)) - 1) & ~(1 << state.declarer)
+    if len(trick) < len(hands):
+        new_play = PlayState(new_hands, trick, play.leader, play.tricks, history)
+        return with_play(state, new_play, (seat + 1) % len(hands), open_hands)
+    winner = trick_winner(state, trick)
+    tricks = play.tricks
+    tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
+    history = (*history, Trick(play.leader, trick, winner))
+    if len(history) < 3 and state.declarer < 0:
+        leader = first_hand(state.dealer, len(hands))
+    else:
+        leader = winner
+    state = with_play(state, PlayState(new_hands, (), leader, tricks, history), leader, open_hands)
+    if len(history) == TRICKS:
+        return finish(state, _played_kind(state))
+    return state
+
+
+def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
+    """Highest trump, else the highest card of the led (or, in raspasy, the set) suit."""
+    trump = trump_of(state)
+    n = len(state.play.history)
+    led = state.talon[n] >> 3 if state.declarer < 0 and n < 2 else trick[0][1] >> 3
+    best_seat, best_key = trick[0][0], -1
+    for seat, card in trick:
+        suit = card >> 3
+        if suit == trump:
+            key = 100 + card
+        elif suit == led:
+            key = card
+        else:
+            continue
+        if key > best_key:
+            best_seat, best_key = seat, key
+    return best_seat
+
+
+def make_claim(state: DealState, claim: Claim) -> DealState:
+    options = claim_options(state)
+    if claim not in options:
+        if not options:
+            raise IllegalAction("your claim was rejected in this trick; play a card", legal(state))
+        raise IllegalAction(
+            f"a claim gives each of the {state.players} seats a share of the {remaining(state)} "
+            "remaining tricks",
+            options,
+        )
+    claimant = controller(state, state.to_act)
+    pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
+    return state._replace(
+        phase=Phase.CLAIM, claim=pending, to_act=next_seat(claimant, state.players)
+    )
+
+
+def respond(state: DealState, action: Action) -> DealState:
+    pending = state.claim
+    assert pending is not None
+    if isinstance(action, RejectClaim):
+        return state._replace(
+            phase=Phase.PLAY,
+            claim=None,
+            to_act=pending.resume,
+            claim_tries=state.claim_tries | (1 << pending.claimant),
+        )
+    if not isinstance(action, AcceptClaim):
+        raise IllegalAction("accept or reject the claim first", (ACCEPT, REJECT))
+    accepted = pending.accepted | (1 << state.to_act)
+    nxt = next_seat(state.to_act, state.players)
+    if nxt != pending.claimant:
+        return state._replace(claim=pending._replace(accepted=accepted), to_act=nxt)
+    tricks = tuple(t + c for t, c in zip(state.play.tricks, pending.tricks, strict=True))
+    ended = state._replace(claim=None, play=state.play._replace(tricks=tricks))
+    return finish(ended, _played_kind(ended), claimed=True)
+
+
+def _played_kind(state: DealState) -> Kind:
+    if state.declarer < 0:
+        return Kind.RASPASY
+    assert state.contract is not None
+    return Kind.MISERE if state.contract.is_misere else Kind.GAME
+
+
+def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
+    """End the deal and record its result; everything becomes visible (§1.12 review)."""
+    w = state.whist
+    if state.declarer >= 0 and kind is not Kind.MISERE:
+        defenders = [
+            s for s in _clockwise_from(state.declarer, state.players) if s != state.declarer
+        ]
+        passers = tuple(s for s in defenders if s not in w.whisters)
+    else:
+        passers = ()
+    result = DealResult(
+        kind=kind,
+        declarer=state.declarer,
+        contract=state.contract,
+        tricks=state.play.tricks,
+        whisters=w.whisters,
+        passers=passers,
+        half_whister=w.half_whister,
+        returned=w.returned,
+        claimed=claimed,
+    )
+    return state._replace(phase=Phase.SCORED, to_act=-1, result=result)
+
+
+def _clockwise_from(seat: int, players: int) -> list[int]:
+    return [(seat + i) % players for i in range(players)]

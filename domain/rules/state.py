@@ -1,0 +1,178 @@
+"""The state of one deal: an immutable value made of small immutable parts.
+
+Only the part that an action changes is rebuilt, so the hot path of a card play allocates a
+new ``PlayState`` and a new ``DealState`` and nothing else. Phases are explicit (§1.14).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import NamedTuple
+
+from domain.rules.actions import Action
+from domain.rules.bids import Bid
+from domain.rules.ruleset import RuleSet
+
+
+class Phase(StrEnum):
+    """Where a deal is; each phase has its own legal actions."""
+
+    BIDDING = "bidding"
+    TALON = "talon"
+    DISCARD = "discard"
+    CONTRACT = "contract"
+    WHISTING = "whisting"
+    DEFENCE = "defence"
+    """The sole whister (or the misère defence, A-24) chooses open or closed."""
+    PLAY = "play"
+    CLAIM = "claim"
+    """A claim is on the table; the other players accept or reject it in turn."""
+    SCORED = "scored"
+
+
+class Kind(StrEnum):
+    """How a deal was settled."""
+
+    GAME = "game"
+    """A trick contract played out (or settled by a claim)."""
+    MISERE = "misere"
+    RASPASY = "raspasy"
+    PASSED_OUT = "passed-out"
+    """Both defenders passed: the contract is given without play (§1.6 item 3)."""
+    HALF_WHIST = "half-whist"
+    """Half-whist stood: no play (§1.6 item 4)."""
+
+
+class AuctionState(NamedTuple):
+    calls: tuple[tuple[int, Action], ...]
+    """Every call in order, with its seat."""
+    high: int
+    """Ladder index of the highest bid, -1 before the first bid."""
+    holder: int
+    """Seat holding the highest bid, -1 before the first bid."""
+    passed: int
+    """Mask of seats (bit ``1 << seat``) that have passed."""
+    called: int
+    """Mask of seats that have made any call."""
+    misere_seat: int
+    """Seat that called misère (-1 if none); once beaten he may only pass (§1.3)."""
+
+
+class Trick(NamedTuple):
+    leader: int
+    cards: tuple[tuple[int, int], ...]
+    """(seat, card) in the order played."""
+    winner: int
+
+
+class PlayState(NamedTuple):
+    hands: tuple[int, ...]
+    """Current holdings of each seat, as masks."""
+    trick: tuple[tuple[int, int], ...]
+    """(seat, card) of the trick in progress."""
+    leader: int
+    tricks: tuple[int, ...]
+    """Tricks taken so far by each seat."""
+    history: tuple[Trick, ...]
+
+
+class WhistState(NamedTuple):
+    calls: tuple[tuple[int, Action], ...]
+    whisters: tuple[int, ...]
+    """Seats defending with responsibility, in the order they said "whist"."""
+    half_whister: int
+    """Seat that said half-whist (-1 if none)."""
+    returned: bool
+    """The first defender came back with a whist after the half-whist."""
+    open: bool | None
+    """Open or closed defence, once chosen (``None`` before, or with two whisters: closed)."""
+
+
+class ClaimState(NamedTuple):
+    claimant: int
+    tricks: tuple[int, ...]
+    accepted: int
+    """Mask of seats that accepted so far."""
+    resume: int
+    """The seat to act when play resumes after a rejection."""
+
+
+class DealResult(NamedTuple):
+    kind: Kind
+    declarer: int
+    """Declarer seat, -1 on raspasy."""
+    contract: Bid | None
+    tricks: tuple[int, ...]
+    """Tricks of each seat (zeros when there was no play)."""
+    whisters: tuple[int, ...]
+    """Responsible defenders in the order they whisted."""
+    passers: tuple[int, ...]
+    """Defenders who passed (and half-whister, if half-whist stood)."""
+    half_whister: int
+    returned: bool
+    claimed: bool
+    """True if the last tricks were settled by an accepted claim."""
+
+
+class DealState(NamedTuple):
+    """One deal, from the dealt cards to the scored result."""
+
+    rules: RuleSet
+    dealer: int
+    dealt: tuple[int, ...]
+    """The hands as dealt (masks), never changed."""
+    talon: tuple[int, int]
+    """The two talon cards in the order they lie (the first sets raspasy trick 1)."""
+    raspasy_streak: int
+    """Raspasy deals in a row just before this one (sets the exit level and prices)."""
+    phase: Phase
+    to_act: int
+    """The seat whose hand acts (for a card: whose card it is); -1 when scored."""
+    auction: AuctionState
+    declarer: int
+    bid: Bid | None
+    """The winning bid."""
+    discard: int
+    """The declarer's discard (mask), 0 until made."""
+    contract: Bid | None
+    whist: WhistState
+    play: PlayState
+    claim: ClaimState | None
+    claim_tries: int
+    """Mask of seats that made a rejected claim in the current trick (one try per trick)."""
+    open_hands: int
+    """Mask of seats whose hands lie face up for everyone."""
+    talon_open: bool
+    result: DealResult | None
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def raspasy(self) -> bool:
+        """True when this deal is (being) played as raspasy."""
+        return self.declarer < 0 and self.phase in (Phase.PLAY, Phase.CLAIM, Phase.SCORED)
+
+    @property
+    def trick_number(self) -> int:
+        """0-based number of the trick in progress (10 when all are played)."""
+        return len(self.play.history)
+
+
+_TO_ACT = DealState._fields.index("to_act")
+_PLAY = DealState._fields.index("play")
+_CLAIM_TRIES = DealState._fields.index("claim_tries")
+_OPEN_HANDS = DealState._fields.index("open_hands")
+
+
+def with_play(state: DealState, play: PlayState, to_act: int, open_hands: int) -> DealState:
+    """``state._replace(play=…, to_act=…, open_hands=…)`` for the card-play hot path; a new
+    trick (empty ``play.trick``) also clears the claim tries."""
+    fields = list(state)
+    fields[_PLAY] = play
+    fields[_TO_ACT] = to_act
+    fields[_OPEN_HANDS] = open_hands
+    if not play.trick:
+        fields[_CLAIM_TRIES] = 0
+    return tuple.__new__(DealState, fields)

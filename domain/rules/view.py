@@ -1,0 +1,121 @@
+"""What one seat may see of a deal at this moment (DESIGN.md "Security model").
+
+A seat sees: its own hand; hands lying face up (open defence, misère defence once opened); the
+talon once the declarer has turned it up, or in raspasy each talon card from the trick it sets;
+its own discard if it is the declarer; every card played; all calls. Once the deal is scored it
+sees everything, for review. ``visible_mask`` is the one place that decides this.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from domain.rules.actions import Action
+from domain.rules.bids import Bid
+from domain.rules.state import ClaimState, DealState, Phase, Trick
+
+
+class SeatView(NamedTuple):
+    seat: int
+    dealer: int
+    phase: Phase
+    to_act: int
+    """The hand on turn (-1 when scored)."""
+    actor: int
+    """The seat that must decide now (-1 when scored)."""
+    hand: int
+    """This seat's current cards (mask)."""
+    hands: tuple[int | None, ...]
+    """Every seat's current cards where visible to this seat, else ``None``."""
+    dealt: tuple[int, ...] | None
+    """The hands as dealt, once the deal is over."""
+    talon: tuple[int | None, int | None]
+    """Each talon card where visible, else ``None``."""
+    discard: int | None
+    """The declarer's discard, for the declarer (and for all once the deal is over)."""
+    auction: tuple[tuple[int, Action], ...]
+    declarer: int
+    bid: Bid | None
+    contract: Bid | None
+    whist_calls: tuple[tuple[int, Action], ...]
+    whisters: tuple[int, ...]
+    open_defence: bool | None
+    trick: tuple[tuple[int, int], ...]
+    leader: int
+    history: tuple[Trick, ...]
+    tricks: tuple[int, ...]
+    claim: ClaimState | None
+    raspasy_streak: int
+    legal: tuple[Action, ...]
+    """This seat's legal actions if it is the actor, else empty."""
+
+
+def _hand_visible(state: DealState, viewer: int, seat: int) -> bool:
+    return seat == viewer or state.phase is Phase.SCORED or bool((state.open_hands >> seat) & 1)
+
+
+def _talon_visible(state: DealState, index: int) -> bool:
+    if state.talon_open or state.phase is Phase.SCORED:
+        return True
+    # Raspasy: the first talon card is turned up for trick 1, the second for trick 2 (§1.9).
+    return state.raspasy and len(state.play.history) >= index
+
+
+def visible_mask(state: DealState, viewer: int) -> int:
+    """Every card ``viewer`` may see now: the whole deal's secret-bearing cards, as one mask."""
+    mask = 0
+    for seat in range(state.players):
+        if _hand_visible(state, viewer, seat):
+            mask |= state.play.hands[seat]
+    for index, card in enumerate(state.talon):
+        if _talon_visible(state, index):
+            mask |= 1 << card
+    if state.discard and (viewer == state.declarer or state.phase is Phase.SCORED):
+        mask |= state.discard
+    for trick in state.play.history:
+        for _, card in trick.cards:
+            mask |= 1 << card
+    for _, card in state.play.trick:
+        mask |= 1 << card
+    return mask
+
+
+def seat_view(state: DealState, seat: int) -> SeatView:
+    """The deal as ``seat`` sees it now."""
+    from domain.rules.engine import actor, legal_actions
+
+    who = actor(state) if state.phase is not Phase.SCORED else -1
+    over = state.phase is Phase.SCORED
+    hands = tuple(
+        state.play.hands[s] if _hand_visible(state, seat, s) else None for s in range(state.players)
+    )
+    talon = (
+        state.talon[0] if _talon_visible(state, 0) else None,
+        state.talon[1] if _talon_visible(state, 1) else None,
+    )
+    return SeatView(
+        seat=seat,
+        dealer=state.dealer,
+        phase=state.phase,
+        to_act=state.to_act,
+        actor=who,
+        hand=state.play.hands[seat],
+        hands=hands,
+        dealt=state.dealt if over else None,
+        talon=talon,
+        discard=state.discard if (seat == state.declarer or over) and state.discard else None,
+        auction=state.auction.calls,
+        declarer=state.declarer,
+        bid=state.bid,
+        contract=state.contract,
+        whist_calls=state.whist.calls,
+        whisters=state.whist.whisters,
+        open_defence=state.whist.open,
+        trick=state.play.trick,
+        leader=state.play.leader,
+        history=state.play.history,
+        tricks=state.play.tricks,
+        claim=state.claim,
+        raspasy_streak=state.raspasy_streak,
+        legal=legal_actions(state) if who == seat else (),
+    )

@@ -1,0 +1,207 @@
+"""Talon, discard, contract and whisting (RULES.md §1.4, §1.6, §1.8; A-02, A-03, A-17, A-24).
+
+Whisting order: the first defender (next clockwise after the declarer), then the second.
+Outcomes: both whist → closed play; one whists → he chooses open or closed; both pass → no
+play; pass → half-whist (6 and 7 only) → the first may return with a whist, else no play.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from domain.rules.actions import (
+    CLOSED,
+    DECLARES,
+    DISCARDS,
+    HALF_WHIST,
+    OPEN,
+    PASS,
+    TAKE_TALON,
+    WHIST,
+    Action,
+    ChooseDefence,
+    Declare,
+    Discard,
+    HalfWhist,
+    Whist,
+)
+from domain.rules.bids import LADDER, MISERE_INDEX
+from domain.rules.cards import CARDS, cards_of, format_cards
+from domain.rules.errors import IllegalAction
+from domain.rules.seats import first_hand, next_seat
+from domain.rules.state import DealState, Kind, Phase, PlayState
+
+
+def defenders(state: DealState) -> tuple[int, int]:
+    """First and second defender: clockwise from the declarer."""
+    d1 = next_seat(state.declarer, state.players)
+    return d1, next_seat(d1, state.players)
+
+
+# --- talon and discard -------------------------------------------------------------------
+
+
+def take_talon(state: DealState, action: Action) -> DealState:
+    if action != TAKE_TALON:
+        raise IllegalAction("the declarer must first take the talon", (TAKE_TALON,))
+    hands = list(state.play.hands)
+    hands[state.declarer] |= (1 << state.talon[0]) | (1 << state.talon[1])
+    return state._replace(
+        phase=Phase.DISCARD,
+        talon_open=True,
+        play=state.play._replace(hands=tuple(hands)),
+    )
+
+
+def discard_options(state: DealState) -> tuple[Action, ...]:
+    hand = list(cards_of(state.play.hands[state.declarer]))
+    return tuple(DISCARDS[a, b] for a, b in combinations(hand, 2))
+
+
+def discard(state: DealState, action: Action) -> DealState:
+    if not isinstance(action, Discard):
+        raise IllegalAction("discard two cards, like 'discard 7♣ 8♦'")
+    hand = state.play.hands[state.declarer]
+    if action.mask & ~hand:
+        missing = " ".join(str(CARDS[c]) for c in action.cards if not (hand >> c) & 1)
+        raise IllegalAction(f"you do not hold {missing}; you hold {format_cards(hand)}")
+    hands = list(state.play.hands)
+    hands[state.declarer] = hand & ~action.mask
+    return state._replace(
+        phase=Phase.CONTRACT,
+        discard=action.mask,
+        play=state.play._replace(hands=tuple(hands)),
+    )
+
+
+# --- contract ----------------------------------------------------------------------------
+
+
+def contract_options(state: DealState) -> tuple[Action, ...]:
+    assert state.bid is not None
+    if state.bid.is_misere:
+        return (DECLARES[MISERE_INDEX],)
+    return tuple(DECLARES[i] for i in range(state.bid.index, len(LADDER)) if i != MISERE_INDEX)
+
+
+def declare(state: DealState, action: Action) -> DealState:
+    allowed = contract_options(state)
+    if action not in allowed:
+        assert state.bid is not None
+        if state.bid.is_misere:
+            why = "you won the talon on misère, so you must play misère"
+        elif isinstance(action, Declare) and action.contract.is_misere:
+            why = "misère can only be played by the player who won the auction on misère"
+        else:
+            why = f"the contract cannot be below your winning bid {state.bid}"
+        raise IllegalAction(f"{why}; declare {allowed[0].contract} or higher", allowed)  # type: ignore[union-attr]
+    assert isinstance(action, Declare)
+    contract = action.contract
+    state = state._replace(contract=contract)
+    d1, _ = defenders(state)
+    if contract.is_misere:
+        if state.rules.misere_defence_choice:
+            return state._replace(phase=Phase.DEFENCE, to_act=d1)
+        return start_play(state._replace(whist=state.whist._replace(open=True)), open_defence=True)
+    if not state.rules.is_whisted(contract.level):
+        return start_play(state, open_defence=False)
+    return state._replace(phase=Phase.WHISTING, to_act=d1)
+
+
+# --- whisting ----------------------------------------------------------------------------
+
+
+def _half_whist_allowed(state: DealState) -> bool:
+    assert state.contract is not None
+    return state.contract.level in state.rules.half_whist_levels
+
+
+def whist_options(state: DealState) -> tuple[Action, ...]:
+    calls = [call for _, call in state.whist.calls]
+    if len(calls) == 0:
+        return (WHIST, PASS)
+    if len(calls) == 1:
+        if calls[0] == PASS and _half_whist_allowed(state):
+            return (WHIST, PASS, HALF_WHIST)
+        return (WHIST, PASS)
+    if calls == [PASS, HALF_WHIST]:
+        return (WHIST, PASS)
+    # whist – pass – (whist | half-whist), the A-03 convention
+    return (WHIST, HALF_WHIST)
+
+
+def whist(state: DealState, action: Action) -> DealState:
+    allowed = whist_options(state)
+    if action not in allowed:
+        if isinstance(action, HalfWhist):
+            why = "half-whist is only offered against a 6 or 7 after the first defender passes"
+        else:
+            why = f"{action} is not a whisting call"
+        words = ", ".join(str(a) for a in allowed)
+        raise IllegalAction(f"{why}; you may say {words}", allowed)
+    seat = state.to_act
+    w = state.whist
+    calls = (*w.calls, (seat, action))
+    said = [c for _, c in calls]
+    d1, d2 = defenders(state)
+    w = w._replace(calls=calls)
+    if isinstance(action, Whist) and said != [PASS, HALF_WHIST, WHIST] and seat not in w.whisters:
+        w = w._replace(whisters=(*w.whisters, seat))
+    if isinstance(action, HalfWhist):
+        w = w._replace(half_whister=seat)
+    state = state._replace(whist=w)
+
+    if len(said) == 1:
+        return state._replace(to_act=d2)
+    if said == [WHIST, WHIST]:
+        return start_play(state._replace(whist=w._replace(open=False)), open_defence=False)
+    if said == [WHIST, PASS]:
+        if state.rules.whist_pass_half_whist and _half_whist_allowed(state):
+            return state._replace(to_act=d1)
+        return state._replace(phase=Phase.DEFENCE, to_act=d1)
+    if said == [PASS, PASS]:
+        return finish_without_play(state, Kind.PASSED_OUT)
+    if said == [PASS, WHIST]:
+        return state._replace(phase=Phase.DEFENCE, to_act=d2)
+    if said == [PASS, HALF_WHIST]:
+        return state._replace(to_act=d1)
+    if said == [PASS, HALF_WHIST, PASS]:
+        return finish_without_play(state, Kind.HALF_WHIST)
+    if said == [PASS, HALF_WHIST, WHIST]:
+        # The return whist: the first defender takes the whole defence; the second must pass.
+        w = w._replace(whisters=(d1,), returned=True)
+        return state._replace(whist=w, phase=Phase.DEFENCE, to_act=d1)
+    if said == [WHIST, PASS, WHIST]:
+        return state._replace(phase=Phase.DEFENCE, to_act=d1)
+    assert said == [WHIST, PASS, HALF_WHIST], said
+    w = w._replace(whisters=())
+    return finish_without_play(state._replace(whist=w), Kind.HALF_WHIST)
+
+
+def choose_defence(state: DealState, action: Action) -> DealState:
+    if not isinstance(action, ChooseDefence):
+        raise IllegalAction("choose 'open' or 'closed' defence", (OPEN, CLOSED))
+    state = state._replace(whist=state.whist._replace(open=action.open))
+    return start_play(state, open_defence=action.open)
+
+
+def start_play(state: DealState, *, open_defence: bool) -> DealState:
+    """Open the defence if it plays open (misère with the declarer leading: after his lead)."""
+    h1 = first_hand(state.dealer, state.players)
+    open_hands = state.open_hands
+    assert state.contract is not None
+    delayed = state.contract.is_misere and state.declarer == h1
+    if open_defence and not delayed:
+        d1, d2 = defenders(state)
+        open_hands |= (1 << d1) | (1 << d2)
+    play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
+    return state._replace(phase=Phase.PLAY, to_act=h1, play=play, open_hands=open_hands)
+
+
+def finish_without_play(state: DealState, kind: Kind) -> DealState:
+    from domain.rules.play import finish
+
+    return finish(state, kind)
+
+
+DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
