@@ -1,0 +1,82 @@
+"""Rules-core throughput: random legal full deals per second on one core, bot deals per second.
+
+Run: ``.venv/bin/python bench/rules_bench.py`` (options: ``--deals``, ``--bot-deals``,
+``--repeat``). Prints the best of ``--repeat`` runs for each figure (the machines are shared and
+noisy; the best run is the least disturbed). A random deal: shuffle, deal, then at every step a
+uniformly random legal action (card plays drawn from the legal-card mask; random players never
+claim), until the deal is scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections import Counter
+
+from domain.rules import DEFAULT, Phase, apply, deal_cards, legal_actions, new_deal, play_game
+from domain.rules.actions import PLAYS
+from domain.rules.play import legal_mask
+
+
+def random_deals(count: int, seed: int) -> tuple[float, Counter[str]]:
+    """Play ``count`` random legal full deals; return (seconds, deal kinds)."""
+    rng = random.Random(seed)
+    rand = rng.random
+    deck = list(range(32))
+    kinds: Counter[str] = Counter()
+    play, scored = Phase.PLAY, Phase.SCORED
+    start = time.perf_counter()
+    for i in range(count):
+        rng.shuffle(deck)
+        dealer = i % 3
+        state = new_deal(deal_cards(deck, dealer, 1 + int(rand() * 14)), dealer, DEFAULT)
+        while state.phase is not scored:
+            if state.phase is play:
+                mask = legal_mask(state)
+                k = int(rand() * mask.bit_count())
+                while k:
+                    mask &= mask - 1
+                    k -= 1
+                state = apply(state, PLAYS[(mask & -mask).bit_length() - 1])
+            else:
+                actions = legal_actions(state)
+                state = apply(state, actions[int(rand() * len(actions))])
+        assert state.result is not None
+        kinds[state.result.kind.value] += 1
+    return time.perf_counter() - start, kinds
+
+
+def bot_deals(count: int) -> tuple[float, int, int]:
+    """Play whole bot games until ``count`` deals; return (seconds, deals, games)."""
+    from domain.bots import make_bot
+
+    bots = [make_bot(), make_bot(), make_bot()]
+    deals = games = 0
+    start = time.perf_counter()
+    while deals < count:
+        record = play_game(games.to_bytes(4, "big") * 8, bots, DEFAULT)
+        deals += len(record.deals)
+        games += 1
+    return time.perf_counter() - start, deals, games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--deals", type=int, default=20000)
+    parser.add_argument("--bot-deals", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    best = min(random_deals(args.deals, seed)[0] for seed in range(args.repeat))
+    _, kinds = random_deals(args.deals, 0)
+    print(f"random legal full deals: {args.deals / best:,.0f} deals/s (best of {args.repeat})")
+    print("  kinds: " + ", ".join(f"{k} {v / args.deals:.1%}" for k, v in kinds.most_common()))
+    runs = [bot_deals(args.bot_deals) for _ in range(args.repeat)]
+    seconds, deals, games = min(runs)
+    print(f"bot full deals (whole-game driver): {deals / seconds:,.0f} deals/s "
+          f"({deals} deals in {games} games, best of {args.repeat})")
+
+
+if __name__ == "__main__":
+    main()

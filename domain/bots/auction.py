@@ -1,0 +1,169 @@
+"""Decisions before the first card: bidding, discard, contract, whisting, defence choice.
+
+Bidding: misère as the first call with a clean misère hand; otherwise raise (or say "here")
+while the rung stays within what the hand makes in its best strain plus a modest talon
+allowance; pass when it does not. Discard: the two cards whose loss leaves the best contract
+over the winning bid (on misère: the most dangerous cards). Contract: the strain with the
+largest margin over its required level. Whisting by the rules of thumb: whist with the
+defender's share of the norm (6: two tricks, 7: one, 8 and up: a sure trick), half-whist on
+6 and 7 with a weak but not empty hand after the first defender's pass, return whist only with
+good cards, always open defence as the sole whister.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import NamedTuple
+
+from domain.bots.evaluate import (
+    all_strains,
+    defence_tricks,
+    max_bid_index,
+    misere_danger,
+    required_level,
+)
+from domain.bots.knowledge import cards
+from domain.rules.actions import (
+    DECLARES,
+    DISCARDS,
+    HALF_WHIST,
+    HERE,
+    OPEN,
+    PASS,
+    WHIST,
+    Action,
+    Call,
+    Declare,
+    Discard,
+)
+from domain.rules.bids import MISERE, MISERE_INDEX, Bid, Strain
+from domain.rules.view import SeatView
+
+
+class Style(NamedTuple):
+    """The temper of a bot: how much it hopes from the talon and how freely it whists."""
+
+    name: str
+    talon_allowance: float
+    """Tricks the talon is assumed to add when bidding."""
+    misere_danger: int
+    """Largest misère exposure (before the talon) with which misère is called."""
+    whist_margin: float
+    """Added to the whisting thresholds (negative: whists more)."""
+
+
+STYLES: dict[str, Style] = {
+    "cautious": Style("cautious", 0.5, 0, 0.5),
+    "normal": Style("normal", 0.9, 1, 0.0),
+    "bold": Style("bold", 1.3, 2, -0.5),
+}
+"""Named styles for ``make_bot(style=...)``."""
+
+
+# --- bidding -----------------------------------------------------------------------------
+
+
+def bid(view: SeatView, style: Style) -> Action:
+    """An auction call."""
+    legal = view.legal
+    misere_call = Call(MISERE)
+    if misere_call in legal and misere_danger(view.hand) <= style.misere_danger:
+        return misere_call
+    limit = max_bid_index(all_strains(view.hand), style.talon_allowance)
+    high = max((c.bid.index for _, c in view.auction if isinstance(c, Call)), default=-1)
+    if HERE in legal and 0 <= high <= limit:
+        return HERE
+    for action in legal:
+        if isinstance(action, Call) and not action.bid.is_misere and action.bid.index <= limit:
+            return action
+    return PASS
+
+
+# --- talon, discard, contract ------------------------------------------------------------
+
+
+def _contract_margin(estimates: tuple[float, ...], floor: Bid) -> tuple[float, int]:
+    """(margin, strain) of the best strain over the winning bid ``floor``."""
+    best = (-99.0, 4)
+    for strain, est in enumerate(estimates):
+        margin = est - required_level(strain, floor)
+        if margin > best[0]:
+            best = (margin, strain)
+    return best
+
+
+def discard(view: SeatView) -> Action:
+    """The two cards to discard."""
+    hand = view.hand
+    floor = view.bid
+    assert floor is not None
+    best: tuple[float, int, int] | None = None
+    best_pair = (0, 0)
+    for a, b in combinations(cards(hand), 2):
+        out = (1 << a) | (1 << b)
+        rest = hand & ~out
+        if floor.is_misere:
+            score = -float(misere_danger(rest, out))
+        else:
+            score = _contract_margin(all_strains(rest, out), floor)[0]
+        rank = (score, -(a & 7) - (b & 7), -(a + b))
+        if floor.is_misere:
+            rank = (score, (a & 7) + (b & 7), a + b)
+        if best is None or rank > best:
+            best, best_pair = rank, (a, b)
+    action: Discard = DISCARDS[best_pair]
+    return action
+
+
+def declare(view: SeatView) -> Action:
+    """The final contract: the best strain at its lowest level over the winning bid."""
+    floor = view.bid
+    assert floor is not None
+    if floor.is_misere:
+        return DECLARES[MISERE_INDEX]
+    out = view.discard or 0
+    _, strain = _contract_margin(all_strains(view.hand, out), floor)
+    level = required_level(strain, floor)
+    action = Declare(Bid.ordinary(level, Strain(strain)))
+    return action if action in view.legal else DECLARES[floor.index]
+
+
+# --- whisting ----------------------------------------------------------------------------
+
+_SHARE = {6: 2.0, 7: 1.0}
+_ALONE = {6: 2.75, 7: 1.5}
+
+
+def whist(view: SeatView, style: Style) -> Action:
+    """Whist, pass or half-whist."""
+    contract = view.contract
+    assert contract is not None
+    legal = view.legal
+    exp, sure = defence_tricks(view.hand, contract)
+    level = contract.level
+    said = [call for _, call in view.whist_calls]
+    margin = style.whist_margin
+
+    def good(threshold: float) -> bool:
+        if level >= 8:
+            return sure >= 1.0 + max(0.0, margin)
+        return exp >= threshold + margin
+
+    if not said:
+        return WHIST if good(_SHARE.get(level, 1.0)) else PASS
+    if said == [WHIST]:
+        return WHIST if good(_SHARE.get(level, 1.0)) else PASS
+    if said == [PASS]:
+        if good(_ALONE.get(level, 1.0)):
+            return WHIST
+        if HALF_WHIST in legal and exp >= 0.75:
+            return HALF_WHIST
+        return PASS
+    if said == [PASS, HALF_WHIST]:
+        return WHIST if good(_SHARE.get(level, 1.0) - 0.25) else PASS
+    return WHIST if WHIST in legal else legal[0]
+
+
+def defence_choice(view: SeatView) -> Action:
+    """The sole whister always plays open: he sees and plays both defending hands."""
+    return OPEN

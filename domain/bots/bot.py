@@ -1,0 +1,77 @@
+"""The bot: a deterministic policy ``SeatView -> Action`` that plays like a careful human.
+
+``Bot.decide`` dispatches on the phase to the auction, talon and whisting decisions of
+``domain.bots.auction`` and to the card play of ``domain.bots.tricks`` (trick contracts) and
+``domain.bots.ducking`` (misère, raspasy). It reads only the view, so it never sees a hidden
+card, and it uses no randomness: the same view always gives the same action. Claims are never
+made; a claim by another player is rejected.
+"""
+
+from __future__ import annotations
+
+from domain.bots import auction
+from domain.bots.ducking import ducking_card
+from domain.bots.knowledge import Table
+from domain.bots.tricks import trick_card
+from domain.rules.actions import PLAYS, REJECT, TAKE_TALON, Action, PlayCard
+from domain.rules.state import Phase
+from domain.rules.view import SeatView
+
+
+class Bot:
+    """A Preferans player for one seat; call it with the seat's view to get its action."""
+
+    __slots__ = ("style",)
+
+    def __init__(self, style: str = "normal") -> None:
+        if style not in auction.STYLES:
+            known = ", ".join(auction.STYLES)
+            raise ValueError(f"unknown bot style {style!r}; known: {known}")
+        self.style = auction.STYLES[style]
+
+    def __repr__(self) -> str:
+        return f"Bot(style={self.style.name!r})"
+
+    def decide(self, view: SeatView) -> Action:
+        """The bot's choice for ``view`` (``view.legal`` must not be empty)."""
+        phase = view.phase
+        if phase is Phase.PLAY:
+            return play_card(view)
+        if phase is Phase.BIDDING:
+            return auction.bid(view, self.style)
+        if phase is Phase.TALON:
+            return TAKE_TALON
+        if phase is Phase.DISCARD:
+            return auction.discard(view)
+        if phase is Phase.CONTRACT:
+            return auction.declare(view)
+        if phase is Phase.WHISTING:
+            return auction.whist(view, self.style)
+        if phase is Phase.DEFENCE:
+            return auction.defence_choice(view)
+        if phase is Phase.CLAIM:
+            return REJECT
+        raise ValueError(f"nothing to decide in phase {phase}")
+
+    def __call__(self, view: SeatView) -> Action:
+        """``decide``, guarded: should a decision ever fall outside ``view.legal``, the first
+        legal action is played instead, so a game can never stop on a bot."""
+        action = self.decide(view)
+        if action in view.legal:
+            return action
+        return view.legal[0]
+
+
+def play_card(view: SeatView) -> PlayCard:
+    """The card to play for the hand on turn (the seat's own, or its open partner's)."""
+    table = Table.of(view)
+    if table.raspasy or table.misere:
+        card = ducking_card(table)
+    else:
+        card = trick_card(table)
+    return PLAYS[card]
+
+
+def make_bot(style: str = "normal") -> Bot:
+    """A bot policy of the given style: ``"cautious"``, ``"normal"`` or ``"bold"``."""
+    return Bot(style)

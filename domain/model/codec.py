@@ -1,0 +1,40 @@
+"""Plain-data forms of rules values for event fields (JSON-ready: ints, strings, lists, dicts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from domain.rules import Action, DealScore, SheetEntry
+
+
+def action_fingerprint(seat: int, action: Action) -> str:
+    """What a request id stands for: the seat and the action in notation."""
+    return f"{seat}:{action}"
+
+
+def score_to_dict(score: DealScore) -> dict[str, Any]:
+    return {
+        "pool": list(score.pool),
+        "gora": list(score.gora),
+        "whists": [list(row) for row in score.whists],
+    }
+
+
+def entry_to_dict(entry: SheetEntry) -> dict[str, Any]:
+    return {
+        "pool": list(entry.pool),
+        "gora": list(entry.gora),
+        "whists": [list(row) for row in entry.whists],
+        "helps": [[h.helper, h.recipient, h.points] for h in entry.helps],
+    }
+
+
+def settlement_to_strings(settlement: Sequence[Fraction]) -> list[str]:
+    """Exact results as strings: ``"27/2"``, ``"-40"``."""
+    return [str(value) for value in settlement]
+
+
+def settlement_from_strings(values: Sequence[str]) -> tuple[Fraction, ...]:
+    return tuple(Fraction(v) for v in values)

@@ -1,0 +1,269 @@
+"""The application: use cases over the event store (create a game, act, read, replay).
+
+Commands are safe to retry: a command repeated with the same ``request_id`` has no second
+effect and returns the first answer. Two commands racing for one game never both land: the
+event store's optimistic concurrency rejects the second, which gets ``Conflict`` (retry it).
+Within one process, commands on one game are serialised by a lock, and games are served from
+the aggregate cache (fast-forwarded from the store, so writes by other replicas are seen).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, PersistenceError
+
+from domain.model import Game, game_id_for
+from domain.model.codec import action_fingerprint
+from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
+from domain.rules.errors import InvalidAction
+from projections.db import Database
+
+PLAYERS = 3
+
+
+class ServiceError(Exception):
+    """Base of the application's own errors (the rules' errors pass through unchanged)."""
+
+
+class GameNotFound(ServiceError):
+    pass
+
+
+class Conflict(ServiceError):
+    """Another command on the same game landed first; retry with the same request id."""
+
+
+class StoreUnavailable(ServiceError):
+    """The event store cannot be reached."""
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game_id: uuid.UUID
+    tokens: tuple[str, ...]
+    """One secret token per seat; only their hashes are stored."""
+    version: int
+    seed_commitment: str
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    game_id: uuid.UUID
+    version: int
+    """The game's version after the command (the same on a retry)."""
+    replayed: bool
+    """True when this answer is the stored answer of an earlier identical request."""
+
+
+class PreferansApplication(Application[uuid.UUID]):
+    """Games as event streams in the configured store."""
+
+    name = "preferans"
+    env: ClassVar[dict[str, str]] = {
+        "AGGREGATE_CACHE_MAXSIZE": "2000",
+        "AGGREGATE_CACHE_FASTFORWARD": "y",
+        "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+    }
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(dict(env or {}))
+        self.db = Database(self.env)
+        self._locks: dict[uuid.UUID, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._key = _load_or_create_key(self.db)
+
+    # -- secrets derived from the server key ----------------------------------------------
+
+    def _seed(self, game_id: uuid.UUID) -> bytes:
+        return hmac.new(self._key, b"seed:" + game_id.bytes, hashlib.sha256).digest()
+
+    def _token(self, game_id: uuid.UUID, seat: int) -> str:
+        mac = hmac.new(self._key, b"token:%d:" % seat + game_id.bytes, hashlib.sha256)
+        return mac.hexdigest()
+
+    @staticmethod
+    def token_hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    # -- commands -------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        players: Sequence[str],
+        request_id: str,
+        rules: RuleSet = DEFAULT,
+        league: str = "",
+        first_dealer: int | None = None,
+    ) -> CreatedGame:
+        """Create a game and deal its first deal. Retrying with the same request id returns the
+        same game and tokens."""
+        _check_request_id(request_id)
+        if len(players) != PLAYERS or any(not p.strip() for p in players):
+            raise InvalidAction("a game needs three players, each with a non-empty id")
+        if len(set(players)) != PLAYERS:
+            raise InvalidAction("the three players must be different")
+        game_id = game_id_for(request_id)
+        fingerprint = "create:" + hashlib.sha256(
+            repr((list(players), rules.to_dict(), league, first_dealer)).encode()
+        ).hexdigest()
+        seed = self._seed(game_id)
+        tokens = tuple(self._token(game_id, seat) for seat in range(PLAYERS))
+        with self._lock(game_id):
+            try:
+                existing: Game = self._load(game_id)
+            except GameNotFound:
+                pass
+            else:
+                version = existing.answer_for(request_id, fingerprint)
+                if version is None:
+                    raise InvalidAction(f"request id {request_id!r} names another command")
+                return CreatedGame(game_id, tokens, existing.version, existing.seed_commitment)
+            dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
+            game = Game(
+                seat=-1,
+                request_id=request_id,
+                players=list(players),
+                rules=rules.to_dict(),
+                league=league,
+                seed_commitment=seed_commitment(seed),
+                token_hashes=[self.token_hash(t) for t in tokens],
+                first_dealer=dealer,
+            )
+            game.requests[request_id][0] = fingerprint
+            game.deal_next(seed, request_id)
+            self._save(game)
+            return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
+
+    def act(self, game_id: uuid.UUID, seat: int, action: Action, request_id: str) -> CommandResult:
+        """One player's decision. Illegal actions raise the rules' errors and record nothing."""
+        _check_request_id(request_id)
+        fingerprint = action_fingerprint(seat, action)
+        with self._lock(game_id):
+            game = self._load(game_id)
+            done = game.answer_for(request_id, fingerprint)
+            if done is not None:
+                return CommandResult(game_id, done, replayed=True)
+            game.act(seat, action, request_id, self._seed(game_id))
+            try:
+                self._save(game)
+            except IntegrityError:
+                # Either another writer won the race, or our own insert had committed before a
+                # retried write: the request id tells which.
+                self._evict(game_id)
+                fresh = self._load(game_id)
+                done = fresh.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return CommandResult(game_id, done, replayed=True)
+                raise Conflict(
+                    "another command on this game landed first; read the game and retry"
+                ) from None
+            return CommandResult(game_id, game.version, replayed=False)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def get_game(self, game_id: uuid.UUID) -> Game:
+        """The current game (served from the cache, fast-forwarded from the store)."""
+        with self._lock(game_id):
+            return self._load(game_id)
+
+    def game_at(self, game_id: uuid.UUID, version: int) -> Game:
+        """The game exactly as it was after event number ``version`` (replay)."""
+        if version < 1:
+            raise InvalidAction("versions start at 1 (the game's creation)")
+        try:
+            game: Game = self.repository.get(game_id, version=version)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return game
+
+    def game_events(
+        self, game_id: uuid.UUID, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
+        """The game's domain events after version ``after`` (all of them by default)."""
+        try:
+            return list(self.events.get(game_id, gt=after or None, limit=limit))
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    def authenticate(self, game_id: uuid.UUID, token: str) -> int | None:
+        """The seat a token belongs to in this game, or ``None``."""
+        game = self.get_game(game_id)
+        digest = self.token_hash(token)
+        for seat, stored in enumerate(game.token_hashes):
+            if hmac.compare_digest(stored, digest):
+                return seat
+        return None
+
+    def close(self) -> None:
+        self.db.close()
+        super().close()
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _lock(self, game_id: uuid.UUID) -> threading.Lock:
+        with self._locks_guard:
+            lock = self._locks.get(game_id)
+            if lock is None:
+                lock = self._locks[game_id] = threading.Lock()
+            return lock
+
+    def _load(self, game_id: uuid.UUID) -> Game:
+        try:
+            game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return game
+
+    def _save(self, game: Game) -> None:
+        try:
+            self.save(game)
+        except IntegrityError:
+            raise
+        except PersistenceError as exc:
+            self._evict(game.id)
+            raise StoreUnavailable(str(exc)) from exc
+        except BaseException:
+            self._evict(game.id)
+            raise
+
+    def _evict(self, game_id: uuid.UUID) -> None:
+        cache = self.repository.cache
+        if cache is not None:
+            try:
+                cache.get(game_id, evict=True)
+            except KeyError:
+                pass
+
+
+def _check_request_id(request_id: str) -> None:
+    if not request_id or len(request_id) > 128 or not request_id.isprintable():
+        raise InvalidAction("every command needs a request_id of 1 to 128 printable characters")
+
+
+def _load_or_create_key(db: Database) -> bytes:
+    """The server's secret key (seeds and tokens derive from it), kept in the store's database
+    outside the event log: created once, shared by every replica on the same store."""
+    with db.transaction() as c:
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS preferans_secrets (name TEXT PRIMARY KEY, value TEXT)"
+        )
+        c.execute(
+            "INSERT INTO preferans_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            ("server_key", secrets.token_hex(32)),
+        )
+        c.execute("SELECT value FROM preferans_secrets WHERE name = ?", ("server_key",))
+        row = c.fetchone()
+    return bytes.fromhex(row[0])

@@ -1,0 +1,102 @@
+"""Store configuration: an embedded SQLite file by default, PostgreSQL by configuration.
+
+Precedence: an explicit ``--store`` value (a ``postgresql://`` URL, a ``sqlite:///path`` URL or a
+plain file path), then ``PREF_STORE`` in the environment, then ``POSTGRES_DBNAME`` (with the other
+``POSTGRES_*`` variables of the ``eventsourcing`` library), else the SQLite file
+``preferans.sqlite`` in the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qs, unquote, urlparse
+
+DEFAULT_SQLITE = "preferans.sqlite"
+_POSTGRES_KEYS = (
+    "POSTGRES_DBNAME",
+    "POSTGRES_HOST",
+    "POSTGRES_PORT",
+    "POSTGRES_USER",
+    "POSTGRES_PASSWORD",
+    "POSTGRES_SCHEMA",
+    "POSTGRES_POOL_SIZE",
+    "POSTGRES_MAX_OVERFLOW",
+    "POSTGRES_CONNECT_TIMEOUT",
+    "POSTGRES_LOCK_TIMEOUT",
+    "POSTGRES_ENABLE_DB_FUNCTIONS",
+)
+
+
+class ConfigError(ValueError):
+    """The store configuration cannot be understood."""
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    env: dict[str, str]
+    """The ``eventsourcing`` environment (PERSISTENCE_MODULE, SQLITE_DBNAME, POSTGRES_*)."""
+
+    @property
+    def flavor(self) -> str:
+        return "postgres" if self.env["PERSISTENCE_MODULE"].endswith("postgres") else "sqlite"
+
+    def describe(self) -> str:
+        """Where the store is, without secrets."""
+        if self.flavor == "sqlite":
+            return f"sqlite:{self.env['SQLITE_DBNAME']}"
+        schema = self.env.get("POSTGRES_SCHEMA")
+        where = (
+            f"postgresql://{self.env.get('POSTGRES_USER', '')}@{self.env.get('POSTGRES_HOST', '')}"
+            f":{self.env.get('POSTGRES_PORT', '5432')}/{self.env['POSTGRES_DBNAME']}"
+        )
+        return where + (f" (schema {schema})" if schema else "")
+
+
+def sqlite_store(path: str) -> StoreConfig:
+    return StoreConfig({"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path})
+
+
+def postgres_store(url: str) -> StoreConfig:
+    """``postgresql://user:password@host:port/dbname?schema=name``."""
+    parsed = urlparse(url)
+    if parsed.scheme not in ("postgresql", "postgres"):
+        raise ConfigError(f"not a PostgreSQL URL: {url!r}")
+    dbname = parsed.path.lstrip("/")
+    if not dbname:
+        raise ConfigError("a PostgreSQL URL must name the database: postgresql://host/dbname")
+    env = {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": unquote(dbname),
+        "POSTGRES_HOST": parsed.hostname or "127.0.0.1",
+        "POSTGRES_PORT": str(parsed.port or 5432),
+        "POSTGRES_USER": unquote(parsed.username or "postgres"),
+    }
+    env["POSTGRES_PASSWORD"] = unquote(parsed.password or "")
+    query = parse_qs(parsed.query)
+    if "schema" in query:
+        env["POSTGRES_SCHEMA"] = query["schema"][0]
+    return StoreConfig(env)
+
+
+def store_config(store: str | None = None, environ: Mapping[str, str] | None = None) -> StoreConfig:
+    """The store to use, from an explicit value or the environment (see the module docstring)."""
+    environ = os.environ if environ is None else environ
+    value = store or environ.get("PREF_STORE")
+    if value:
+        if value.startswith(("postgresql:", "postgres:")):
+            return postgres_store(value)
+        if value.startswith("sqlite:"):
+            path = value.removeprefix("sqlite:").removeprefix("//")
+            return sqlite_store(path or DEFAULT_SQLITE)
+        return sqlite_store(value)
+    if environ.get("POSTGRES_DBNAME"):
+        env = {"PERSISTENCE_MODULE": "eventsourcing.postgres"}
+        env.update({k: environ[k] for k in _POSTGRES_KEYS if environ.get(k)})
+        env.setdefault("POSTGRES_HOST", "127.0.0.1")
+        env.setdefault("POSTGRES_PORT", "5432")
+        env.setdefault("POSTGRES_USER", "postgres")
+        env.setdefault("POSTGRES_PASSWORD", "")
+        return StoreConfig(env)
+    return sqlite_store(DEFAULT_SQLITE)

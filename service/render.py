@@ -1,0 +1,77 @@
+"""Terminal rendering of deals and scoresheets with ``rich`` (for people, not for machines)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from rich.console import Console
+from rich.table import Table
+
+from domain.rules import DealRecord, GameRecord, Kind, format_cards, hand_number
+from domain.rules.seats import seat_name
+
+
+def describe_deal(deal: DealRecord) -> str:
+    """One line: what was played and how it ended."""
+    final = deal.final
+    result = final.result
+    assert result is not None
+    tricks = "-".join(str(t) for t in result.tricks)
+    if result.kind is Kind.RASPASY:
+        return f"raspasy, tricks {tricks}"
+    who = seat_name(result.declarer)
+    if result.kind is Kind.PASSED_OUT:
+        return f"{who} {result.contract}, both defenders passed"
+    if result.kind is Kind.HALF_WHIST:
+        return f"{who} {result.contract}, half-whist by {seat_name(result.half_whister)}"
+    if result.kind is Kind.MISERE:
+        taken = result.tricks[result.declarer]
+        return f"{who} misère, {'made' if taken == 0 else f'{taken} tricks taken'}"
+    assert result.contract is not None
+    taken = result.tricks[result.declarer]
+    made = "made" if taken >= result.contract.level else f"{result.contract.level - taken} down"
+    whisters = ", ".join(seat_name(s) for s in result.whisters) or "nobody"
+    claimed = " (claimed)" if result.claimed else ""
+    return f"{who} {result.contract} {made}, tricks {tricks}, whist: {whisters}{claimed}"
+
+
+def _fraction(value: Fraction) -> str:
+    if value.denominator == 1:
+        return f"{value.numerator:+d}"
+    return f"{float(value):+.2f} ({value})"
+
+
+def render_game(console: Console, record: GameRecord, *, show_deals: bool = True) -> None:
+    players = record.rules.players
+    names = [seat_name(s) for s in range(players)]
+    if show_deals:
+        deals = Table(title="Deals", show_lines=False)
+        deals.add_column("#", justify="right")
+        deals.add_column("dealer")
+        deals.add_column("hands (as dealt, H1 first)")
+        deals.add_column("result")
+        for deal in record.deals:
+            order = sorted(range(players), key=lambda s: hand_number(deal.dealer, s))
+            hands = " | ".join(
+                f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in order
+            )
+            deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
+        console.print(deals)
+    sheet = Table(title=f"Scoresheet — {record.rules.name} rules, pool to {record.rules.pool_target}")
+    sheet.add_column("player")
+    sheet.add_column("pool", justify="right")
+    sheet.add_column("gora", justify="right")
+    for name in names:
+        sheet.add_column(f"whists on {name}", justify="right")
+    sheet.add_column("result", justify="right")
+    for seat in range(players):
+        row = [names[seat], str(record.sheet.pool[seat]), str(record.sheet.gora[seat])]
+        row += [
+            "" if other == seat else str(record.sheet.whists[seat][other])
+            for other in range(players)
+        ]
+        row.append(_fraction(record.settlement[seat]))
+        sheet.add_row(*row)
+    console.print(sheet)
+    status = "finished: every pool is closed" if record.finished else "stopped early"
+    console.print(f"{len(record.deals)} deals, {status}; the results sum to {sum(record.settlement)}.")
