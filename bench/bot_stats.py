@@ -79,10 +79,12 @@ def report(stats: Stats) -> str:
     lines.append(f"made misères: {stats.miseres_made}/{misere} = {made_mis:.1%}")
     levels = stats.levels
     average = sum(levels) / len(levels) if levels else 0.0
-    lines.append(f"average contract level (trick contracts): {average:.2f}")
+    lines.append(f"average level of declared trick contracts (played or not): {average:.2f}")
     by_level = Counter(levels)
     lines.append("  levels: " + ", ".join(f"{k}: {by_level[k]}" for k in sorted(by_level)))
-    lines.append(f"bot-vs-bot full deals per second: {n / stats.seconds:,.0f} ({stats.seconds:.1f} s)")
+    lines.append(
+        f"bot-vs-bot full deals per second: {n / stats.seconds:,.0f} ({stats.seconds:.1f} s)"
+    )
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ the aggregate cache (fast-forwarded from the store, so writes by other replicas 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -87,8 +88,9 @@ class PreferansApplication(Application[uuid.UUID]):
         return hmac.new(self._key, b"seed:" + game_id.bytes, hashlib.sha256).digest()
 
     def _token(self, game_id: uuid.UUID, seat: int) -> str:
+        """``<game id>.<secret>``: the game id lets a server find the game to check against."""
         mac = hmac.new(self._key, b"token:%d:" % seat + game_id.bytes, hashlib.sha256)
-        return mac.hexdigest()
+        return f"{game_id}.{mac.hexdigest()}"
 
     @staticmethod
     def token_hash(token: str) -> str:
@@ -112,10 +114,8 @@ class PreferansApplication(Application[uuid.UUID]):
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")
         game_id = game_id_for(request_id)
-        fingerprint = "create:" + hashlib.sha256(
-            repr((list(players), rules.to_dict(), league, first_dealer)).encode()
-        ).hexdigest()
         seed = self._seed(game_id)
+        dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
         tokens = tuple(self._token(game_id, seat) for seat in range(PLAYERS))
         with self._lock(game_id):
             try:
@@ -123,11 +123,15 @@ class PreferansApplication(Application[uuid.UUID]):
             except GameNotFound:
                 pass
             else:
-                version = existing.answer_for(request_id, fingerprint)
-                if version is None:
+                # The game's id derives from this request id, so this request created it: a
+                # retry if it asked for the same game (as recorded in the creation event;
+                # nothing outside the events survives a reload).
+                first = self.game_events(game_id, limit=1)[0]
+                recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
+                if recorded != (list(players), rules, league, dealer):
                     raise InvalidAction(f"request id {request_id!r} names another command")
-                return CreatedGame(game_id, tokens, existing.version, existing.seed_commitment)
-            dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
+                version = existing.requests[request_id][1]
+                return CreatedGame(game_id, tokens, version, existing.seed_commitment)
             game = Game(
                 seat=-1,
                 request_id=request_id,
@@ -138,7 +142,6 @@ class PreferansApplication(Application[uuid.UUID]):
                 token_hashes=[self.token_hash(t) for t in tokens],
                 first_dealer=dealer,
             )
-            game.requests[request_id][0] = fingerprint
             game.deal_next(seed, request_id)
             self._save(game)
             return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
@@ -185,6 +188,11 @@ class PreferansApplication(Application[uuid.UUID]):
             raise GameNotFound(f"no game {game_id}") from None
         except PersistenceError as exc:
             raise StoreUnavailable(str(exc)) from exc
+        if game.version != version:
+            # The repository silently returns the latest version for a version past the end.
+            raise InvalidAction(
+                f"no version {version}: game {game_id} has {game.version} events so far"
+            )
         return game
 
     def game_events(
@@ -242,10 +250,8 @@ class PreferansApplication(Application[uuid.UUID]):
     def _evict(self, game_id: uuid.UUID) -> None:
         cache = self.repository.cache
         if cache is not None:
-            try:
+            with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
-            except KeyError:
-                pass
 
 
 def _check_request_id(request_id: str) -> None:
@@ -261,7 +267,8 @@ def _load_or_create_key(db: Database) -> bytes:
             "CREATE TABLE IF NOT EXISTS preferans_secrets (name TEXT PRIMARY KEY, value TEXT)"
         )
         c.execute(
-            "INSERT INTO preferans_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            "INSERT INTO preferans_secrets (name, value) VALUES (?, ?) "
+            "ON CONFLICT (name) DO NOTHING",
             ("server_key", secrets.token_hex(32)),
         )
         c.execute("SELECT value FROM preferans_secrets WHERE name = ?", ("server_key",))

@@ -57,7 +57,9 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
             )
             deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
         console.print(deals)
-    sheet = Table(title=f"Scoresheet — {record.rules.name} rules, pool to {record.rules.pool_target}")
+    sheet = Table(
+        title=f"Scoresheet — {record.rules.name} rules, pool to {record.rules.pool_target}"
+    )
     sheet.add_column("player")
     sheet.add_column("pool", justify="right")
     sheet.add_column("gora", justify="right")
@@ -74,4 +76,6 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         sheet.add_row(*row)
     console.print(sheet)
     status = "finished: every pool is closed" if record.finished else "stopped early"
-    console.print(f"{len(record.deals)} deals, {status}; the results sum to {sum(record.settlement)}.")
+    console.print(
+        f"{len(record.deals)} deals, {status}; the results sum to {sum(record.settlement)}."
+    )

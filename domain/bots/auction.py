@@ -54,7 +54,7 @@ class Style(NamedTuple):
 
 STYLES: dict[str, Style] = {
     "cautious": Style("cautious", 0.5, 0, 0.5),
-    "normal": Style("normal", 0.9, 1, 0.0),
+    "normal": Style("normal", 1.15, 2, 0.0),
     "bold": Style("bold", 1.3, 2, -0.5),
 }
 """Named styles for ``make_bot(style=...)``."""
@@ -130,8 +130,8 @@ def declare(view: SeatView) -> Action:
 
 # --- whisting ----------------------------------------------------------------------------
 
-_SHARE = {6: 2.0, 7: 1.0}
-_ALONE = {6: 2.75, 7: 1.5}
+_SHARE = {6: 1.75, 7: 1.0}
+_ALONE = {6: 2.5, 7: 1.5}
 
 
 def whist(view: SeatView, style: Style) -> Action:
@@ -156,7 +156,7 @@ def whist(view: SeatView, style: Style) -> Action:
     if said == [PASS]:
         if good(_ALONE.get(level, 1.0)):
             return WHIST
-        if HALF_WHIST in legal and exp >= 0.75:
+        if HALF_WHIST in legal and exp >= 1.25:
             return HALF_WHIST
         return PASS
     if said == [PASS, HALF_WHIST]:

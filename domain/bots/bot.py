@@ -65,10 +65,7 @@ class Bot:
 def play_card(view: SeatView) -> PlayCard:
     """The card to play for the hand on turn (the seat's own, or its open partner's)."""
     table = Table.of(view)
-    if table.raspasy or table.misere:
-        card = ducking_card(table)
-    else:
-        card = trick_card(table)
+    card = ducking_card(table) if table.raspasy or table.misere else trick_card(table)
     return PLAYS[card]
 
 

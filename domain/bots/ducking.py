@@ -135,6 +135,8 @@ def _catching_lead(table: Table) -> int:
                 score = 2.0 + theirs.bit_count()
             else:
                 score = above.bit_count() / theirs.bit_count()
+            if theirs.bit_count() <= 2 and not (table.shown >> decl) & 1:
+                score *= 0.3  # both may lie in his unseen discard
         if score > best_score or (score == best_score and (lead & 7) < (best_card & 7)):
             best_card, best_score = lead, score
     return best_card

@@ -166,8 +166,8 @@ def _defender_lead(table: Table) -> int:
             score -= 30
         if ruffed(suit):
             score -= 60
-        lone_honour = (
-            (ranks >> 6) & 1 and not (ranks >> 7) & 1 or ((ranks >> 5) & 1 and not (ranks >> 6) & 1)
+        lone_honour = ((ranks >> 6) & 1 and not (ranks >> 7) & 1) or (
+            (ranks >> 5) & 1 and not (ranks >> 6) & 1
         )
         if lone_honour:
             score -= 6

@@ -94,7 +94,7 @@ class Game(Aggregate):
     TOPIC = "preferans.v1.Game"
 
     @staticmethod
-    def create_id(request_id: str) -> uuid.UUID:  # type: ignore[override]
+    def create_id(request_id: str) -> uuid.UUID:
         return game_id_for(request_id)
 
     class Event(Aggregate.Event):
@@ -110,6 +110,26 @@ class Game(Aggregate):
         seed_commitment: str
         token_hashes: list[str]
         first_dealer: int
+
+    class DealDealt(Event):
+        """A deal was dealt: the shuffle (deck order, talon pair) and the resulting hands."""
+
+        TOPIC = EVENT_PREFIX + "DealDealt"
+        class_version = 2
+        number: int
+        dealer: int
+        deck: list[int]
+        talon_pair: int
+        hands: list[str]
+        talon: str
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            """Version 1 recorded only the shuffle; version 2 also records the dealt hands
+            and the talon in notation. Old logs get them derived from the shuffle."""
+            dealt = deal_cards(state["deck"], state["dealer"], state["talon_pair"])
+            state["hands"] = [card_list(hand) for hand in dealt.hands]
+            state["talon"] = " ".join(str(Card(c)) for c in dealt.talon)
 
     # ----------------------------------------------------------------------------------
     # construction
@@ -136,6 +156,8 @@ class Game(Aggregate):
         self.requests: dict[str, list[Any]] = {request_id: ["create", 1]}
         self.seed_hex: str | None = None
         self.settlement: list[str] | None = None
+        self.deal_results: list[dict[str, Any]] = []
+        """Each finished deal as its ``DealScored`` event recorded it (for the scoresheet)."""
 
     # ----------------------------------------------------------------------------------
     # queries
@@ -282,7 +304,7 @@ class Game(Aggregate):
         self.state = self.state._replace(deal=apply(deal, action))
         self._note(request_id, action_fingerprint(seat, action))
 
-    @event("DealDealt", topic=EVENT_PREFIX + "DealDealt")
+    @event(DealDealt)
     def _dealt(
         self,
         seat: int,
@@ -343,7 +365,7 @@ class Game(Aggregate):
         self._step(seat, WHIST, request_id)
 
     @event("DefenceChosen", topic=EVENT_PREFIX + "DefenceChosen")
-    def _defence_chosen(self, seat: int, request_id: str, open: bool) -> None:  # noqa: A002
+    def _defence_chosen(self, seat: int, request_id: str, open: bool) -> None:
         self._step(seat, ChooseDefence(open), request_id)
 
     @event("CardPlayed", topic=EVENT_PREFIX + "CardPlayed")
@@ -376,13 +398,20 @@ class Game(Aggregate):
         entry: dict[str, Any],
     ) -> None:
         self.state, _, _ = finish_deal(self.state)
+        self.deal_results.append(
+            {
+                "number": number,
+                "kind": kind,
+                "declarer": declarer,
+                "contract": contract,
+                "tricks": list(tricks),
+                "entry": entry,
+            }
+        )
         self._note(request_id)
 
     @event("GameFinished", topic=EVENT_PREFIX + "GameFinished")
-    def _game_finished(
-        self, seat: int, request_id: str, seed: str, settlement: list[str]
-    ) -> None:
+    def _game_finished(self, seat: int, request_id: str, seed: str, settlement: list[str]) -> None:
         self.seed_hex = seed
         self.settlement = list(settlement)
         self._note(request_id)
-

@@ -39,10 +39,7 @@ class Shuffle(NamedTuple):
 
 def deal_cards(order: Sequence[int], dealer: int, talon_pair: int, players: int = 3) -> DealtCards:
     """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``."""
-    seen = 0
-    for card in order:
-        seen |= 1 << card
-    if len(order) != DECK_SIZE or seen != (1 << DECK_SIZE) - 1:
+    if len(order) != DECK_SIZE or sorted(order) != list(range(DECK_SIZE)):
         raise InvalidAction("a deck order must hold each of the 32 cards exactly once")
     if not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
         raise InvalidAction(

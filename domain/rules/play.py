@@ -49,11 +49,12 @@ def trump_of(state: DealState) -> int:
 def led_suit(state: DealState) -> int:
     """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
     play = state.play
-    if play.trick:
-        return play.trick[0][1] >> 3
     n = len(play.history)
     if state.declarer < 0 and n < 2:
+        # Raspasy tricks 1 and 2: the talon card sets the suit for every hand (§1.9).
         return state.talon[n] >> 3
+    if play.trick:
+        return play.trick[0][1] >> 3
     return -1
 
 
@@ -128,7 +129,7 @@ def apply(state: DealState, action: Action) -> DealState:
 def _illegal_card_message(state: DealState, card: int) -> str:
     hand = state.play.hands[state.to_act]
     if not (hand >> card) & 1:
-        return f"you do not hold {CARDS[card]}"
+        return f"you do not hold {CARDS[card]}; you may play {card_list(legal_mask(state))}"
     led = led_suit(state)
     held = hand & SUIT_MASKS[led]
     if held:
@@ -149,10 +150,10 @@ def play_card(state: DealState, card: int) -> DealState:
     suit = card >> 3
     if not (hand >> card) & 1:
         raise IllegalAction(_illegal_card_message(state, card), legal(state))
-    if trick:
-        led = trick[0][1] >> 3
-    elif state.declarer < 0 and len(history) < 2:
+    if state.declarer < 0 and len(history) < 2:
         led = state.talon[len(history)] >> 3
+    elif trick:
+        led = trick[0][1] >> 3
     else:
         led = suit
     if suit != led and hand & SUIT_MASKS[led]:

@@ -124,7 +124,7 @@ def whist_options(state: DealState) -> tuple[Action, ...]:
         if calls[0] == PASS and _half_whist_allowed(state):
             return (WHIST, PASS, HALF_WHIST)
         return (WHIST, PASS)
-    if calls == [PASS, HALF_WHIST]:
+    if calls in ([PASS, HALF_WHIST], [WHIST, PASS, HALF_WHIST]):
         return (WHIST, PASS)
     # whist – pass – (whist | half-whist), the A-03 convention
     return (WHIST, HALF_WHIST)
@@ -173,9 +173,13 @@ def whist(state: DealState, action: Action) -> DealState:
         return state._replace(whist=w, phase=Phase.DEFENCE, to_act=d1)
     if said == [WHIST, PASS, WHIST]:
         return state._replace(phase=Phase.DEFENCE, to_act=d1)
-    assert said == [WHIST, PASS, HALF_WHIST], said
-    w = w._replace(whisters=())
-    return finish_without_play(state._replace(whist=w), Kind.HALF_WHIST)
+    if said == [WHIST, PASS, HALF_WHIST]:
+        # the whister falls back to half-whist; the original passer may now whist.
+        return state._replace(whist=w._replace(whisters=()), to_act=d2)
+    if said == [WHIST, PASS, HALF_WHIST, WHIST]:
+        return state._replace(phase=Phase.DEFENCE, to_act=d2)
+    assert said == [WHIST, PASS, HALF_WHIST, PASS], said
+    return finish_without_play(state, Kind.HALF_WHIST)
 
 
 def choose_defence(state: DealState, action: Action) -> DealState:

@@ -92,9 +92,9 @@ def assert_illegal(
     state: DealState,
     move: str | Action,
     *fragments: str,
-    error: type[RulesError] = IllegalAction,
+    error: type[IllegalAction] = IllegalAction,
     seat: int | None = None,
-) -> RulesError:
+) -> IllegalAction:
     """``apply`` must raise exactly ``error`` with every fragment in its message, and the old
     state must be unchanged (equal to a deep copy taken before, with the same legal actions)."""
     before = copy.deepcopy(state)
@@ -102,12 +102,14 @@ def assert_illegal(
     action = to_action(move)
     with pytest.raises(RulesError) as info:
         apply(state, action, actor(state) if seat is None else seat)
-    assert type(info.value) is error, f"{type(info.value).__name__}: {info.value}"
+    err = info.value
+    assert type(err) is error, f"{type(err).__name__}: {err}"
+    assert isinstance(err, IllegalAction)
     for fragment in fragments:
-        assert fragment in info.value.message, info.value.message
+        assert fragment in err.message, err.message
     assert state == before
     assert legal_actions(state) == legal_before
-    return info.value
+    return err
 
 
 def result(

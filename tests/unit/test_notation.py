@@ -195,7 +195,7 @@ def test_printed_actions_parse_back() -> None:
 
 
 def test_ten_of_spades_without_play_is_the_bid() -> None:
-    """"10♠" alone is read as the bid 10♠; the card is written "play 10♠"."""
+    """The text "10♠" alone is read as the bid 10♠; the card is written "play 10♠"."""
     assert parse_action("10♠") == Call(Bid.parse("10♠"))
     assert parse_action("play 10♠") == PlayCard(Card.parse("10♠"))
 

@@ -38,6 +38,7 @@ from tests.unit.rules_helpers import (
     C,
     act,
     assert_illegal,
+    cards,
     deal,
     play_out,
     result,
@@ -169,10 +170,10 @@ def test_tv07_raspasy_four_three_three_no_pool() -> None:
     """TV-07 (RULES.md §2.1, S001 §10): raspasy 4-3-3 → gora 4/3/3 recorded as taken (A-19
     default), nobody gets the pool bonus."""
     hands = (
-        "Qh Th Ad Ac Jc 9c 8c Js 9s 7s",
-        "Ah 9h 7h Kd Qd 8d Kc 7c Ks Ts",
-        "Kh Jh 8h Td 9d Qc Tc As Qs 8s",
-        "7d Jd",
+        "Kh Th Ad Qd Jd 8d Ac 9c As Js",
+        "Ah Qh 8h 7h Qc Jc Tc 7c 9s 8s",
+        "Jh 9h Kd Td 9d Kc 8c Ks Ts 7s",
+        "Qs 7d",
     )
     state = play_out(act(deal(*hands), "pass", "pass", "pass"))
     assert state.result is not None
@@ -213,7 +214,8 @@ def test_tv09_training_deal_seven_hearts_seven_three_zero() -> None:
     assert seat_view(state, C).talon == seat_view(state, B).talon
     assert [str(card) for card in seat_view(state, C).talon if card is not None] == ["A♥", "9♣"]
     state = act(state, "discard 7♣ 8♦", "declare 7♥", "whist", "whist")
-    assert seat_view(state, A).discard is not None and seat_view(state, B).discard is None
+    assert seat_view(state, A).discard == cards("7c 8d")
+    assert seat_view(state, B).discard is None and seat_view(state, C).discard is None
     state = play_out(state)
     assert state.result is not None and state.result.tricks == (7, 3, 0)
     assert score_deal(state) == DealScore((4, 0, 0), (0, 0, 0), whists({(B, A): 12}))

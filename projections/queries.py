@@ -1,0 +1,131 @@
+"""Reading the views (the query side). Every function returns plain data or ``None``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from projections.db import Database
+
+
+def seat_view(
+    db: Database, game_id: str, seat: int, deal_number: int | None = None
+) -> dict[str, Any] | None:
+    """The seat's view of a deal (the current deal by default)."""
+    with db.reading() as c:
+        if deal_number is None:
+            c.execute(
+                "SELECT view FROM seat_views WHERE game_id = ? AND seat = ? "
+                "ORDER BY deal_number DESC LIMIT 1",
+                (game_id, seat),
+            )
+        else:
+            c.execute(
+                "SELECT view FROM seat_views WHERE game_id = ? AND seat = ? AND deal_number = ?",
+                (game_id, seat, deal_number),
+            )
+        row = c.fetchone()
+    return None if row is None else dict(json.loads(row[0]))
+
+
+def scoresheet(db: Database, game_id: str) -> dict[str, Any] | None:
+    """Totals, the settlement (once finished) and every deal's sheet entry."""
+    with db.reading() as c:
+        c.execute(
+            "SELECT version, players, pool, gora, whists, deals, settlement FROM "
+            "scoresheet_totals WHERE game_id = ?",
+            (game_id,),
+        )
+        row = c.fetchone()
+        if row is None:
+            return None
+        c.execute(
+            "SELECT deal_number, kind, declarer, contract, tricks, entry FROM scoresheet_deals "
+            "WHERE game_id = ? ORDER BY deal_number",
+            (game_id,),
+        )
+        deals = [
+            {
+                "deal_number": d[0],
+                "kind": d[1],
+                "declarer": d[2],
+                "contract": d[3],
+                "tricks": json.loads(d[4]),
+                "entry": json.loads(d[5]),
+            }
+            for d in c.fetchall()
+        ]
+    return {
+        "version": row[0],
+        "players": json.loads(row[1]),
+        "pool": json.loads(row[2]),
+        "gora": json.loads(row[3]),
+        "whists": json.loads(row[4]),
+        "deals": row[5],
+        "settlement": json.loads(row[6]) if row[6] else None,
+        "entries": deals,
+    }
+
+
+def list_games(
+    db: Database,
+    *,
+    status: str | None = None,
+    league: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """Games, newest first, optionally filtered by status or league."""
+    where, params = [], []
+    if status:
+        where.append("status = ?")
+        params.append(status)
+    if league is not None:
+        where.append("league = ?")
+        params.append(league)
+    clause = f"WHERE {' AND '.join(where)} " if where else ""
+    with db.reading() as c:
+        c.execute(
+            "SELECT game_id, created_at, updated_at, players, league, rules, status, deal_number, "
+            f"version, settlement FROM games {clause}ORDER BY created_at DESC, game_id LIMIT ? "
+            "OFFSET ?",
+            (*params, limit, offset),
+        )
+        rows = c.fetchall()
+    return [
+        {
+            "game_id": r[0],
+            "created_at": r[1],
+            "updated_at": r[2],
+            "players": json.loads(r[3]),
+            "league": r[4],
+            "rules": r[5],
+            "status": r[6],
+            "deal_number": r[7],
+            "version": r[8],
+            "settlement": json.loads(r[9]) if r[9] else None,
+        }
+        for r in rows
+    ]
+
+
+def game_history(db: Database, game_id: str) -> list[dict[str, Any]]:
+    """Every deal of a game with its result, in order."""
+    with db.reading() as c:
+        c.execute(
+            "SELECT deal_number, dealer, kind, declarer, contract, tricks FROM game_deals "
+            "WHERE game_id = ? ORDER BY deal_number",
+            (game_id,),
+        )
+        rows = c.fetchall()
+    return [
+        {
+            "deal_number": r[0],
+            "dealer": r[1],
+            "kind": r[2],
+            "declarer": r[3],
+            "contract": r[4],
+            "tricks": json.loads(r[5]),
+        }
+        for r in rows
+    ]

@@ -1,0 +1,121 @@
+"""Error → gRPC status mapping: the one place that decides what a client sees for each error.
+
+| error | status | details |
+|---|---|---|
+| ``InvalidAction``, ``BadInput`` | INVALID_ARGUMENT | ``google.rpc.BadRequest`` naming the field |
+| ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
+| ``IllegalAction`` (``GameOver``) | FAILED_PRECONDITION | ``ErrorInfo`` reason RULES_VIOLATION, metadata ``allowed`` |
+| ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
+| ``Unauthenticated`` | UNAUTHENTICATED | |
+| ``PermissionDenied`` | PERMISSION_DENIED | |
+| ``Conflict`` | ABORTED | ``ErrorInfo`` reason CONCURRENT_WRITE |
+| ``StoreUnavailable`` | UNAVAILABLE | ``RetryInfo`` |
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import grpc
+from google.protobuf import any_pb2, duration_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+
+from domain.rules.errors import IllegalAction, InvalidAction, NotYourTurn
+from service.application import Conflict, GameNotFound, StoreUnavailable
+
+DOMAIN = "preferans.v1"
+
+
+class BadInput(Exception):
+    """A request field is malformed."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class Unauthenticated(Exception):
+    pass
+
+
+class PermissionDenied(Exception):
+    pass
+
+
+class Mapped(NamedTuple):
+    code: grpc.StatusCode
+    status: status_pb2.Status
+
+
+def _pack(message: object) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)  # type: ignore[arg-type]
+    return packed
+
+
+def _status(code: grpc.StatusCode, message: str, *details: object) -> Mapped:
+    numeric: int = code.value[0]
+    status = status_pb2.Status(code=numeric, message=message)
+    status.details.extend(_pack(d) for d in details)
+    return Mapped(code, status)
+
+
+def map_error(error: BaseException) -> Mapped | None:
+    """The status for an error the service knows, or ``None`` for an unexpected one."""
+    if isinstance(error, BadInput):
+        violation = error_details_pb2.BadRequest.FieldViolation(
+            field=error.field, description=error.message
+        )
+        return _status(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            error.message,
+            error_details_pb2.BadRequest(field_violations=[violation]),
+        )
+    if isinstance(error, InvalidAction):
+        violation = error_details_pb2.BadRequest.FieldViolation(
+            field="action", description=error.message
+        )
+        return _status(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            error.message,
+            error_details_pb2.BadRequest(field_violations=[violation]),
+        )
+    if isinstance(error, NotYourTurn):
+        info = error_details_pb2.ErrorInfo(
+            reason="NOT_YOUR_TURN",
+            domain=DOMAIN,
+            metadata={"to_act": str(error.to_act), "seat": str(error.seat)},
+        )
+        return _status(grpc.StatusCode.FAILED_PRECONDITION, error.message, info)
+    if isinstance(error, IllegalAction):
+        allowed = " | ".join(str(a) for a in error.allowed)
+        info = error_details_pb2.ErrorInfo(
+            reason="RULES_VIOLATION", domain=DOMAIN, metadata={"allowed": allowed}
+        )
+        violation = error_details_pb2.PreconditionFailure.Violation(
+            type="RULES", subject="action", description=error.message
+        )
+        return _status(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            error.message,
+            info,
+            error_details_pb2.PreconditionFailure(violations=[violation]),
+        )
+    if isinstance(error, GameNotFound):
+        resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
+        return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
+    if isinstance(error, Unauthenticated):
+        return _status(grpc.StatusCode.UNAUTHENTICATED, str(error))
+    if isinstance(error, PermissionDenied):
+        return _status(grpc.StatusCode.PERMISSION_DENIED, str(error))
+    if isinstance(error, Conflict):
+        info = error_details_pb2.ErrorInfo(reason="CONCURRENT_WRITE", domain=DOMAIN)
+        return _status(grpc.StatusCode.ABORTED, str(error), info)
+    if isinstance(error, StoreUnavailable):
+        retry = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1))
+        return _status(grpc.StatusCode.UNAVAILABLE, "the game store is unavailable; retry", retry)
+    return None
+
+
+INTERNAL_CODE = code_pb2.INTERNAL

@@ -1,0 +1,87 @@
+"""Live updates: one store subscription per process, fanned out in memory to every watcher.
+
+Watchers (``WatchGame`` streams) wait on a per-game ``asyncio.Event``. Commands handled by this
+process wake the game's watchers at once; on PostgreSQL one background thread follows the
+store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription) so that events
+written by other replicas wake them too. Watchers also re-read the store on every heartbeat
+tick, so a lost notification delays an update by at most one tick; it is never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections import defaultdict
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+
+class EventHub:
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: dict[uuid.UUID, set[asyncio.Event]] = defaultdict(set)
+        self._thread: threading.Thread | None = None
+        self._subscription: Any = None
+        self._stopping = threading.Event()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def register(self, game_id: uuid.UUID) -> asyncio.Event:
+        event = asyncio.Event()
+        self._waiters[game_id].add(event)
+        return event
+
+    def unregister(self, game_id: uuid.UUID, event: asyncio.Event) -> None:
+        waiters = self._waiters.get(game_id)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self._waiters[game_id]
+
+    def _wake(self, game_id: uuid.UUID) -> None:
+        for event in list(self._waiters.get(game_id, ())):
+            event.set()
+
+    def notify(self, game_id: uuid.UUID) -> None:
+        """Wake the game's watchers (from any thread)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._wake, game_id)
+        except RuntimeError:  # the loop is closing
+            pass
+
+    def follow(self, recorder: Any) -> None:
+        """Follow the store's notifications in a background thread (PostgreSQL only)."""
+        if not hasattr(recorder, "subscribe") or "Postgres" not in type(recorder).__name__:
+            return
+        start = recorder.max_notification_id() or 0
+
+        def run() -> None:
+            while not self._stopping.is_set():
+                try:
+                    with recorder.subscribe(gt=start) as subscription:
+                        self._subscription = subscription
+                        for notification in subscription:
+                            self.notify(notification.originator_id)
+                except Exception as exc:  # reconnect after a store outage
+                    if self._stopping.is_set():
+                        return
+                    log.warning("subscription lost; reconnecting", error=str(exc))
+                    self._stopping.wait(1.0)
+
+        self._thread = threading.Thread(target=run, name="event-hub", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._subscription is not None:
+            self._subscription.stop()
+        if self._thread is not None:
+            self._thread.join(timeout=5)

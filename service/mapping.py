@@ -1,0 +1,304 @@
+"""All proto ↔ domain mapping, in one module (STYLE.md §6). Servicers only convert and delegate.
+
+Redaction lives here too: every message built for a seat goes through the rules core's view of
+what that seat may see (``seat_view`` / ``visible_mask``), never around it.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domain.model import Game
+from domain.rules import (
+    ACCEPT,
+    CLOSED,
+    HALF_WHIST,
+    HERE,
+    OPEN,
+    PASS,
+    REJECT,
+    TAKE_TALON,
+    WHIST,
+    AcceptClaim,
+    Action,
+    Bid,
+    Call,
+    Card,
+    ChooseDefence,
+    Claim,
+    Declare,
+    Discard,
+    HalfWhist,
+    Here,
+    Pass,
+    Phase,
+    PlayCard,
+    RejectClaim,
+    RuleSet,
+    TakeTalon,
+    Whist,
+    cards_of,
+    rule_set,
+    seat_view,
+)
+from domain.rules.actions import CALLS, DECLARES, PLAYS
+from domain.rules.errors import InvalidAction
+from domain.rules.view import SeatView
+from service.errors import BadInput
+from service.gen.preferans.v1 import game_pb2 as pb
+
+GAME_PREFIX = "games/"
+
+_PHASES = {phase: getattr(pb, f"PHASE_{phase.name}") for phase in Phase}
+
+
+def game_name(game_id: uuid.UUID) -> str:
+    return f"{GAME_PREFIX}{game_id}"
+
+
+def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
+    """``games/{uuid}`` → the id, or ``BadInput``."""
+    if not name.startswith(GAME_PREFIX):
+        raise BadInput(field, f"{field} must look like 'games/<uuid>', got {name!r}")
+    try:
+        return uuid.UUID(name[len(GAME_PREFIX) :])
+    except ValueError:
+        raise BadInput(field, f"{name!r} does not name a game: the id is not a UUID") from None
+
+
+def _cards(mask: int) -> list[str]:
+    return [str(c) for c in cards_of(mask)]
+
+
+# --- rules -------------------------------------------------------------------------------
+
+
+def rules_from_proto(message: pb.RuleSet) -> RuleSet:
+    base = rule_set(message.name or "default")
+    options: dict[str, Any] = base.to_dict()
+    if message.options_json:
+        try:
+            extra = json.loads(message.options_json)
+        except json.JSONDecodeError as exc:
+            raise BadInput("rules.options_json", f"not valid JSON: {exc}") from None
+        if not isinstance(extra, dict):
+            raise BadInput("rules.options_json", "must be a JSON object of rule options")
+        options.update(extra)
+    if message.pool_target:
+        options["pool_target"] = message.pool_target
+    try:
+        return RuleSet.from_dict(options)
+    except (InvalidAction, TypeError, ValueError) as exc:
+        raise BadInput("rules", str(exc)) from None
+
+
+def rules_to_proto(rules: RuleSet) -> pb.RuleSet:
+    return pb.RuleSet(
+        name=rules.name,
+        pool_target=rules.pool_target,
+        options_json=json.dumps(rules.to_dict(), ensure_ascii=False, sort_keys=True),
+    )
+
+
+# --- actions -----------------------------------------------------------------------------
+
+
+def _card(text: str, field: str) -> Card:
+    try:
+        return Card.parse(text)
+    except InvalidAction as exc:
+        raise BadInput(field, exc.message) from None
+
+
+def _bid(text: str, field: str) -> Bid:
+    try:
+        return Bid.parse(text)
+    except InvalidAction as exc:
+        raise BadInput(field, exc.message) from None
+
+
+def action_from_proto(message: pb.Action) -> Action:
+    """A proto action → the rules' action, or ``BadInput`` naming the field."""
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise BadInput("action", "the action is empty: set one of its fields")
+    if kind == "bid":
+        return CALLS[_bid(message.bid, "action.bid").index]
+    if kind == "declare":
+        return DECLARES[_bid(message.declare, "action.declare").index]
+    if kind == "play_card":
+        return PLAYS[_card(message.play_card, "action.play_card")]
+    if kind == "discard":
+        cards = [_card(c, "action.discard.cards") for c in message.discard.cards]
+        if len(cards) != 2 or cards[0] == cards[1]:
+            raise BadInput("action.discard.cards", "a discard is exactly two different cards")
+        return Discard((cards[0], cards[1]))
+    if kind == "claim":
+        try:
+            return Claim(tuple(message.claim.tricks))
+        except InvalidAction as exc:
+            raise BadInput("action.claim.tricks", exc.message) from None
+    if kind == "choose_defence":
+        return OPEN if message.choose_defence.open else CLOSED
+    simple: dict[str, Action] = {
+        "pass": PASS,
+        "here": HERE,
+        "take_talon": TAKE_TALON,
+        "whist": WHIST,
+        "half_whist": HALF_WHIST,
+        "accept_claim": ACCEPT,
+        "reject_claim": REJECT,
+    }
+    return simple[kind]
+
+
+def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
+    """The rules' action → proto; ``hide_cards`` drops a discard's cards (for other seats)."""
+    if isinstance(action, Call):
+        return pb.Action(bid=str(action.bid))
+    if isinstance(action, Declare):
+        return pb.Action(declare=str(action.contract))
+    if isinstance(action, PlayCard):
+        return pb.Action(play_card=str(action.card))
+    if isinstance(action, Discard):
+        cards = [] if hide_cards else [str(c) for c in action.cards]
+        return pb.Action(discard=pb.Discard(cards=cards))
+    if isinstance(action, Claim):
+        return pb.Action(claim=pb.Claim(tricks=list(action.tricks)))
+    if isinstance(action, ChooseDefence):
+        return pb.Action(choose_defence=pb.ChooseDefence(open=action.open))
+    if isinstance(action, Pass):
+        return pb.Action(**{"pass": pb.Pass()})
+    if isinstance(action, Here):
+        return pb.Action(here=pb.Here())
+    if isinstance(action, TakeTalon):
+        return pb.Action(take_talon=pb.TakeTalon())
+    if isinstance(action, Whist):
+        return pb.Action(whist=pb.Whist())
+    if isinstance(action, HalfWhist):
+        return pb.Action(half_whist=pb.HalfWhist())
+    if isinstance(action, AcceptClaim):
+        return pb.Action(accept_claim=pb.AcceptClaim())
+    if isinstance(action, RejectClaim):
+        return pb.Action(reject_claim=pb.RejectClaim())
+    raise InvalidAction(f"unknown action {action!r}")
+
+
+# --- games, views, scoresheets -----------------------------------------------------------
+
+
+def _timestamp(value: Any) -> Timestamp:
+    stamp = Timestamp()
+    if value is not None:
+        stamp.FromDatetime(value)
+    return stamp
+
+
+def game_to_proto(game: Game) -> pb.Game:
+    status = pb.GAME_STATUS_FINISHED if game.finished else pb.GAME_STATUS_PLAYING
+    return pb.Game(
+        name=game_name(game.id),
+        players=[pb.Player(player_id=p) for p in game.players],
+        rules=rules_to_proto(game.rule_set),
+        league=game.league,
+        status=status,
+        deal_number=game.state.deal_number,
+        dealer=game.state.deal.dealer if game.state.deal is not None else game.state.dealer,
+        seed_commitment=game.seed_commitment,
+        seed_hex=game.seed_hex or "",
+        version=game.version,
+        create_time=_timestamp(game.created_on),
+    )
+
+
+def _calls(calls: tuple[tuple[int, Action], ...]) -> list[pb.Call]:
+    return [pb.Call(seat=s, call=str(a)) for s, a in calls]
+
+
+def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
+    """What ``seat`` may see of the current deal now (every field from ``seat_view``)."""
+    deal = game.state.deal
+    out = pb.SeatView(
+        name=game_name(game.id), seat=seat, deal_number=game.state.deal_number,
+        version=game.version,
+    )
+    if deal is None:  # the game is over
+        out.phase = pb.PHASE_SCORED
+        out.to_act = out.actor = out.declarer = -1
+        return out
+    view: SeatView = seat_view(deal, seat)
+    out.dealer = view.dealer
+    out.phase = _PHASES[view.phase]
+    out.to_act = view.to_act
+    out.actor = view.actor
+    out.hand.extend(_cards(view.hand))
+    for other, mask in enumerate(view.hands):
+        if other != seat and mask is not None:
+            out.visible_hands.append(pb.SeatCards(seat=other, cards=_cards(mask)))
+    out.talon.extend("" if c is None else str(Card(c)) for c in view.talon)
+    if view.discard is not None:
+        out.discard.extend(_cards(view.discard))
+    out.auction.extend(_calls(view.auction))
+    out.declarer = view.declarer
+    out.winning_bid = "" if view.bid is None else str(view.bid)
+    out.contract = "" if view.contract is None else str(view.contract)
+    out.whist_calls.extend(_calls(view.whist_calls))
+    out.whisters.extend(view.whisters)
+    if view.open_defence is not None:
+        out.open_defence = view.open_defence
+    out.current_trick.extend(pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in view.trick)
+    if view.history:
+        last = view.history[-1]
+        out.last_trick.CopyFrom(
+            pb.Trick(
+                leader=last.leader,
+                winner=last.winner,
+                cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in last.cards],
+            )
+        )
+    out.tricks.extend(view.tricks)
+    out.tricks_played = len(view.history)
+    if view.claim is not None:
+        out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
+        out.claimant = view.claim.claimant
+    else:
+        out.claimant = -1
+    out.legal_actions.extend(str(a) for a in view.legal)
+    if deal.result is not None:
+        out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
+    return out
+
+
+def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
+    return [
+        pb.ScoresheetRow(
+            seat=s, pool=entry["pool"][s], gora=entry["gora"][s], whists=entry["whists"][s]
+        )
+        for s in range(len(entry["pool"]))
+    ]
+
+
+def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
+    sheet = game.state.sheet
+    totals = {"pool": sheet.pool, "gora": sheet.gora, "whists": sheet.whists}
+    return pb.Scoresheet(
+        name=game_name(game.id),
+        version=game.version,
+        totals=_rows(totals),
+        deals=[
+            pb.ScoresheetDeal(
+                deal_number=d["number"],
+                kind=d["kind"],
+                declarer=d["declarer"],
+                contract=d["contract"],
+                tricks=d["tricks"],
+                entries=_rows(d["entry"]),
+            )
+            for d in game.deal_results
+        ],
+        settlement=game.settlement or [],
+    )

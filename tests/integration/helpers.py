@@ -1,0 +1,288 @@
+"""Helpers of the store integration tests: playing games through the application, replaying the
+log through the pure rules core, dumping view tables, finding cards in projected views."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+
+from domain.bots import make_bot
+from domain.model import EVENT_PREFIX, Game
+from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.rules import (
+    CARDS,
+    Action,
+    Call,
+    Claim,
+    Declare,
+    Discard,
+    GameState,
+    PlayCard,
+    RuleSet,
+    SeatView,
+    Shuffle,
+    actor,
+    apply,
+    finish_deal,
+    new_game,
+    parse_action,
+    seat_view,
+    settle,
+    start_deal,
+)
+from projections.db import Database
+from service.application import CreatedGame, PreferansApplication
+
+Policy = Callable[[SeatView], Action]
+AppFactory = Callable[..., PreferansApplication]
+"""``open_app(cls=PreferansApplication)``: a new application object on the test's store."""
+
+BOT: Policy = make_bot()
+PLAYERS = ["ann", "bob", "cid"]
+VIEW_TABLES = ("seat_views", "scoresheet_deals", "scoresheet_totals", "games", "game_deals")
+CARD_TEXTS = frozenset(str(card) for card in CARDS)
+
+
+def create(app: PreferansApplication, rules: RuleSet | None = None, **kwargs: Any) -> CreatedGame:
+    """A new game with a fresh request id."""
+    request_id = f"create-{uuid.uuid4()}"
+    if rules is None:
+        return app.create_game(PLAYERS, request_id, **kwargs)
+    return app.create_game(PLAYERS, request_id, rules=rules, **kwargs)
+
+
+def random_policy(rng: random.Random, bot_share: float = 0.5) -> Policy:
+    """Sometimes the bot's choice, otherwise any legal action but a claim (explores misère,
+    open defence, half-whists and other rarer paths that bots seldom choose)."""
+
+    def policy(view: SeatView) -> Action:
+        if rng.random() < bot_share:
+            return BOT(view)
+        choices = [a for a in view.legal if not isinstance(a, Claim)]
+        return rng.choice(choices or list(view.legal))
+
+    return policy
+
+
+def play(
+    app: PreferansApplication,
+    game_id: uuid.UUID,
+    policy: Policy = BOT,
+    *,
+    stop: Callable[[Game], bool] | None = None,
+    after: Callable[[Game], None] | None = None,
+    prefix: str = "cmd",
+) -> list[tuple[int, Action]]:
+    """Play through the application until the game ends (or ``stop(game)``); each seat's policy
+    sees only that seat's view. ``after(game)`` runs after each command. Returns what was sent."""
+    sent: list[tuple[int, Action]] = []
+    while True:
+        game = app.get_game(game_id)
+        if game.finished or (stop is not None and stop(game)):
+            return sent
+        deal = game.deal
+        assert deal is not None
+        seat = actor(deal)
+        action = policy(seat_view(deal, seat))
+        result = app.act(game_id, seat, action, request_id=f"{prefix}-{game.version}")
+        assert not result.replayed
+        sent.append((seat, action))
+        if after is not None:
+            after(app.get_game(game_id))
+
+
+def topic(event: Any) -> str:
+    name: str = type(event).TOPIC
+    return name.removeprefix(EVENT_PREFIX)
+
+
+_NO_ARGUMENT = {
+    "HereSaid": "here",
+    "AuctionPassed": "pass",
+    "WhistPassed": "pass",
+    "TalonTaken": "take talon",
+    "WhistCalled": "whist",
+    "WhistReturned": "whist",
+    "HalfWhistCalled": "half-whist",
+    "MisereCalled": "misère",
+    "ClaimAccepted": "accept",
+    "ClaimRejected": "reject",
+}
+
+
+def event_action(event: Any) -> Action | None:
+    """The player's action an event records, read back through the notation (``None`` for the
+    events that record no decision: creation, dealing, scoring, the end)."""
+    name = topic(event)
+    if name in _NO_ARGUMENT:
+        return parse_action(_NO_ARGUMENT[name])
+    if name == "BidCalled":
+        return parse_action(event.bid)
+    if name == "CardsDiscarded":
+        return parse_action(f"discard {event.cards}")
+    if name == "ContractDeclared":
+        return parse_action(f"declare {event.contract}")
+    if name == "DefenceChosen":
+        return parse_action("open" if event.open else "closed")
+    if name == "CardPlayed":
+        return parse_action(f"play {event.card}")
+    if name == "ClaimMade":
+        return Claim(tuple(event.tricks))
+    assert name in ("GameCreated", "DealDealt", "DealScored", "GameFinished"), name
+    return None
+
+
+@dataclass
+class DomainReplay:
+    """A game recomputed from its log by the pure rules core alone."""
+
+    game: GameState
+    actions: list[tuple[int, Action]] = field(default_factory=list)
+    scored: list[dict[str, Any]] = field(default_factory=list)
+    """Per deal: number, kind, declarer, contract, tricks, score and entry as plain data."""
+    settlement: list[str] | None = None
+
+
+def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
+    """new_game; each DealDealt -> start_deal(Shuffle(deck, talon_pair)); each decision ->
+    apply; each deal's end -> finish_deal (and settle once every pool is closed)."""
+    created = events[0]
+    assert topic(created) == "GameCreated"
+    rules = RuleSet.from_dict(created.rules)
+    replay = DomainReplay(new_game(rules, created.first_dealer))
+    for event in events[1:]:
+        name = topic(event)
+        game = replay.game
+        if name == "DealDealt":
+            replay.game = start_deal(game, Shuffle(tuple(event.deck), event.talon_pair))
+            assert replay.game.deal_number == event.number
+        elif name == "DealScored":
+            deal = game.deal
+            assert deal is not None and deal.result is not None
+            after, score, entry = finish_deal(game)
+            replay.scored.append(
+                {
+                    "number": game.deal_number,
+                    "kind": deal.result.kind.value,
+                    "declarer": deal.result.declarer,
+                    "contract": "" if deal.result.contract is None else str(deal.result.contract),
+                    "tricks": list(deal.result.tricks),
+                    "score": score_to_dict(score),
+                    "entry": entry_to_dict(entry),
+                }
+            )
+            replay.game = after
+            if after.finished:
+                replay.settlement = settlement_to_strings(settle(after.sheet, rules))
+        elif name in ("GameFinished", "GameCreated"):
+            pass
+        else:
+            action = event_action(event)
+            assert action is not None and game.deal is not None
+            replay.game = game._replace(deal=apply(game.deal, action, event.seat))
+            replay.actions.append((event.seat, action))
+    return replay
+
+
+def fold(events: Iterable[Any]) -> Game:
+    """The aggregate obtained by applying events in order (what a replay must equal)."""
+    game: Any = None
+    for event in events:
+        game = event.mutate(game)
+    assert isinstance(game, Game)
+    return game
+
+
+def dump_tables(db: Database, tables: Sequence[str] = VIEW_TABLES) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every view table, in a stable order."""
+    dump: dict[str, list[tuple[Any, ...]]] = {}
+    with db.reading() as c:
+        for table in tables:
+            c.execute(f"SELECT * FROM {table}")
+            dump[table] = sorted(tuple(row) for row in c.fetchall())
+    return dump
+
+
+def tracking_positions(db: Database) -> dict[str, int]:
+    with db.reading() as c:
+        c.execute("SELECT name, position FROM projection_tracking")
+        return {str(name): int(position) for name, position in c.fetchall()}
+
+
+_NOT_CARDS = frozenset({"auction", "bid", "contract", "whist_calls"})
+"""Fields holding calls; a call like ``7♠`` is written like the card 7♠ but is no card."""
+
+
+def cards_in_view(data: Any, key: str = "") -> set[str]:
+    """Every card named anywhere in a projected seat view (read structurally: bids are skipped,
+    legal actions are parsed, any other string is split into words)."""
+    found: set[str] = set()
+    if key in _NOT_CARDS:
+        return found
+    if isinstance(data, dict):
+        for name, value in data.items():
+            found |= cards_in_view(value, name)
+    elif isinstance(data, list):
+        if key == "legal":
+            for text in data:
+                action = parse_action(text)
+                if isinstance(action, PlayCard):
+                    found.add(str(action.card))
+                elif isinstance(action, Discard):
+                    found.update(str(c) for c in action.cards)
+                else:
+                    assert isinstance(action, Call | Declare) or not (
+                        set(str(action).split()) & CARD_TEXTS
+                    ), text
+        else:
+            for item in data:
+                found |= cards_in_view(item, key)
+    elif isinstance(data, str):
+        found.update(word for word in data.replace(",", " ").split() if word in CARD_TEXTS)
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# raw access to the stored events (to write an old-format event, as an old version would have)
+
+
+def stored_state(app: PreferansApplication, game_id: uuid.UUID, version: int) -> dict[str, Any]:
+    (stored,) = app.recorder.select_events(game_id, gt=version - 1, lte=version)
+    state: dict[str, Any] = json.loads(stored.state)
+    return state
+
+
+def rewrite_stored_state(
+    env: dict[str, str], table: str, game_id: uuid.UUID, version: int, state: dict[str, Any]
+) -> None:
+    """Overwrite one stored event's state directly in the database, bypassing the library."""
+    data = json.dumps(state, separators=(",", ":")).encode()
+    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        with sqlite3.connect(env["SQLITE_DBNAME"]) as conn:
+            cursor = conn.execute(
+                f"UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?",
+                (data, game_id.hex, version),
+            )
+            assert cursor.rowcount == 1
+        conn.close()
+        return
+    with psycopg.connect(
+        dbname=env["POSTGRES_DBNAME"],
+        host=env["POSTGRES_HOST"],
+        port=int(env["POSTGRES_PORT"]),
+        user=env["POSTGRES_USER"],
+        options=f"-c search_path={env['POSTGRES_SCHEMA']}",
+        autocommit=True,
+    ) as pg:
+        cursor = pg.execute(
+            f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
+            (data, game_id, version),
+        )
+        assert cursor.rowcount == 1

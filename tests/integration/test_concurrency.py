@@ -1,0 +1,177 @@
+"""Two replicas racing on one game, and a restart mid-deal, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+from domain.model import Game
+from domain.rules import (
+    Claim,
+    Phase,
+    RuleSet,
+    RulesError,
+    Shuffle,
+    actor,
+    seat_view,
+    seed_commitment,
+    shuffle_from_seed,
+)
+from service.application import CommandResult, Conflict, PreferansApplication
+from tests.integration.helpers import (
+    AppFactory,
+    create,
+    event_action,
+    fold,
+    play,
+    replay_in_domain,
+    topic,
+)
+
+
+class GatedApplication(PreferansApplication):
+    """A replica whose next save waits at a barrier: both replicas have validated their command
+    against the same version before either writes."""
+
+    gate: threading.Barrier | None = None
+
+    def _save(self, game: Game) -> None:
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            gate.wait(timeout=30)
+        super()._save(game)
+
+
+def test_two_replicas_racing_on_one_game_never_both_land(open_app: AppFactory) -> None:
+    first = open_app(GatedApplication)
+    second = open_app(GatedApplication)
+    assert isinstance(first, GatedApplication) and isinstance(second, GatedApplication)
+    game_id = create(first, RuleSet(pool_target=10)).game_id
+    rounds = 0
+    while rounds < 3:
+        # Warm both replicas' caches at the current version.
+        game = first.get_game(game_id)
+        assert second.get_game(game_id).version == game.version
+        deal = game.deal
+        assert deal is not None
+        seat = actor(deal)
+        legal = [a for a in seat_view(deal, seat).legal if not isinstance(a, Claim)]
+        if len(legal) < 2:  # nothing to race on: make the forced move and look again
+            first.act(game_id, seat, legal[0], request_id=f"forced-{game.version}")
+            continue
+        rounds += 1
+        before = game.version
+        gate = threading.Barrier(2)
+        first.gate = second.gate = gate
+        commands = {
+            first: (legal[0], f"race-{rounds}-first"),
+            second: (legal[-1], f"race-{rounds}-second"),
+        }
+        outcomes: dict[PreferansApplication, CommandResult | BaseException] = {}
+
+        def send(app: PreferansApplication) -> None:
+            action, request_id = commands[app]
+            try:
+                outcomes[app] = app.act(game_id, seat, action, request_id=request_id)
+            except BaseException as exc:  # collected and checked below
+                outcomes[app] = exc
+
+        threads = [threading.Thread(target=send, args=(app,)) for app in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not gate.broken, "both commands must have been validated before either saved"
+
+        winners = [app for app, out in outcomes.items() if isinstance(out, CommandResult)]
+        losers = [app for app, out in outcomes.items() if isinstance(out, Conflict)]
+        assert len(winners) == 1 and len(losers) == 1, outcomes
+        (winner,), (loser,) = winners, losers
+        result = outcomes[winner]
+        assert isinstance(result, CommandResult) and not result.replayed
+        assert result.version > before
+
+        # Nothing lost, nothing duplicated: contiguous versions, the winner's request once.
+        events = first.game_events(game_id)
+        assert [e.originator_version for e in events] == list(range(1, len(events) + 1))
+        assert len(events) == result.version
+        decisions = Counter(
+            e.request_id for e in events if topic(e) not in ("DealDealt", "DealScored", "GameFinished")
+        )
+        assert decisions[commands[winner][1]] == 1
+        assert decisions[commands[loser][1]] == 0
+        assert all(count == 1 for count in decisions.values())
+        # Both replicas now see the winner's move.
+        assert loser.get_game(game_id).version == winner.get_game(game_id).version == len(events)
+
+        # The loser retries: a rules error now, or it lands normally on top of the winner's.
+        action, request_id = commands[loser]
+        try:
+            retried = loser.act(game_id, seat, action, request_id=request_id)
+        except RulesError:
+            assert len(first.game_events(game_id)) == len(events)
+        else:
+            assert not retried.replayed and retried.version > result.version
+            assert [e.originator_version for e in first.game_events(game_id)] == list(
+                range(1, retried.version + 1)
+            )
+        # Whatever happened, a fresh read of the log equals both replicas' state.
+        replayed = fold(first.game_events(game_id))
+        assert first.get_game(game_id).state == second.get_game(game_id).state == replayed.state
+
+
+def test_a_restarted_process_continues_the_game_mid_deal(open_app: AppFactory) -> None:
+    before = open_app()
+    created = create(before, RuleSet(pool_target=10))
+    game_id = created.game_id
+
+    def mid_play(game: Game) -> bool:
+        deal = game.deal
+        return deal is not None and deal.phase is Phase.PLAY and len(deal.play.history) >= 3
+
+    def deal_two(game: Game) -> bool:
+        return game.state.deal_number >= 2
+
+    sent = play(before, game_id, stop=lambda g: mid_play(g) or deal_two(g))
+    # The bots may pass a deal out without play; then the restart lands in deal 2.
+    interrupted = before.get_game(game_id)
+    version = interrupted.version
+    seed = before._seed(game_id)
+    last = [e for e in before.game_events(game_id) if event_action(e) is not None][-1]
+    assert (last.seat, event_action(last)) == sent[-1]
+    before.close()
+
+    after = open_app()
+    # The restarted process derives the same secrets from the store...
+    assert seed_commitment(after._seed(game_id)) == created.seed_commitment
+    assert after.authenticate(game_id, created.tokens[1]) == 1
+    # ...reads the game where it was, remembers answered requests...
+    resumed = after.get_game(game_id)
+    assert resumed.version == version
+    assert resumed.state == interrupted.state
+    retried = after.act(game_id, sent[-1][0], sent[-1][1], request_id=last.request_id)
+    assert retried.replayed and retried.version == version
+    # ...and plays on to the end of the deal, dealing the next deal from the same seed.
+    target = interrupted.state.deal_number + 1
+    sent += play(after, game_id, stop=lambda g: g.state.deal_number >= target)
+    game = after.get_game(game_id)
+    assert game.state.deal_number == target
+
+    events = after.game_events(game_id)
+    assert [e.originator_version for e in events] == list(range(1, game.version + 1))
+    dealt = [e for e in events if topic(e) == "DealDealt"]
+    for event in dealt:
+        shuffle = shuffle_from_seed(seed, event.number)
+        assert Shuffle(tuple(event.deck), event.talon_pair) == shuffle
+    # The state is what a single uninterrupted process would have produced: the pure rules
+    # core, fed the log, reaches it, and the log holds exactly the decisions sent, in order.
+    replay = replay_in_domain(events)
+    assert replay.game == game.state
+    assert replay.actions == sent
+    assert fold(events).state == game.state
+    assert after.game_at(game_id, game.version).state == game.state
+    reopened = open_app()
+    assert reopened.get_game(game_id).state == game.state
+    assert reopened.game_at(game_id, version).state == interrupted.state
+    requests = [e.request_id for e in events if event_action(e) is not None]
+    assert len(set(requests)) == len(requests) == len(sent)
