@@ -74,8 +74,10 @@ def main() -> None:
     print("  kinds: " + ", ".join(f"{k} {v / args.deals:.1%}" for k, v in kinds.most_common()))
     runs = [bot_deals(args.bot_deals) for _ in range(args.repeat)]
     seconds, deals, games = min(runs)
-    print(f"bot full deals (whole-game driver): {deals / seconds:,.0f} deals/s "
-          f"({deals} deals in {games} games, best of {args.repeat})")
+    print(
+        f"bot full deals (whole-game driver): {deals / seconds:,.0f} deals/s "
+        f"({deals} deals in {games} games, best of {args.repeat})"
+    )
 
 
 if __name__ == "__main__":

@@ -681,6 +681,14 @@ def report(sections: list[Section], args: argparse.Namespace) -> None:
         "in each insert transaction (`LOCK TABLE ... IN EXCLUSIVE MODE`, `NOTIFY`; pipelined "
         "in one round trip).\n"
     )
+    if any(r.label == "app db-functions" for s in sections for r in s.commands):
+        say(
+            "`app db-functions` is `POSTGRES_ENABLE_DB_FUNCTIONS=y`: one round trip per insert, "
+            "but the library's insert function takes no `LOCK TABLE`, so notification ids can "
+            "commit out of order and a reader tailing the log (the projection runner) can skip "
+            "events for good. Shown for comparison only; not safe with the projections as they "
+            "are.\n"
+        )
     for section in sections:
         for line in summary(section):
             say(line)

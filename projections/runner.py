@@ -57,6 +57,8 @@ class ProjectionRunner:
         self.projection = projection
         self.batch = batch
         self._lock = threading.Lock()
+        self._position: int | None = None
+        """Where this runner's last batch left the projection (its caches are valid there)."""
         with db.transaction() as c:
             c.execute(
                 f"CREATE TABLE IF NOT EXISTS {TRACKING_TABLE} "
@@ -81,6 +83,11 @@ class ProjectionRunner:
         """Process the next batch of events; return how many were processed."""
         with self._lock:
             start = self.position()
+            if start != self._position:
+                # Another runner (or a rebuild) moved the projection since this runner's last
+                # batch: what the projection cached in memory (running totals) is stale.
+                self.projection.reset()
+                self._position = None
             notifications = self.source.recorder.select_notifications(
                 start=start + 1, limit=self.batch
             )
@@ -103,7 +110,9 @@ class ProjectionRunner:
                     self.projection.flush(c)
             except BaseException:
                 self.projection.reset()
+                self._position = None
                 raise
+            self._position = last
             return len(notifications)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:

@@ -13,7 +13,7 @@ import secrets
 import sys
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -94,6 +94,59 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the gRPC server until SIGTERM/SIGINT."""
+    import asyncio
+
+    from service.config import store_config
+    from service.logs import configure
+    from service.server import serve
+
+    configure(args.log_level)
+    asyncio.run(serve(store_config(args.store), f"{args.host}:{args.port}", workers=args.workers))
+    return 0
+
+
+def _advance(progress: Any, task: Any, _version: int) -> None:
+    progress.advance(task)
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """Create a game (or join one with tokens) and let bots play it through the API."""
+    from rich.progress import Progress
+
+    from domain.rules import RuleSet
+    from service.botplay import play_with_bots
+    from service.client import GameClient
+
+    client = GameClient(args.server)
+    console = Console()
+    try:
+        for number in range(args.games):
+            created = client.create_game(
+                [f"bot-{number}-{s}" for s in range(3)],
+                RuleSet(pool_target=args.pool) if args.pool else None,
+                league=args.league,
+            )
+            name = created.game.name
+            with Progress(console=console, transient=True) as progress:
+                task = progress.add_task(f"{name}", total=None)
+                game = play_with_bots(
+                    client,
+                    name,
+                    created.seat_tokens,
+                    on_action=partial(_advance, progress, task),
+                )
+            sheet = client.scoresheet(name, min_version=game.version)
+            console.print(
+                f"{name}: {game.deal_number} deals, version {game.version}, "
+                f"settlement {' / '.join(sheet.settlement)}"
+            )
+    finally:
+        client.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -110,6 +163,21 @@ def build_parser() -> argparse.ArgumentParser:
     migrate = sub.add_parser("migrate", help="create the event and projection tables")
     migrate.add_argument("--store", help=store_help)
     migrate.set_defaults(func=cmd_migrate)
+
+    srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
+    srv.add_argument("--store", help=store_help)
+    srv.add_argument("--host", default="0.0.0.0", help="address to listen on")
+    srv.add_argument("--port", type=int, default=50051)
+    srv.add_argument("--workers", type=int, default=16, help="threads for the store")
+    srv.add_argument("--log-level", default="info")
+    srv.set_defaults(func=cmd_serve)
+
+    bots = sub.add_parser("bots", help="bots play whole games through a server")
+    bots.add_argument("--server", default="127.0.0.1:50051")
+    bots.add_argument("--games", type=int, default=1)
+    bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    bots.add_argument("--league", default="")
+    bots.set_defaults(func=cmd_bots)
 
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)

@@ -4,7 +4,7 @@
 |---|---|---|
 | ``InvalidAction``, ``BadInput`` | INVALID_ARGUMENT | ``google.rpc.BadRequest`` naming the field |
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
-| ``IllegalAction`` (``GameOver``) | FAILED_PRECONDITION | ``ErrorInfo`` reason RULES_VIOLATION, metadata ``allowed`` |
+| ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |

@@ -10,6 +10,7 @@ tick, so a lost notification delays an update by at most one tick; it is never l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import uuid
 from collections import defaultdict
@@ -52,10 +53,8 @@ class EventHub:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._wake, game_id)
-        except RuntimeError:  # the loop is closing
-            pass
 
     def follow(self, recorder: Any) -> None:
         """Follow the store's notifications in a background thread (PostgreSQL only)."""

@@ -47,9 +47,11 @@ class RequestIdInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Any, Any] | None]
+        ],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
         metadata = dict(handler_call_details.invocation_metadata or ())
         request_id = metadata.get("x-request-id") or uuid.uuid4().hex
         structlog.contextvars.clear_contextvars()

@@ -47,6 +47,7 @@ from domain.rules import (
 )
 from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
+from domain.rules.state import DealState
 from domain.rules.view import SeatView
 from service.errors import BadInput
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -172,7 +173,9 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
     if isinstance(action, ChooseDefence):
         return pb.Action(choose_defence=pb.ChooseDefence(open=action.open))
     if isinstance(action, Pass):
-        return pb.Action(**{"pass": pb.Pass()})
+        message = pb.Action()
+        getattr(message, "pass").SetInParent()
+        return message
     if isinstance(action, Here):
         return pb.Action(here=pb.Here())
     if isinstance(action, TakeTalon):
@@ -223,7 +226,9 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     """What ``seat`` may see of the current deal now (every field from ``seat_view``)."""
     deal = game.state.deal
     out = pb.SeatView(
-        name=game_name(game.id), seat=seat, deal_number=game.state.deal_number,
+        name=game_name(game.id),
+        seat=seat,
+        deal_number=game.state.deal_number,
         version=game.version,
     )
     if deal is None:  # the game is over
@@ -262,6 +267,16 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         )
     out.tricks.extend(view.tricks)
     out.tricks_played = len(view.history)
+    out.played_tricks.extend(
+        pb.Trick(
+            leader=t.leader,
+            winner=t.winner,
+            cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in t.cards],
+        )
+        for t in view.history
+    )
+    out.raspasy_streak = view.raspasy_streak
+    out.leader = view.leader
     if view.claim is not None:
         out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
         out.claimant = view.claim.claimant
@@ -302,3 +317,118 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
         ],
         settlement=game.settlement or [],
     )
+
+
+# --- the stream: one event, redacted for one seat ----------------------------------------
+
+
+class Visibility:
+    """What a seat could see of the game just before an event (to tell what is new)."""
+
+    __slots__ = ("deal_number", "hands", "talon")
+
+    def __init__(self, game: Game | None, seat: int) -> None:
+        self.deal_number = -1
+        self.hands: frozenset[int] = frozenset()
+        self.talon: frozenset[int] = frozenset()
+        deal = None if game is None else game.state.deal
+        if game is None or deal is None:
+            return
+        self.deal_number = game.state.deal_number
+        view = seat_view(deal, seat)
+        self.hands = frozenset(s for s, h in enumerate(view.hands) if h is not None)
+        self.talon = frozenset(c for c in view.talon if c is not None)
+
+
+_ACTION_TOPICS: dict[str, Any] = {
+    "MisereCalled": lambda e: CALLS[15],
+    "BidCalled": lambda e: CALLS[Bid.parse(e.bid).index],
+    "HereSaid": lambda e: HERE,
+    "AuctionPassed": lambda e: PASS,
+    "TalonTaken": lambda e: TAKE_TALON,
+    "CardsDiscarded": lambda e: Discard(tuple(Card.parse(c) for c in e.cards.split())),  # type: ignore[arg-type]
+    "ContractDeclared": lambda e: DECLARES[Bid.parse(e.contract).index],
+    "WhistCalled": lambda e: WHIST,
+    "WhistPassed": lambda e: PASS,
+    "HalfWhistCalled": lambda e: HALF_WHIST,
+    "WhistReturned": lambda e: WHIST,
+    "DefenceChosen": lambda e: OPEN if e.open else CLOSED,
+    "CardPlayed": lambda e: PLAYS[Card.parse(e.card)],
+    "ClaimMade": lambda e: Claim(tuple(e.tricks)),
+    "ClaimAccepted": lambda e: ACCEPT,
+    "ClaimRejected": lambda e: REJECT,
+}
+
+
+def event_name(event: Any) -> str:
+    from domain.model import EVENT_PREFIX
+
+    topic: str = type(event).TOPIC
+    return topic.removeprefix(EVENT_PREFIX)
+
+
+def watch_message(
+    event: Any, before: Visibility, deal_before: DealState | None, game: Game, seat: int
+) -> pb.WatchGameResponse:
+    """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
+    were taken just before the event was applied to ``game``."""
+    name = event_name(event)
+    out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
+    if name == "GameCreated":
+        out.game_created.CopyFrom(
+            pb.GameCreatedEvent(
+                players=[pb.Player(player_id=p) for p in event.players],
+                rules=rules_to_proto(RuleSet.from_dict(event.rules)),
+                league=event.league,
+                seed_commitment=event.seed_commitment,
+                first_dealer=event.first_dealer,
+            )
+        )
+    elif name == "DealDealt":
+        out.deal_dealt.CopyFrom(pb.DealDealtEvent(deal_number=event.number, dealer=event.dealer))
+    elif name in _ACTION_TOPICS:
+        action = _ACTION_TOPICS[name](event)
+        hand = deal_before.to_act if deal_before is not None else event.seat
+        declarer = deal_before.declarer if deal_before is not None else -1
+        out.action.CopyFrom(
+            pb.ActionEvent(
+                seat=hand,
+                actor=event.seat,
+                action=action_to_proto(action, hide_cards=seat != declarer),
+            )
+        )
+    elif name == "DealScored":
+        final = deal_before
+        scored = pb.DealScoredEvent(
+            deal_number=event.number,
+            kind=event.kind,
+            declarer=event.declarer,
+            contract=event.contract,
+            tricks=event.tricks,
+            entries=_rows(event.entry),
+        )
+        if final is not None:
+            scored.dealt_hands.extend(
+                pb.SeatCards(seat=s, cards=_cards(h)) for s, h in enumerate(final.dealt)
+            )
+            scored.talon.extend(str(Card(c)) for c in final.talon)
+            scored.discard.extend(_cards(final.discard))
+        out.deal_scored.CopyFrom(scored)
+    elif name == "GameFinished":
+        out.game_finished.CopyFrom(
+            pb.GameFinishedEvent(seed_hex=event.seed, settlement=list(event.settlement))
+        )
+    # What became visible with this event (own hand when dealt, opened hands, talon cards).
+    deal = game.state.deal
+    if deal is not None and name != "DealScored":
+        after = Visibility(game, seat)
+        fresh_deal = after.deal_number != before.deal_number
+        hands = after.hands if fresh_deal else after.hands - before.hands
+        talon = after.talon if fresh_deal else after.talon - before.talon
+        view = seat_view(deal, seat)
+        for s in sorted(hands):
+            mask = view.hands[s]
+            assert mask is not None
+            out.revealed.append(pb.SeatCards(seat=s, cards=_cards(mask)))
+        out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
+    return out

@@ -197,10 +197,19 @@ _WORDS: dict[str, Action] = {
 }
 
 
-def parse_action(text: str) -> Action:
-    """Read an action from its notation; raise ``InvalidAction`` with a hint if it is none."""
+def parse_action(text: str, *, cards_first: bool = False) -> Action:
+    """Read an action from its notation; raise ``InvalidAction`` with a hint if it is none.
+
+    ``7♥`` is both a bid and a card: it reads as the bid unless ``cards_first`` (pass it during
+    trick play) or unless written ``play 7♥``.
+    """
     raw = " ".join(text.strip().split())
     low = raw.lower()
+    if cards_first:
+        try:
+            return PLAYS[Card.parse(raw)]
+        except InvalidAction:
+            pass
     if low in _WORDS:
         return _WORDS[low]
     head, _, rest = low.partition(" ")

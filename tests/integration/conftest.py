@@ -23,6 +23,7 @@ from tests.integration.helpers import AppFactory
 
 POSTGRES_URL = os.environ.get("PREF_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
+
 def _admin_connection() -> psycopg.Connection[tuple[object, ...]]:
     try:
         return psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=5)
@@ -47,7 +48,9 @@ def store_env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[s
         yield postgres_store(f"{POSTGRES_URL}?schema={schema}").env
     finally:
         with _admin_connection() as admin:
-            admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+            admin.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+            )
 
 
 @pytest.fixture

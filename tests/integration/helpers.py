@@ -200,7 +200,9 @@ def fold(events: Iterable[Any]) -> Game:
     return game
 
 
-def dump_tables(db: Database, tables: Sequence[str] = VIEW_TABLES) -> dict[str, list[tuple[Any, ...]]]:
+def dump_tables(
+    db: Database, tables: Sequence[str] = VIEW_TABLES
+) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every view table, in a stable order."""
     dump: dict[str, list[tuple[Any, ...]]] = {}
     with db.reading() as c:
@@ -253,6 +255,12 @@ def cards_in_view(data: Any, key: str = "") -> set[str]:
 # raw access to the stored events (to write an old-format event, as an old version would have)
 
 
+def events_table(app: PreferansApplication) -> str:
+    """The name of the application's events table (``stored_events``, ``preferans_events``)."""
+    recorder: Any = app.recorder
+    return str(recorder.events_table_name)
+
+
 def stored_state(app: PreferansApplication, game_id: uuid.UUID, version: int) -> dict[str, Any]:
     (stored,) = app.recorder.select_events(game_id, gt=version - 1, lte=version)
     state: dict[str, Any] = json.loads(stored.state)
@@ -281,8 +289,8 @@ def rewrite_stored_state(
         options=f"-c search_path={env['POSTGRES_SCHEMA']}",
         autocommit=True,
     ) as pg:
-        cursor = pg.execute(
+        updated = pg.execute(
             f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
             (data, game_id, version),
         )
-        assert cursor.rowcount == 1
+        assert updated.rowcount == 1

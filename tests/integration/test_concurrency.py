@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import Counter
 
 from domain.model import Game
 from domain.rules import (
+    Action,
     Claim,
     Phase,
-    RuleSet,
     RulesError,
+    RuleSet,
     Shuffle,
     actor,
     seat_view,
@@ -27,6 +29,20 @@ from tests.integration.helpers import (
     replay_in_domain,
     topic,
 )
+
+
+def _send(
+    app: PreferansApplication,
+    game_id: uuid.UUID,
+    seat: int,
+    action: Action,
+    request_id: str,
+    outcomes: dict[PreferansApplication, CommandResult | BaseException],
+) -> None:
+    try:
+        outcomes[app] = app.act(game_id, seat, action, request_id=request_id)
+    except BaseException as exc:  # collected and checked by the test
+        outcomes[app] = exc
 
 
 class GatedApplication(PreferansApplication):
@@ -63,20 +79,16 @@ def test_two_replicas_racing_on_one_game_never_both_land(open_app: AppFactory) -
         before = game.version
         gate = threading.Barrier(2)
         first.gate = second.gate = gate
-        commands = {
+        commands: dict[PreferansApplication, tuple[Action, str]] = {
             first: (legal[0], f"race-{rounds}-first"),
             second: (legal[-1], f"race-{rounds}-second"),
         }
         outcomes: dict[PreferansApplication, CommandResult | BaseException] = {}
 
-        def send(app: PreferansApplication) -> None:
-            action, request_id = commands[app]
-            try:
-                outcomes[app] = app.act(game_id, seat, action, request_id=request_id)
-            except BaseException as exc:  # collected and checked below
-                outcomes[app] = exc
-
-        threads = [threading.Thread(target=send, args=(app,)) for app in (first, second)]
+        threads = [
+            threading.Thread(target=_send, args=(app, game_id, seat, *commands[app], outcomes))
+            for app in (first, second)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -96,7 +108,9 @@ def test_two_replicas_racing_on_one_game_never_both_land(open_app: AppFactory) -
         assert [e.originator_version for e in events] == list(range(1, len(events) + 1))
         assert len(events) == result.version
         decisions = Counter(
-            e.request_id for e in events if topic(e) not in ("DealDealt", "DealScored", "GameFinished")
+            e.request_id
+            for e in events
+            if topic(e) not in ("DealDealt", "DealScored", "GameFinished")
         )
         assert decisions[commands[winner][1]] == 1
         assert decisions[commands[loser][1]] == 0

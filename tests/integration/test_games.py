@@ -25,9 +25,9 @@ from projections import standard_runners
 from projections.queries import game_history, list_games, scoresheet
 from service.application import GameNotFound, PreferansApplication
 from tests.integration.helpers import (
-    AppFactory,
     BOT,
     PLAYERS,
+    AppFactory,
     create,
     fold,
     play,

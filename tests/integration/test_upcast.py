@@ -9,6 +9,7 @@ from service.application import PreferansApplication
 from tests.integration.helpers import (
     AppFactory,
     create,
+    events_table,
     play,
     rewrite_stored_state,
     stored_state,
@@ -28,7 +29,7 @@ def test_a_version_1_deal_event_is_read_as_version_2(
     assert len(dealt) >= 2
 
     # Rewrite every DealDealt in the store to the shape version 1 wrote.
-    table = app.recorder.events_table_name
+    table = events_table(app)
     for event in dealt:
         state = stored_state(app, game_id, event.originator_version)
         assert state["class_version"] == 2

@@ -900,6 +900,9 @@ class SeatView(_message.Message):
     CLAIMANT_FIELD_NUMBER: _builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    PLAYED_TRICKS_FIELD_NUMBER: _builtins.int
+    RASPASY_STREAK_FIELD_NUMBER: _builtins.int
+    LEADER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -920,6 +923,10 @@ class SeatView(_message.Message):
     """Set once chosen."""
     tricks_played: _builtins.int
     claimant: _builtins.int
+    raspasy_streak: _builtins.int
+    """Raspasy deals in a row just before this deal (it can raise the auction's floor)."""
+    leader: _builtins.int
+    """The seat that leads (or led) the current trick."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -964,6 +971,10 @@ class SeatView(_message.Message):
     def result(self) -> Global___DealResult:
         """Set once the deal is over."""
 
+    @_builtins.property
+    def played_tricks(self) -> _containers.RepeatedCompositeFieldContainer[Global___Trick]:
+        """Every completed trick of this deal, in order (all of them were seen by every seat)."""
+
     def __init__(
         self,
         *,
@@ -994,10 +1005,13 @@ class SeatView(_message.Message):
         claimant: _builtins.int = ...,
         legal_actions: _abc.Iterable[_builtins.str] | None = ...,
         result: Global___DealResult | None = ...,
+        played_tricks: _abc.Iterable[Global___Trick] | None = ...,
+        raspasy_streak: _builtins.int = ...,
+        leader: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015

@@ -1,0 +1,120 @@
+"""The gRPC server: ``create_server`` builds it (bind to port 0 in tests), ``serve`` runs it.
+
+The composition root: one application (event store), one thread pool for it, one event hub
+(one store subscription per process), the projection worker, health checking and reflection.
+SIGTERM and SIGINT stop it gracefully: health turns NOT_SERVING, in-flight calls finish within
+the grace period, then the store is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from projections import ProjectionWorker, standard_runners
+from service.application import PreferansApplication
+from service.auth import AuthInterceptor
+from service.config import StoreConfig
+from service.gen.preferans.v1 import game_pb2, game_pb2_grpc
+from service.hub import EventHub
+from service.logs import RequestIdInterceptor
+from service.servicer import GameServicer
+
+log = structlog.get_logger(__name__)
+SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+
+KEEPALIVE_OPTIONS = [
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    # Long streams are re-balanced across replicas behind a headless Service.
+    ("grpc.max_connection_age_ms", 30 * 60_000),
+    ("grpc.max_connection_age_grace_ms", 60_000),
+]
+
+
+@dataclass
+class Server:
+    server: grpc.aio.Server
+    port: int
+    app: PreferansApplication
+    hub: EventHub
+    executor: ThreadPoolExecutor
+    health: health.aio.HealthServicer
+    projections: ProjectionWorker | None = None
+    stopped: bool = field(default=False)
+
+    async def stop(self, grace: float = 5.0) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        self.hub.stop()
+        if self.projections is not None:
+            self.projections.stop()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.app.close()
+
+
+async def create_server(
+    store: StoreConfig,
+    address: str = "127.0.0.1:0",
+    *,
+    workers: int = 16,
+    run_projections: bool = True,
+) -> Server:
+    """Build and start a server on ``address`` (port 0 picks a free port)."""
+    env = dict(store.env)
+    if store.flavor == "postgres":
+        env.setdefault("POSTGRES_POOL_SIZE", str(workers + 2))
+        env.setdefault("POSTGRES_MAX_OVERFLOW", str(workers))
+    app = PreferansApplication(env)
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="app")
+    hub = EventHub()
+    hub.bind(asyncio.get_running_loop())
+    hub.follow(app.recorder)
+    projections = None
+    if run_projections:
+        projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
+        projections.start()
+    server = grpc.aio.server(
+        interceptors=[RequestIdInterceptor(), AuthInterceptor(app, executor)],
+        options=KEEPALIVE_OPTIONS,
+    )
+    game_pb2_grpc.add_GameServiceServicer_to_server(
+        GameServicer(app, executor, hub, projections), server
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    port = server.add_insecure_port(address)
+    await server.start()
+    log.info("serving", address=address, port=port, store=store.describe())
+    return Server(server, port, app, hub, executor, health_servicer, projections)
+
+
+async def serve(store: StoreConfig, address: str, *, workers: int = 16) -> None:
+    """Run until SIGTERM or SIGINT, then stop gracefully."""
+    running = await create_server(store, address, workers=workers)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping")
+    await running.stop(grace=10.0)
+    log.info("stopped")

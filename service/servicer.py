@@ -1,0 +1,293 @@
+"""The ``GameService`` servicer: convert, authorise, delegate to the application, convert back.
+
+The application is synchronous; every call into it runs in a bounded thread pool so the event
+loop never blocks. Errors are mapped to statuses in ``service.errors`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from grpc_status import rpc_status
+
+from domain.model import Game
+from projections import queries
+from projections.runner import ProjectionWorker
+from service.application import PreferansApplication
+from service.auth import caller_for
+from service.errors import BadInput, map_error
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import game_pb2_grpc
+from service.hub import EventHub
+from service.mapping import (
+    Visibility,
+    action_from_proto,
+    game_to_proto,
+    parse_game_name,
+    rules_from_proto,
+    scoresheet_to_proto,
+    seat_view_to_proto,
+    watch_message,
+)
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+MAX_WAIT_SECONDS = 5.0
+_STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
+SAFETY_POLL_SECONDS = 1.0
+
+
+class GameServicer(game_pb2_grpc.GameServiceServicer):
+    def __init__(
+        self,
+        app: PreferansApplication,
+        executor: ThreadPoolExecutor,
+        hub: EventHub,
+        projections: ProjectionWorker | None = None,
+    ) -> None:
+        self.app = app
+        self.executor = executor
+        self.hub = hub
+        self.projections = projections
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: fn(*args))
+
+    async def _fail(
+        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
+    ) -> None:
+        mapped = map_error(error)
+        if mapped is None:
+            log.exception("unexpected error", exc_info=error)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        else:
+            log.info("request refused", code=mapped.code.name, reason=mapped.status.message)
+            await context.abort_with_status(rpc_status.to_status(mapped.status))
+
+    async def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
+        caller = await caller_for(context, self.app, self.executor)
+        return caller.seat_in(game_id)
+
+    async def _game_at_least(self, game_id: uuid.UUID, min_version: int) -> Game:
+        deadline = time.monotonic() + MAX_WAIT_SECONDS
+        game = await self._run(self.app.get_game, game_id)
+        while game.version < min_version and time.monotonic() < deadline:
+            wake = self.hub.register(game_id)
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout=0.2)
+            finally:
+                self.hub.unregister(game_id, wake)
+            game = await self._run(self.app.get_game, game_id)
+        return game
+
+    # -- methods --------------------------------------------------------------------------
+
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.CreateGameResponse:
+        try:
+            if len(request.players) != 3:
+                raise BadInput("players", "a game needs exactly three players")
+            rules = rules_from_proto(request.rules)
+            players = [p.player_id for p in request.players]
+            created = await self._run(
+                lambda: self.app.create_game(
+                    players, request_id=request.request_id, rules=rules, league=request.league
+                )
+            )
+            game = await self._run(self.app.get_game, created.game_id)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        self._after_write(created.game_id)
+        return pb.CreateGameResponse(game=game_to_proto(game), seat_tokens=list(created.tokens))
+
+    async def JoinGame(
+        self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.JoinGameResponse:
+        try:
+            game_id = parse_game_name(request.name)
+            seat = await self._seat(context, game_id)
+            game = await self._run(self.app.get_game, game_id)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        return pb.JoinGameResponse(
+            seat=seat, player=pb.Player(player_id=game.players[seat]), game=game_to_proto(game)
+        )
+
+    async def GetGame(
+        self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetGameResponse:
+        try:
+            game = await self._run(self.app.get_game, parse_game_name(request.name))
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        return pb.GetGameResponse(game=game_to_proto(game))
+
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListGamesResponse:
+        try:
+            size = request.page_size or 50
+            if not 1 <= size <= 500:
+                raise BadInput("page_size", "page_size must be 1 to 500")
+            offset = _decode_page_token(request.page_token)
+            status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+            rows = await self._run(
+                lambda: queries.list_games(
+                    self.app.db,
+                    status=status.get(request.status),
+                    league=request.league or None,
+                    limit=size + 1,
+                    offset=offset,
+                )
+            )
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        more = len(rows) > size
+        games = [
+            pb.GameSummary(
+                name=f"games/{r['game_id']}",
+                player_ids=r["players"],
+                league=r["league"],
+                status=pb.GAME_STATUS_FINISHED
+                if r["status"] == "finished"
+                else pb.GAME_STATUS_PLAYING,
+                deal_number=r["deal_number"],
+                version=r["version"],
+                settlement=r["settlement"] or [],
+            )
+            for r in rows[:size]
+        ]
+        token = _encode_page_token(offset + size) if more else ""
+        return pb.ListGamesResponse(games=games, next_page_token=token)
+
+    async def GetSeatView(
+        self, request: pb.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetSeatViewResponse:
+        try:
+            game_id = parse_game_name(request.name)
+            seat = await self._seat(context, game_id)
+            game = await self._game_at_least(game_id, request.min_version)
+            view = seat_view_to_proto(game, seat)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        return pb.GetSeatViewResponse(view=view)
+
+    async def SubmitAction(
+        self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.SubmitActionResponse:
+        try:
+            game_id = parse_game_name(request.name)
+            seat = await self._seat(context, game_id)
+            if not request.HasField("action"):
+                raise BadInput("action", "the action is missing")
+            action = action_from_proto(request.action)
+            result = await self._run(
+                lambda: self.app.act(game_id, seat, action, request_id=request.request_id)
+            )
+            game = await self._run(self.app.get_game, game_id)
+            view = seat_view_to_proto(game, seat)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        if not result.replayed:
+            self._after_write(game_id)
+        return pb.SubmitActionResponse(version=result.version, replayed=result.replayed, view=view)
+
+    async def GetScoresheet(
+        self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetScoresheetResponse:
+        try:
+            game_id = parse_game_name(request.name)
+            game = await self._game_at_least(game_id, request.min_version)
+            sheet = scoresheet_to_proto(game)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        return pb.GetScoresheetResponse(scoresheet=sheet)
+
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        try:
+            game_id = parse_game_name(request.name)
+            seat = await self._seat(context, game_id)
+            heartbeat = request.heartbeat_seconds or 15
+            if not 1 <= heartbeat <= 300:
+                raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
+            last = request.from_version
+            current = await self._run(self.app.get_game, game_id)
+            if not 0 <= last <= current.version:
+                raise BadInput(
+                    "from_version", f"from_version must be 0 to {current.version} (the latest)"
+                )
+            replica: Game | None = (
+                None if last == 0 else await self._run(self.app.game_at, game_id, last)
+            )
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        wake = self.hub.register(game_id)
+        try:
+            quiet_since = time.monotonic()
+            while True:
+                wake.clear()
+                events = await self._run(self.app.game_events, game_id, last)
+                for event in events:
+                    before = Visibility(replica, seat)
+                    deal_before = replica.state.deal if replica is not None else None
+                    replica = event.mutate(replica)
+                    assert replica is not None
+                    yield watch_message(event, before, deal_before, replica, seat)
+                    last = event.originator_version
+                    quiet_since = time.monotonic()
+                if time.monotonic() - quiet_since >= heartbeat:
+                    yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
+                    quiet_since = time.monotonic()
+                timeout = min(SAFETY_POLL_SECONDS, heartbeat)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout=timeout)
+        finally:
+            self.hub.unregister(game_id, wake)
+
+    def _after_write(self, game_id: uuid.UUID) -> None:
+        self.hub.notify(game_id)
+        if self.projections is not None:
+            self.projections.poke()
+
+
+def _encode_page_token(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"offset:{offset}".encode()).decode()
+
+
+def _decode_page_token(token: str) -> int:
+    if not token:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(token.encode()).decode()
+        if not text.startswith("offset:"):
+            raise ValueError(text)
+        offset = int(text.removeprefix("offset:"))
+        if offset < 0:
+            raise ValueError(text)
+    except ValueError:
+        raise BadInput("page_token", "page_token is not one this server issued") from None
+    return offset

@@ -1,0 +1,66 @@
+"""A proto ``SeatView`` back into the rules core's ``SeatView``, for bots playing through the API.
+
+This proves the API carries everything a player needs: a bot that plays from the rules core's
+view plays identically from the API's.
+"""
+
+from __future__ import annotations
+
+from domain.rules import Bid, Card, Phase, Trick, mask_of, parse_action
+from domain.rules.actions import Action
+from domain.rules.state import ClaimState
+from domain.rules.view import SeatView
+from service.gen.preferans.v1 import game_pb2 as pb
+
+_PHASES = {getattr(pb, f"PHASE_{phase.name}"): phase for phase in Phase}
+
+
+def _mask(cards: object) -> int:
+    return mask_of(Card.parse(c) for c in cards)  # type: ignore[attr-defined]
+
+
+def _calls(calls: object) -> tuple[tuple[int, Action], ...]:
+    return tuple((c.seat, parse_action(c.call)) for c in calls)  # type: ignore[attr-defined]
+
+
+def view_from_proto(view: pb.SeatView) -> SeatView:
+    phase = _PHASES[view.phase]
+    hands: list[int | None] = [None, None, None]
+    hands[view.seat] = _mask(view.hand)
+    for other in view.visible_hands:
+        hands[other.seat] = _mask(other.cards)
+    talon = tuple(None if not c else int(Card.parse(c)) for c in view.talon) or (None, None)
+    history = tuple(
+        Trick(t.leader, tuple((p.seat, int(Card.parse(p.card))) for p in t.cards), t.winner)
+        for t in view.played_tricks
+    )
+    claim = None
+    if view.HasField("pending_claim"):
+        claim = ClaimState(view.claimant, tuple(view.pending_claim.tricks), 0, view.to_act)
+    in_play = phase is Phase.PLAY
+    return SeatView(
+        seat=view.seat,
+        dealer=view.dealer,
+        phase=phase,
+        to_act=view.to_act,
+        actor=view.actor,
+        hand=_mask(view.hand),
+        hands=tuple(hands),
+        dealt=None,
+        talon=(talon[0], talon[1]),
+        discard=_mask(view.discard) if view.discard else None,
+        auction=_calls(view.auction),
+        declarer=view.declarer,
+        bid=Bid.parse(view.winning_bid) if view.winning_bid else None,
+        contract=Bid.parse(view.contract) if view.contract else None,
+        whist_calls=_calls(view.whist_calls),
+        whisters=tuple(view.whisters),
+        open_defence=view.open_defence if view.HasField("open_defence") else None,
+        trick=tuple((p.seat, int(Card.parse(p.card))) for p in view.current_trick),
+        leader=view.leader,
+        history=history,
+        tricks=tuple(view.tricks),
+        claim=claim,
+        raspasy_streak=view.raspasy_streak,
+        legal=tuple(parse_action(a, cards_first=in_play) for a in view.legal_actions),
+    )
