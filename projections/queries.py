@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from projections.db import Database
+from projections.views import read_totals
 
 
 def seat_view(
@@ -31,20 +32,15 @@ def seat_view(
 def scoresheet(db: Database, game_id: str) -> dict[str, Any] | None:
     """Totals, the settlement (once finished) and every deal's sheet entry."""
     with db.reading() as c:
-        c.execute(
-            "SELECT version, players, pool, gora, whists, deals, settlement FROM "
-            "scoresheet_totals WHERE game_id = ?",
-            (game_id,),
-        )
-        row = c.fetchone()
-        if row is None:
+        totals = read_totals(c, game_id)
+        if totals is None:
             return None
         c.execute(
             "SELECT deal_number, kind, declarer, contract, tricks, entry FROM scoresheet_deals "
             "WHERE game_id = ? ORDER BY deal_number",
             (game_id,),
         )
-        deals = [
+        totals["entries"] = [
             {
                 "deal_number": d[0],
                 "kind": d[1],
@@ -55,16 +51,7 @@ def scoresheet(db: Database, game_id: str) -> dict[str, Any] | None:
             }
             for d in c.fetchall()
         ]
-    return {
-        "version": row[0],
-        "players": json.loads(row[1]),
-        "pool": json.loads(row[2]),
-        "gora": json.loads(row[3]),
-        "whists": json.loads(row[4]),
-        "deals": row[5],
-        "settlement": json.loads(row[6]) if row[6] else None,
-        "entries": deals,
-    }
+    return totals
 
 
 def list_games(

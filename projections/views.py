@@ -29,6 +29,27 @@ def topic(event: Any) -> str:
     return name.removeprefix(EVENT_PREFIX)
 
 
+def read_totals(c: Cursor, game_id: str) -> dict[str, Any] | None:
+    """A game's scoresheet totals as stored (``None`` if the game has none)."""
+    c.execute(
+        "SELECT version, players, pool, gora, whists, deals, settlement FROM "
+        "scoresheet_totals WHERE game_id = ?",
+        (game_id,),
+    )
+    row = c.fetchone()
+    if row is None:
+        return None
+    return {
+        "version": row[0],
+        "players": json.loads(row[1]),
+        "pool": json.loads(row[2]),
+        "gora": json.loads(row[3]),
+        "whists": json.loads(row[4]),
+        "deals": row[5],
+        "settlement": json.loads(row[6]) if row[6] else None,
+    }
+
+
 class SeatViews:
     """For each game, deal and seat: exactly what that seat may see now (all, once it ended)."""
 
@@ -109,23 +130,9 @@ class Scoresheet:
         totals = self._totals.get(game_id)
         if totals is None:
             with self.db.reading() as c:
-                c.execute(
-                    "SELECT version, players, pool, gora, whists, deals, settlement FROM "
-                    "scoresheet_totals WHERE game_id = ?",
-                    (str(game_id),),
-                )
-                row = c.fetchone()
-            if row is None:
+                totals = read_totals(c, str(game_id))
+            if totals is None:
                 raise LookupError(f"no scoresheet for game {game_id}")
-            totals = {
-                "version": row[0],
-                "players": json.loads(row[1]),
-                "pool": json.loads(row[2]),
-                "gora": json.loads(row[3]),
-                "whists": json.loads(row[4]),
-                "deals": row[5],
-                "settlement": json.loads(row[6]) if row[6] else None,
-            }
             self._totals[game_id] = totals
         return totals
 

@@ -27,6 +27,7 @@ from domain.model.codec import action_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import InvalidAction
 from projections.db import Database
+from service.groupcommit import GroupCommitter
 
 PLAYERS = 3
 
@@ -81,6 +82,9 @@ class PreferansApplication(Application[uuid.UUID]):
         self._locks: dict[uuid.UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._key = _load_or_create_key(self.db)
+        self._committer: GroupCommitter | None = None
+        if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
+            self._committer = GroupCommitter(self.save)
 
     # -- secrets derived from the server key ----------------------------------------------
 
@@ -117,21 +121,12 @@ class PreferansApplication(Application[uuid.UUID]):
         seed = self._seed(game_id)
         dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
         tokens = tuple(self._token(game_id, seat) for seat in range(PLAYERS))
+        asked = (list(players), rules, league, dealer)
         with self._lock(game_id):
             try:
-                existing: Game = self._load(game_id)
+                return self._created_before(game_id, request_id, asked, tokens)
             except GameNotFound:
                 pass
-            else:
-                # The game's id derives from this request id, so this request created it: a
-                # retry if it asked for the same game (as recorded in the creation event;
-                # nothing outside the events survives a reload).
-                first = self.game_events(game_id, limit=1)[0]
-                recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
-                if recorded != (list(players), rules, league, dealer):
-                    raise InvalidAction(f"request id {request_id!r} names another command")
-                version = existing.requests[request_id][1]
-                return CreatedGame(game_id, tokens, version, existing.seed_commitment)
             game = Game(
                 seat=-1,
                 request_id=request_id,
@@ -143,8 +138,29 @@ class PreferansApplication(Application[uuid.UUID]):
                 first_dealer=dealer,
             )
             game.deal_next(seed, request_id)
-            self._save(game)
+            try:
+                self._save(game)
+            except IntegrityError:
+                # Another replica created it at the same moment: the same answer if it is the
+                # same request, else a conflict.
+                self._evict(game_id)
+                return self._created_before(game_id, request_id, asked, tokens)
             return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
+
+    def _created_before(
+        self, game_id: uuid.UUID, request_id: str, asked: tuple[Any, ...], tokens: tuple[str, ...]
+    ) -> CreatedGame:
+        """The answer to a retried creation (``GameNotFound`` if the game does not exist).
+
+        The game's id derives from the request id, so this request created it: a retry if it
+        asked for the same game, as recorded in the creation event."""
+        existing: Game = self._load(game_id)
+        first = self.game_events(game_id, limit=1)[0]
+        recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
+        if recorded != asked:
+            raise InvalidAction(f"request id {request_id!r} names another command")
+        version = existing.requests[request_id][1]
+        return CreatedGame(game_id, tokens, version, existing.seed_commitment)
 
     def act(self, game_id: uuid.UUID, seat: int, action: Action, request_id: str) -> CommandResult:
         """One player's decision. Illegal actions raise the rules' errors and record nothing."""
@@ -214,6 +230,8 @@ class PreferansApplication(Application[uuid.UUID]):
         return None
 
     def close(self) -> None:
+        if self._committer is not None:
+            self._committer.close()
         self.db.close()
         super().close()
 
@@ -237,7 +255,10 @@ class PreferansApplication(Application[uuid.UUID]):
 
     def _save(self, game: Game) -> None:
         try:
-            self.save(game)
+            if self._committer is None:
+                self.save(game)
+            else:
+                self._committer.save(game.collect_events())
         except IntegrityError:
             raise
         except PersistenceError as exc:

@@ -33,8 +33,13 @@ class Caller:
     game_id: uuid.UUID | None = None
     seat: int = -1
     problem: str = "this call needs a seat token: send 'authorization: Bearer <token>'"
+    error: Exception | None = None
+    """The token could not be checked (e.g. the store is down): raised by ``seat_in``, so that
+    the method maps it to its status like any other error."""
 
     def seat_in(self, game_id: uuid.UUID) -> int:
+        if self.error is not None:
+            raise self.error
         if self.game_id is None:
             raise Unauthenticated(self.problem)
         if self.game_id != game_id:
@@ -93,7 +98,10 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             _CALLER.set(Caller())
         else:
             loop = asyncio.get_running_loop()
-            caller = await loop.run_in_executor(self.executor, verify, self.app, token)
+            try:
+                caller = await loop.run_in_executor(self.executor, verify, self.app, token)
+            except Exception as exc:  # raised by the method, which maps it to a status
+                caller = Caller(error=exc)
             _CALLER.set(caller)
         return await continuation(handler_call_details)
 

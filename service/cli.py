@@ -103,7 +103,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.server import serve
 
     configure(args.log_level)
-    asyncio.run(serve(store_config(args.store), f"{args.host}:{args.port}", workers=args.workers))
+    asyncio.run(
+        serve(
+            store_config(args.store),
+            f"{args.host}:{args.port}",
+            workers=args.workers,
+            run_projections=not args.no_projections,
+        )
+    )
     return 0
 
 
@@ -147,6 +154,39 @@ def cmd_bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_projections_run(args: argparse.Namespace) -> int:
+    """Keep projections caught up until SIGTERM/SIGINT."""
+    import signal
+    import threading
+
+    from projections import PROJECTION_NAMES, ProjectionWorker, standard_runners
+    from service.logs import configure
+
+    configure()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    app = _open_app(args.store)
+    worker = ProjectionWorker(
+        list(standard_runners(app, app.db, tuple(args.names) or PROJECTION_NAMES).values()),
+        interval=args.interval,
+    )
+    worker.start()
+    try:
+        stop.wait()
+    finally:
+        worker.stop()
+        app.close()
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A person plays a whole game against two bots through a server."""
+    from service.play import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -170,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=50051)
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
     srv.add_argument("--log-level", default="info")
+    srv.add_argument(
+        "--no-projections",
+        action="store_true",
+        help="do not run the projection worker in this process (run `pref projections run`)",
+    )
     srv.set_defaults(func=cmd_serve)
 
     bots = sub.add_parser("bots", help="bots play whole games through a server")
@@ -179,12 +224,25 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--league", default="")
     bots.set_defaults(func=cmd_bots)
 
+    play = sub.add_parser("play", help="play a game against two bots through a server")
+    play.add_argument("--server", default="127.0.0.1:50051")
+    play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    play.add_argument("--name", default="", help="your player id (default: your login)")
+    play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
+    play.set_defaults(func=cmd_play)
+
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)
     rebuild = proj_sub.add_parser("rebuild", help="drop and rebuild projections from the log")
     rebuild.add_argument("names", nargs="*", help="seat_views, scoresheet, games (default: all)")
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
+    run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
+    run.add_argument("names", nargs="*", help="seat_views, scoresheet, games (default: all)")
+    run.add_argument("--store", help=store_help)
+    run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
+    run.set_defaults(func=cmd_projections_run)
     return parser
 
 

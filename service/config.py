@@ -25,8 +25,10 @@ _POSTGRES_KEYS = (
     "POSTGRES_MAX_OVERFLOW",
     "POSTGRES_CONNECT_TIMEOUT",
     "POSTGRES_LOCK_TIMEOUT",
-    "POSTGRES_ENABLE_DB_FUNCTIONS",
 )
+# Not passed through: POSTGRES_ENABLE_DB_FUNCTIONS. The library's insert function takes no
+# table lock, so notification ids can become visible out of order and a reader tailing the log
+# (the projection runners) could skip events for good.
 
 
 class ConfigError(ValueError):

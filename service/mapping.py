@@ -231,6 +231,8 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         deal_number=game.state.deal_number,
         version=game.version,
     )
+    if game.deal_results:
+        out.previous_deal.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
     if deal is None:  # the game is over
         out.phase = pb.PHASE_SCORED
         out.to_act = out.actor = out.declarer = -1
@@ -283,6 +285,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     else:
         out.claimant = -1
     out.legal_actions.extend(str(a) for a in view.legal)
+    out.legal.extend(action_to_proto(a) for a in view.legal)
     if deal.result is not None:
         out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
     return out
@@ -295,6 +298,23 @@ def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
         )
         for s in range(len(entry["pool"]))
     ]
+
+
+def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
+    """A finished deal as the aggregate keeps it: result, sheet entry and every card."""
+    return pb.DealScoredEvent(
+        deal_number=result["number"],
+        kind=result["kind"],
+        declarer=result["declarer"],
+        contract=result["contract"],
+        tricks=result["tricks"],
+        entries=_rows(result["entry"]),
+        dealt_hands=[
+            pb.SeatCards(seat=s, cards=hand.split()) for s, hand in enumerate(result["dealt"])
+        ],
+        talon=result["talon"],
+        discard=result["discard"].split(),
+    )
 
 
 def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
@@ -398,22 +418,8 @@ def watch_message(
             )
         )
     elif name == "DealScored":
-        final = deal_before
-        scored = pb.DealScoredEvent(
-            deal_number=event.number,
-            kind=event.kind,
-            declarer=event.declarer,
-            contract=event.contract,
-            tricks=event.tricks,
-            entries=_rows(event.entry),
-        )
-        if final is not None:
-            scored.dealt_hands.extend(
-                pb.SeatCards(seat=s, cards=_cards(h)) for s, h in enumerate(final.dealt)
-            )
-            scored.talon.extend(str(Card(c)) for c in final.talon)
-            scored.discard.extend(_cards(final.discard))
-        out.deal_scored.CopyFrom(scored)
+        # The game after the event keeps the finished deal with every card (all public now).
+        out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
     elif name == "GameFinished":
         out.game_finished.CopyFrom(
             pb.GameFinishedEvent(seed_hex=event.seed, settlement=list(event.settlement))

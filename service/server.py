@@ -107,9 +107,11 @@ async def create_server(
     return Server(server, port, app, hub, executor, health_servicer, projections)
 
 
-async def serve(store: StoreConfig, address: str, *, workers: int = 16) -> None:
+async def serve(
+    store: StoreConfig, address: str, *, workers: int = 16, run_projections: bool = True
+) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
-    running = await create_server(store, address, workers=workers)
+    running = await create_server(store, address, workers=workers, run_projections=run_projections)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -44,6 +45,27 @@ log = structlog.get_logger(__name__)
 MAX_WAIT_SECONDS = 5.0
 _STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
 SAFETY_POLL_SECONDS = 1.0
+
+
+Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+
+
+def refusing(method: Handler) -> Handler:
+    """Turn a unary method's errors into statuses (``service.errors``), in one place."""
+
+    @functools.wraps(method)
+    async def wrapper(
+        self: GameServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Any:
+        try:
+            return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+
+    return wrapper
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -95,71 +117,59 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
     # -- methods --------------------------------------------------------------------------
 
+    @refusing
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.CreateGameResponse:
-        try:
-            if len(request.players) != 3:
-                raise BadInput("players", "a game needs exactly three players")
-            rules = rules_from_proto(request.rules)
-            players = [p.player_id for p in request.players]
-            created = await self._run(
-                lambda: self.app.create_game(
-                    players, request_id=request.request_id, rules=rules, league=request.league
-                )
+        if len(request.players) != 3:
+            raise BadInput("players", "a game needs exactly three players")
+        rules = rules_from_proto(request.rules)
+        players = [p.player_id for p in request.players]
+        created = await self._run(
+            lambda: self.app.create_game(
+                players, request_id=request.request_id, rules=rules, league=request.league
             )
-            game = await self._run(self.app.get_game, created.game_id)
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        )
+        game = await self._run(self.app.get_game, created.game_id)
         self._after_write(created.game_id)
         return pb.CreateGameResponse(game=game_to_proto(game), seat_tokens=list(created.tokens))
 
+    @refusing
     async def JoinGame(
         self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.JoinGameResponse:
-        try:
-            game_id = parse_game_name(request.name)
-            seat = await self._seat(context, game_id)
-            game = await self._run(self.app.get_game, game_id)
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        game = await self._run(self.app.get_game, game_id)
         return pb.JoinGameResponse(
             seat=seat, player=pb.Player(player_id=game.players[seat]), game=game_to_proto(game)
         )
 
+    @refusing
     async def GetGame(
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetGameResponse:
-        try:
-            game = await self._run(self.app.get_game, parse_game_name(request.name))
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        game = await self._game_at_least(parse_game_name(request.name), request.min_version)
         return pb.GetGameResponse(game=game_to_proto(game))
 
+    @refusing
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGamesResponse:
-        try:
-            size = request.page_size or 50
-            if not 1 <= size <= 500:
-                raise BadInput("page_size", "page_size must be 1 to 500")
-            offset = _decode_page_token(request.page_token)
-            status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
-            rows = await self._run(
-                lambda: queries.list_games(
-                    self.app.db,
-                    status=status.get(request.status),
-                    league=request.league or None,
-                    limit=size + 1,
-                    offset=offset,
-                )
+        size = request.page_size or 50
+        if not 1 <= size <= 500:
+            raise BadInput("page_size", "page_size must be 1 to 500")
+        offset = _decode_page_token(request.page_token)
+        status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+        rows = await self._run(
+            lambda: queries.list_games(
+                self.app.db,
+                status=status.get(request.status),
+                league=request.league or None,
+                limit=size + 1,
+                offset=offset,
             )
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        )
         more = len(rows) > size
         games = [
             pb.GameSummary(
@@ -178,50 +188,41 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         token = _encode_page_token(offset + size) if more else ""
         return pb.ListGamesResponse(games=games, next_page_token=token)
 
+    @refusing
     async def GetSeatView(
         self, request: pb.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetSeatViewResponse:
-        try:
-            game_id = parse_game_name(request.name)
-            seat = await self._seat(context, game_id)
-            game = await self._game_at_least(game_id, request.min_version)
-            view = seat_view_to_proto(game, seat)
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        game = await self._game_at_least(game_id, request.min_version)
+        view = seat_view_to_proto(game, seat)
         return pb.GetSeatViewResponse(view=view)
 
+    @refusing
     async def SubmitAction(
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.SubmitActionResponse:
-        try:
-            game_id = parse_game_name(request.name)
-            seat = await self._seat(context, game_id)
-            if not request.HasField("action"):
-                raise BadInput("action", "the action is missing")
-            action = action_from_proto(request.action)
-            result = await self._run(
-                lambda: self.app.act(game_id, seat, action, request_id=request.request_id)
-            )
-            game = await self._run(self.app.get_game, game_id)
-            view = seat_view_to_proto(game, seat)
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        if not request.HasField("action"):
+            raise BadInput("action", "the action is missing")
+        action = action_from_proto(request.action)
+        result = await self._run(
+            lambda: self.app.act(game_id, seat, action, request_id=request.request_id)
+        )
+        game = await self._run(self.app.get_game, game_id)
+        view = seat_view_to_proto(game, seat)
         if not result.replayed:
             self._after_write(game_id)
         return pb.SubmitActionResponse(version=result.version, replayed=result.replayed, view=view)
 
+    @refusing
     async def GetScoresheet(
         self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetScoresheetResponse:
-        try:
-            game_id = parse_game_name(request.name)
-            game = await self._game_at_least(game_id, request.min_version)
-            sheet = scoresheet_to_proto(game)
-        except Exception as exc:
-            await self._fail(context, exc)
-            raise
+        game_id = parse_game_name(request.name)
+        game = await self._game_at_least(game_id, request.min_version)
+        sheet = scoresheet_to_proto(game)
         return pb.GetScoresheetResponse(scoresheet=sheet)
 
     async def WatchGame(

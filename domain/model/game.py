@@ -397,15 +397,21 @@ class Game(Aggregate):
         score: dict[str, Any],
         entry: dict[str, Any],
     ) -> None:
+        final = self.state.deal
+        assert final is not None
         self.state, _, _ = finish_deal(self.state)
         self.deal_results.append(
             {
                 "number": number,
+                "dealer": final.dealer,
                 "kind": kind,
                 "declarer": declarer,
                 "contract": contract,
                 "tricks": list(tricks),
                 "entry": entry,
+                "dealt": [card_list(hand) for hand in final.dealt],
+                "talon": [str(Card(c)) for c in final.talon],
+                "discard": card_list(final.discard),
             }
         )
         self._note(request_id)

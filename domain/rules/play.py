@@ -36,6 +36,7 @@ from domain.rules.state import (
 )
 
 TRICKS = 10
+_new = tuple.__new__  # builds a NamedTuple without its keyword-parsing constructor
 
 
 def trump_of(state: DealState) -> int:
@@ -169,17 +170,18 @@ def play_card(state: DealState, card: int) -> DealState:
         # Misère led by the declarer: the defence opens after that lead (§1.8).
         open_hands |= ((1 << len(hands)) - 1) & ~(1 << state.declarer)
     if len(trick) < len(hands):
-        new_play = PlayState(new_hands, trick, play.leader, play.tricks, history)
+        new_play = _new(PlayState, (new_hands, trick, play.leader, play.tricks, history))
         return with_play(state, new_play, (seat + 1) % len(hands), open_hands)
     winner = trick_winner(state, trick)
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
-    history = (*history, Trick(play.leader, trick, winner))
+    history = (*history, _new(Trick, (play.leader, trick, winner)))
     if len(history) < 3 and state.declarer < 0:
         leader = first_hand(state.dealer, len(hands))
     else:
         leader = winner
-    state = with_play(state, PlayState(new_hands, (), leader, tricks, history), leader, open_hands)
+    new_play = _new(PlayState, (new_hands, (), leader, tricks, history))
+    state = with_play(state, new_play, leader, open_hands)
     if len(history) == TRICKS:
         return finish(state, _played_kind(state))
     return state

@@ -36,7 +36,8 @@ class GameServiceStub:
     (GetGame, ListGames, GetScoresheet) need no token.
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer.
+    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
+    find your call in the server's logs (any call may send one; the server makes one up if not).
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
@@ -107,7 +108,8 @@ class GameServiceServicer:
     (GetGame, ListGames, GetScoresheet) need no token.
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer.
+    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
+    find your call in the server's logs (any call may send one; the server makes one up if not).
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
@@ -244,7 +246,8 @@ class GameService:
     (GetGame, ListGames, GetScoresheet) need no token.
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer.
+    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
+    find your call in the server's logs (any call may send one; the server makes one up if not).
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);

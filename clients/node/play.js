@@ -1,0 +1,296 @@
+#!/usr/bin/env node
+// A small Node.js client of the Preferans gRPC API (no Python involved): it loads the public
+// contract proto/preferans/v1/game.proto at run time, creates a game for three players, plays
+// one full deal through the API with a simple random policy, shows the error model once (an
+// illegal move answers FAILED_PRECONDITION) and prints the first deal of the scoresheet.
+//
+//   node play.js [HOST:PORT]        (or PREF_SERVER=HOST:PORT; default 127.0.0.1:50051)
+//
+// Exit status: 0 when the deal was played and scored, 1 on any gRPC error or check failure.
+'use strict';
+
+const path = require('node:path');
+const crypto = require('node:crypto');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const OVERALL_TIMEOUT_MS = Number(process.env.PREF_TIMEOUT_MS || 60_000);
+const CALL_DEADLINE_MS = 10_000;
+const MAX_ACTIONS = 500; // a deal needs about 40 decisions; this only guards against a loop
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
+const PROTO_FILE = path.join(PROTO_ROOT, 'preferans', 'v1', 'game.proto');
+
+const address = process.argv[2] || process.env.PREF_SERVER || '127.0.0.1:50051';
+
+const overall = setTimeout(() => {
+  console.error(`timeout: no result after ${OVERALL_TIMEOUT_MS / 1000} s (server ${address})`);
+  process.exit(1);
+}, OVERALL_TIMEOUT_MS);
+
+// ---------------------------------------------------------------------------------------
+// The contract, loaded from the .proto file (no generated code).
+
+const definition = protoLoader.loadSync(PROTO_FILE, {
+  keepCase: true,
+  longs: Number,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_ROOT],
+});
+const proto = grpc.loadPackageDefinition(definition);
+const GameService = proto.preferans.v1.GameService;
+const client = new GameService(address, grpc.credentials.createInsecure());
+
+function call(method, request, token) {
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  // The server logs every call under the `x-request-id` metadata (its own id otherwise); send
+  // the command's request_id there too so both ends' logs line up.
+  if (request.request_id) metadata.set('x-request-id', request.request_id);
+  const deadline = new Date(Date.now() + CALL_DEADLINE_MS);
+  return new Promise((resolve, reject) => {
+    client[method](request, metadata, { deadline }, (err, response) => {
+      if (err) {
+        err.method = method;
+        reject(err);
+      } else {
+        resolve(response);
+      }
+    });
+  });
+}
+
+const newRequestId = () => `node-${crypto.randomUUID()}`;
+
+// ---------------------------------------------------------------------------------------
+// Error details: the server sends a google.rpc.Status in the `grpc-status-details-bin`
+// trailer. Its protos are not part of the contract file, so decode the few fields needed
+// (Status.details → Any → google.rpc.ErrorInfo {reason, domain, metadata}) from the wire format.
+
+function readFields(buf) {
+  const fields = [];
+  let i = 0;
+  const varint = () => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const b = buf[i++];
+      result += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return result;
+      shift += 7;
+    }
+  };
+  while (i < buf.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key & 7;
+    if (wire === 0) fields.push([field, varint()]);
+    else if (wire === 2) {
+      const len = varint();
+      fields.push([field, buf.subarray(i, i + len)]);
+      i += len;
+    } else if (wire === 1) i += 8;
+    else if (wire === 5) i += 4;
+    else throw new Error(`unsupported wire type ${wire}`);
+  }
+  return fields;
+}
+
+function errorInfo(err) {
+  const raw = err.metadata && err.metadata.get('grpc-status-details-bin')[0];
+  if (!raw) return null;
+  try {
+    for (const [field, any] of readFields(Buffer.from(raw))) {
+      if (field !== 3) continue; // Status.details
+      const parts = Object.fromEntries(readFields(any)); // Any {type_url = 1, value = 2}
+      if (!String(parts[1]).endsWith('/google.rpc.ErrorInfo')) continue;
+      const info = { reason: '', domain: '', metadata: {} };
+      for (const [f, v] of readFields(parts[2] || Buffer.alloc(0))) {
+        if (f === 1) info.reason = v.toString('utf8');
+        else if (f === 2) info.domain = v.toString('utf8');
+        else if (f === 3) {
+          const entry = Object.fromEntries(readFields(v));
+          info.metadata[String(entry[1] || '')] = String(entry[2] || '');
+        }
+      }
+      return info;
+    }
+  } catch (e) {
+    return null;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------
+// The policy: a random legal choice, never a claim, passing often in the auction.
+
+function pick(list) {
+  return list[crypto.randomInt(list.length)];
+}
+
+function chooseAction(view) {
+  const legal = view.legal_actions.filter((a) => !a.startsWith('claim'));
+  if (legal.length === 0) throw new Error(`seat ${view.seat} has only claims: ${view.legal_actions}`);
+  if (view.phase === 'PHASE_BIDDING' && legal.includes('pass') && crypto.randomInt(3) > 0) {
+    return 'pass';
+  }
+  if (view.phase === 'PHASE_BIDDING') {
+    // Not misère (only to keep most deals ordinary), and the cheapest call otherwise.
+    const calls = legal.filter((a) => a !== 'misère');
+    return calls.find((a) => a !== 'pass') || calls[0] || legal[0];
+  }
+  if (view.phase === 'PHASE_CONTRACT') return legal[0]; // the lowest contract allowed
+  return pick(legal);
+}
+
+function toProtoAction(notation, phase) {
+  switch (notation) {
+    case 'pass':
+      return { pass: {} };
+    case 'here':
+      return { here: {} };
+    case 'whist':
+      return { whist: {} };
+    case 'half-whist':
+      return { half_whist: {} };
+    case 'take talon':
+      return { take_talon: {} };
+    case 'open':
+      return { choose_defence: { open: true } };
+    case 'closed':
+      return { choose_defence: { open: false } };
+    case 'accept':
+      return { accept_claim: {} };
+    case 'reject':
+      return { reject_claim: {} };
+    default:
+      break;
+  }
+  if (notation.startsWith('discard ')) return { discard: { cards: notation.split(' ').slice(1) } };
+  if (notation.startsWith('declare ')) return { declare: notation.slice('declare '.length) };
+  if (notation.startsWith('claim ')) {
+    return { claim: { tricks: notation.slice('claim '.length).split('-').map(Number) } };
+  }
+  if (phase === 'PHASE_PLAY') return { play_card: notation };
+  return { bid: notation };
+}
+
+// ---------------------------------------------------------------------------------------
+
+function describeView(view) {
+  return `deal ${view.deal_number}, ${view.phase.replace('PHASE_', '').toLowerCase()}`;
+}
+
+async function main() {
+  console.log(`server ${address}, contract ${path.relative(process.cwd(), PROTO_FILE)}`);
+
+  // 1. Create a game: three players, the default rules; one secret token per seat.
+  const created = await call('CreateGame', {
+    players: ['node-a', 'node-b', 'node-c'].map((id) => ({ player_id: id, display_name: id })),
+    rules: { name: 'default' },
+    request_id: newRequestId(),
+  });
+  const name = created.game.name;
+  const tokens = created.seat_tokens;
+  if (tokens.length !== 3) throw new Error(`expected 3 seat tokens, got ${tokens.length}`);
+  console.log(`created ${name} (deal ${created.game.deal_number}, dealer seat ${created.game.dealer}, ` +
+    `seed commitment ${created.game.seed_commitment.slice(0, 16)}…)`);
+  for (let seat = 0; seat < 3; seat++) {
+    const joined = await call('JoinGame', { name }, tokens[seat]);
+    if (joined.seat !== seat) throw new Error(`token ${seat} joined seat ${joined.seat}`);
+  }
+
+  const view = (seat, minVersion) =>
+    call('GetSeatView', { name, min_version: minVersion }, tokens[seat]).then((r) => r.view);
+
+  // 2. Play until the deal number advances (or the game is over).
+  let version = Number(created.game.version);
+  let shownError = false;
+  let actions = 0;
+  let lastView = null;
+  for (;;) {
+    if (actions > MAX_ACTIONS) throw new Error(`no end of the deal after ${MAX_ACTIONS} actions`);
+    const game = (await call('GetGame', { name })).game;
+    const first = await view(0, version);
+    if (game.status === 'GAME_STATUS_FINISHED' || game.deal_number >= 2 || first.deal_number >= 2) {
+      break;
+    }
+    if (first.actor < 0) {
+      // Nobody to act in deal 1: the deal is scored and the next is being dealt; read again.
+      version = Math.max(version, Number(game.version));
+      await new Promise((r) => setTimeout(r, 50));
+      continue;
+    }
+    const actor = first.actor;
+    const actorView = actor === 0 ? first : await view(actor, version);
+    if (actorView.legal_actions.length === 0) {
+      throw new Error(`seat ${actor} is the actor but has no legal actions (${describeView(actorView)})`);
+    }
+    lastView = actorView;
+
+    if (!shownError && actorView.phase === 'PHASE_BIDDING') {
+      // 3. The error model, once: a card during the auction is against the rules.
+      const card = actorView.hand[0];
+      try {
+        await call('SubmitAction', { name, action: { play_card: card }, request_id: newRequestId() },
+          tokens[actor]);
+        throw new Error('an illegal card during the auction was accepted');
+      } catch (err) {
+        if (err.code !== grpc.status.FAILED_PRECONDITION) throw err;
+        const info = errorInfo(err);
+        console.log(`illegal move (seat ${actor} plays ${card} in the auction) → ` +
+          `${grpc.status[err.code]} (${err.code}): ${err.details}`);
+        if (info) {
+          console.log(`  ErrorInfo reason ${info.reason}, allowed: ${info.metadata.allowed}`);
+        }
+      }
+      shownError = true;
+    }
+
+    const choice = chooseAction(actorView);
+    const action = toProtoAction(choice, actorView.phase);
+    const response = await call('SubmitAction', { name, action, request_id: newRequestId() },
+      tokens[actor]);
+    version = Number(response.version);
+    actions += 1;
+    if (actorView.phase !== 'PHASE_PLAY') {
+      console.log(`  seat ${actor} [${describeView(actorView)}] ${choice}`);
+    }
+  }
+
+  // 4. The first deal on the scoresheet.
+  const sheet = (await call('GetScoresheet', { name, min_version: version })).scoresheet;
+  const deal = sheet.deals.find((d) => d.deal_number === 1);
+  if (!deal) throw new Error('the scoresheet has no entry for deal 1');
+  if (deal.entries.length !== 3) throw new Error(`deal 1 has ${deal.entries.length} entries, not 3`);
+  const final = await call('GetGame', { name });
+  console.log(`deal 1 played in ${actions} actions; the game is now at deal ${final.game.deal_number}, ` +
+    `version ${final.game.version}, status ${final.game.status}`);
+  const played = deal.tricks.some((t) => t > 0);
+  console.log(`deal 1: ${deal.kind}` +
+    (deal.declarer >= 0 && deal.contract ? `, declarer seat ${deal.declarer}, contract ${deal.contract}` : '') +
+    (played ? `, tricks by seat ${deal.tricks.join('-')}` : ', not played out (no whist)'));
+  const players = created.game.players.map((p) => p.player_id);
+  for (const row of deal.entries) {
+    console.log(`  seat ${row.seat} (${players[row.seat]}): pool ${row.pool}, gora ${row.gora}, ` +
+      `whists ${row.whists.join(' / ')}`);
+  }
+  console.log(`totals: ${sheet.totals.map((r) => `seat ${r.seat} pool ${r.pool} gora ${r.gora}`).join('; ')}`);
+  if (lastView === null) throw new Error('no action was played');
+}
+
+main()
+  .then(() => {
+    clearTimeout(overall);
+    client.close();
+    process.exit(0);
+  })
+  .catch((err) => {
+    if (typeof err.code === 'number' && err.method) {
+      console.error(`gRPC error in ${err.method}: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
+    } else {
+      console.error(`error: ${err.message}`);
+    }
+    process.exit(1);
+  });

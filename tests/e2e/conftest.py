@@ -1,0 +1,278 @@
+"""Fixtures of the end-to-end tests: a REAL gRPC server on port 0, real channels, real stores.
+
+The server runs in a background thread with its own asyncio loop (``grpc.aio``), exactly as
+``pref serve`` runs it; the tests talk to it with the synchronous ``service.client.GameClient``
+from the test thread. PostgreSQL is real (``tests.integration.conftest`` explains where it is
+expected); each test gets a fresh schema, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from psycopg import sql
+
+from service.application import PreferansApplication
+from service.client import GameClient
+from service.config import StoreConfig, postgres_store, sqlite_store
+from service.server import Server, create_server
+from tests.integration.conftest import POSTGRES_URL, _admin_connection
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT = 30.0
+
+
+class ServerThread:
+    """``create_server`` running in its own thread and event loop, until ``stop()``."""
+
+    def __init__(self, store: StoreConfig, *, workers: int = 8) -> None:
+        self.store = store
+        self.workers = workers
+        self.server: Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="e2e-server", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:  # reported by start()
+            self._error = exc
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        self.server = await create_server(self.store, "127.0.0.1:0", workers=self.workers)
+        self._ready.set()
+        try:
+            await self._stop.wait()
+        finally:
+            await self.server.stop(grace=1.0)
+
+    def start(self) -> ServerThread:
+        self._thread.start()
+        if not self._ready.wait(START_TIMEOUT):
+            raise TimeoutError("the server did not start")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def app(self) -> PreferansApplication:
+        assert self.server is not None
+        return self.server.app
+
+    def stop(self) -> None:
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+        self._thread.join(timeout=30)
+        assert not self._thread.is_alive(), "the server thread did not stop"
+
+
+ServerFactory = Callable[[StoreConfig], ServerThread]
+"""``start_server(store)``: a new server on that store, stopped at teardown."""
+
+
+@contextlib.contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema of the real PostgreSQL server (its URL), dropped afterwards."""
+    schema = f"e2e_{uuid.uuid4().hex[:10]}"
+    with _admin_connection() as admin:
+        admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    try:
+        yield f"{POSTGRES_URL}?schema={schema}"
+    finally:
+        with _admin_connection() as admin:
+            admin.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+            )
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """The URL (``postgresql://…?schema=…``) of a fresh PostgreSQL schema."""
+    with postgres_schema() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreConfig]:
+    """A fresh, empty store: an SQLite file, or a schema of the real PostgreSQL."""
+    if request.param == "sqlite":
+        yield sqlite_store(str(tmp_path / "events.sqlite"))
+        return
+    with postgres_schema() as url:
+        yield postgres_store(url)
+
+
+@pytest.fixture
+def sqlite_only(tmp_path: Path) -> StoreConfig:
+    return sqlite_store(str(tmp_path / "events.sqlite"))
+
+
+@pytest.fixture
+def start_server() -> Iterator[ServerFactory]:
+    """Start servers; request it AFTER the store's fixture, so that the servers stop before
+    their store is removed."""
+    started: list[ServerThread] = []
+
+    def factory(store: StoreConfig) -> ServerThread:
+        running = ServerThread(store).start()
+        started.append(running)
+        return running
+
+    yield factory
+    for running in reversed(started):
+        running.stop()
+
+
+@pytest.fixture
+def server(store: StoreConfig, start_server: ServerFactory) -> ServerThread:
+    """One server on the test's store (SQLite and PostgreSQL)."""
+    return start_server(store)
+
+
+@pytest.fixture
+def client(server: ServerThread) -> Iterator[GameClient]:
+    game_client = GameClient(server.address)
+    yield game_client
+    game_client.close()
+
+
+@pytest.fixture
+def open_app() -> Iterator[Callable[[StoreConfig], PreferansApplication]]:
+    """Applications opened by the test itself on a server's store (to read the log)."""
+    opened: list[PreferansApplication] = []
+
+    def factory(store: StoreConfig) -> PreferansApplication:
+        application = PreferansApplication(store.env)
+        opened.append(application)
+        return application
+
+    yield factory
+    for application in opened:
+        application.close()
+
+
+# ----------------------------------------------------------------------------------------
+# `pref serve` subprocesses
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+class ServeProcess:
+    """A real ``pref serve`` process on a free port."""
+
+    def __init__(self, store: str, log_path: Path) -> None:
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self._log = log_path.open("wb")
+        pref = Path(sys.executable).with_name("pref")
+        self.process = subprocess.Popen(
+            [
+                str(pref),
+                "serve",
+                "--store",
+                store,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--workers",
+                "4",
+                "--log-level",
+                "warning",
+            ],
+            cwd=REPO,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+
+    def wait_serving(self, timeout: float = START_TIMEOUT) -> None:
+        """Until the standard health check answers SERVING."""
+        deadline = time.monotonic() + timeout
+        with grpc.insecure_channel(self.address) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            while True:
+                if self.process.poll() is not None:
+                    raise AssertionError(f"pref serve exited early: {self.output()}")
+                try:
+                    answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+                    if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                        return
+                except grpc.RpcError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"pref serve did not start: {self.output()}")
+                time.sleep(0.1)
+
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def terminate(self, timeout: float = 15.0) -> int:
+        """SIGTERM, then the exit code (killed if it does not stop in time)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            code = self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+            raise
+        finally:
+            self._log.close()
+        return code
+
+
+@pytest.fixture
+def serve_process(tmp_path: Path) -> Iterator[Callable[[str], ServeProcess]]:
+    """Start ``pref serve`` processes; each is stopped (SIGTERM, else killed) at teardown."""
+    started: list[ServeProcess] = []
+
+    def factory(store: str) -> ServeProcess:
+        running = ServeProcess(store, tmp_path / f"serve-{len(started)}.log")
+        started.append(running)
+        running.wait_serving()
+        return running
+
+    yield factory
+    for running in started:
+        if running.process.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                running.terminate()

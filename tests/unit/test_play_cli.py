@@ -1,0 +1,235 @@
+"""``pref play`` (service/play.py): the pure table renderer, the input parser, and one whole game
+played through a real gRPC server with scripted input."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console, RenderableType
+
+from domain.rules import (
+    PASS,
+    Bid,
+    Call,
+    Card,
+    Declare,
+    Discard,
+    PlayCard,
+    parse_action,
+)
+from service.application import PreferansApplication
+from service.client import GameClient
+from service.config import sqlite_store
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.mapping import seat_view_to_proto
+from service.play import parse_choice, play_game, render_view
+from service.server import Server, create_server
+
+SUITS = "♠♣♦♥"
+RANK = r"(?:10|[7-9JQKA])"
+GROUPED = re.compile(rf"([{SUITS}])((?: {RANK})+)")
+SINGLE = re.compile(rf"(?<![0-9])({RANK})([{SUITS}])")
+
+
+def text_of(renderable: RenderableType, width: int = 160) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
+    console.print(renderable)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    assert isinstance(out, str)
+    return out
+
+
+def cards_shown(text: str) -> set[Card]:
+    """Every card the text shows, grouped by suit (``♠ A K 9``) or alone (``10♥``)."""
+    shown = {Card.parse(rank + suit) for rank, suit in SINGLE.findall(text)}
+    for suit, ranks in GROUPED.findall(text):
+        shown |= {Card.parse(rank + suit) for rank in ranks.split()}
+    return shown
+
+
+@pytest.fixture(scope="module")
+def dealt_views(tmp_path_factory: pytest.TempPathFactory) -> list[pb.SeatView]:
+    """The three seats' views of a real first deal (from the application, as the server sends)."""
+    store = sqlite_store(str(tmp_path_factory.mktemp("views") / "events.sqlite"))
+    app = PreferansApplication(store.env)
+    try:
+        created = app.create_game(["ann", "bob", "cid"], "render-test")
+        game = app.get_game(created.game_id)
+        return [seat_view_to_proto(game, seat) for seat in range(3)]
+    finally:
+        app.close()
+
+
+# --- the renderer -------------------------------------------------------------------------
+
+
+def test_render_shows_own_hand_and_hides_the_others(dealt_views: list[pb.SeatView]) -> None:
+    for view in dealt_views:
+        own = {Card.parse(c) for c in view.hand}
+        assert len(own) == 10
+        text = text_of(render_view(view, names=["ann", "bob", "cid"]))
+        assert cards_shown(text) == own, text
+        for other in dealt_views:
+            if other.seat != view.seat:
+                assert not cards_shown(text) & {Card.parse(c) for c in other.hand}
+        assert "10 cards, hidden" in text
+        assert "ann" in text and "bob" in text and "cid" in text
+
+
+def test_render_numbers_the_legal_actions_only_on_your_turn(
+    dealt_views: list[pb.SeatView],
+) -> None:
+    on_turn = next(v for v in dealt_views if v.actor == v.seat)
+    text = text_of(render_view(on_turn))
+    assert on_turn.legal_actions[0] == "pass"
+    for number, action in enumerate(on_turn.legal_actions, start=1):
+        assert f"{number}. {action}" in text
+    assert "Your move" in text and "q quits" in text
+    waiting = next(v for v in dealt_views if v.actor != v.seat)
+    assert "Your move" not in text_of(render_view(waiting))
+
+
+def test_render_open_hands_trick_contract_and_scoresheet() -> None:
+    view = pb.SeatView(
+        name="games/x",
+        seat=1,
+        deal_number=3,
+        dealer=2,
+        phase=pb.PHASE_PLAY,
+        to_act=0,
+        actor=1,
+        hand=["7♠", "A♥"],
+        visible_hands=[pb.SeatCards(seat=0, cards=["K♦", "10♣"])],
+        talon=["J♦", "9♦"],
+        auction=[pb.Call(seat=0, call="pass"), pb.Call(seat=1, call="pass")],
+        declarer=2,
+        winning_bid="6♠",
+        contract="6♣",
+        whist_calls=[pb.Call(seat=0, call="pass"), pb.Call(seat=1, call="whist")],
+        whisters=[1],
+        open_defence=True,
+        current_trick=[pb.PlayedCard(seat=2, card="Q♣")],
+        last_trick=pb.Trick(
+            leader=2, winner=2, cards=[pb.PlayedCard(seat=s, card=c) for s, c in ((2, "A♣"),)]
+        ),
+        tricks=[0, 1, 7],
+        tricks_played=8,
+        legal_actions=["10♣"],
+    )
+    sheet = pb.Scoresheet(
+        totals=[pb.ScoresheetRow(seat=s, pool=s, gora=10 * s, whists=[0, 4, 0]) for s in range(3)]
+    )
+    text = text_of(render_view(view, sheet, pool_target=20))
+    assert cards_shown(text) == {Card.parse(c) for c in ("7♠", "A♥", "K♦", "10♣", "J♦", "9♦")} | {
+        Card.parse("Q♣"),
+        Card.parse("A♣"),
+    }
+    assert "(open)" in text and "A's hand — you play it" in text
+    assert "C plays 6♣" in text and "defence: open" in text
+    assert "pool to 20" in text and "whists on B" in text
+    assert "1. 10♣" in text
+
+
+# --- input --------------------------------------------------------------------------------
+
+
+def test_parse_choice_numbers_pick_from_the_legal_actions() -> None:
+    legal = ["pass", "misère", "6♠"]
+    assert parse_choice("1", legal).action == PASS
+    assert parse_choice(" 3 ", legal).action == parse_action("6♠")
+    assert parse_choice("0", legal).error == "choose a number from 1 to 3"
+    assert parse_choice("4", legal).error == "choose a number from 1 to 3"
+    assert parse_choice("1", []).error
+
+
+def test_parse_choice_reads_notation_and_ascii() -> None:
+    assert parse_choice("6♠", []).action == parse_action("6♠")
+    assert parse_choice("6s", []).action == parse_action("6♠")
+    assert parse_choice("7NT", []).action == parse_action("7NT")
+    assert isinstance(parse_choice("misere", []).action, Call)
+    assert parse_choice("Pass", []).action == PASS
+    # During play a card is a card; in the auction "10♥" is the bid.
+    assert parse_choice("10♥", [], in_play=True).action == PlayCard(Card.parse("10♥"))
+    assert parse_choice("Th", [], in_play=True).action == PlayCard(Card.parse("10♥"))
+    assert isinstance(parse_choice("10♥", []).action, Call)
+    discard = Discard((Card.parse("7♣"), Card.parse("8♦")))
+    assert parse_choice("discard 7c 8d", []).action == discard
+    assert parse_choice("7♣ 8♦", ["discard 7♣ 8♦"]).action == discard
+    # While naming the contract a bare bid means "declare".
+    assert parse_choice("7c", ["declare 6♠", "declare 7♣"]).action == Declare(Bid.parse("7♣"))
+
+
+def test_parse_choice_quit_and_errors() -> None:
+    assert parse_choice("q", ["pass"]).quit
+    assert parse_choice("QUIT", ["pass"]).quit
+    empty = parse_choice("   ", ["pass"])
+    assert empty.action is None and empty.error
+    nonsense = parse_choice("bananas", ["pass"])
+    assert nonsense.action is None and "not an action" in nonsense.error
+
+
+# --- a whole game through a real server ---------------------------------------------------
+
+
+@pytest.fixture
+def server_port(tmp_path: Path) -> Iterator[int]:
+    """A real gRPC server on a free port, its own asyncio loop in a background thread."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    holder: dict[str, Server] = {}
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        store = sqlite_store(str(tmp_path / "events.sqlite"))
+        holder["server"] = loop.run_until_complete(create_server(store, "127.0.0.1:0"))
+        ready.set()
+        loop.run_forever()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(30), "the server did not start"
+    server = holder["server"]
+    try:
+        yield server.port
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(grace=0.5), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:
+    answers = iter(["bananas", "10NT"])
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers, "1")  # then always the first legal action (or Enter)
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+    client = GameClient(f"127.0.0.1:{server_port}")
+    started = time.monotonic()
+    try:
+        code = play_game(
+            client, seat=1, player="ann", pool=2, read=read, console=console, bot_delay=0
+        )
+    finally:
+        client.close()
+    out = buffer.getvalue()
+    assert code == 0, out[-3000:]
+    assert time.monotonic() - started < 60
+    assert "Game over" in out and "Settlement:" in out
+    settlement = re.search(r"Settlement: (.*)", out)
+    assert settlement is not None and "B ann" in settlement.group(1)
+    # A typo is answered locally; an illegal bid is refused by the server with its reason.
+    assert "is not an action" in out
+    assert "Refused by the server — FAILED_PRECONDITION" in out
+    assert "is over" in out and "hand as dealt" in out
+    assert "Your move> " in prompts
