@@ -26,7 +26,7 @@ def standard_runners(
         raise ValueError(f"unknown projections: {', '.join(sorted(unknown))}; known: {known}")
 
     def load(game_id: Any, version: int) -> Any:
-        return app.repository.get(game_id, version=version)
+        return app.repository.get(game_id, version=version).state
 
     def make(name: str) -> Projection:
         if name == "seat_views":

@@ -1,9 +1,10 @@
-"""Games reconstructed from the events a projection sees, without re-reading the store.
+"""Games followed through the events a projection sees, in the pure rules core.
 
-A projection receives events in log order; applying each to the game it belongs to (the
-aggregate's own ``mutate``) keeps an exact copy of every game's state, so a view derived from
-the rules core (a seat view) costs one state step per event. After a restart mid-game the cache
-is cold: the game is then loaded once from the store at the version just before the event.
+A projection receives events in log order; folding each into its game's ``GameState`` (the rules
+core only, no aggregate bookkeeping) keeps an exact copy of every game's state, so a view
+derived from the rules core (a seat view) costs one rules step per event. After a restart
+mid-game the cache is cold: the game is then loaded once from the store at the version just
+before the event.
 """
 
 from __future__ import annotations
@@ -12,37 +13,39 @@ from collections import OrderedDict
 from typing import Any, Protocol
 from uuid import UUID
 
-from domain.model import Game
+from domain.model.replay import advance
+from domain.rules import GameState
 
 
 class GameLoader(Protocol):
-    def __call__(self, game_id: UUID, version: int) -> Game: ...
+    def __call__(self, game_id: UUID, version: int) -> GameState: ...
 
 
 class GameCache:
     def __init__(self, load: GameLoader | None, maxsize: int = 5000) -> None:
         self._load = load
-        self._games: OrderedDict[UUID, Game] = OrderedDict()
+        self._games: OrderedDict[UUID, tuple[int, GameState]] = OrderedDict()
         self.maxsize = maxsize
 
-    def advance(self, event: Any) -> Game:
+    def advance(self, event: Any) -> GameState:
         """The game after ``event``."""
         game_id = event.originator_id
         version = event.originator_version
-        game = self._games.pop(game_id, None)
+        cached = self._games.pop(game_id, None)
+        state: GameState | None
         if version == 1:
-            game = event.mutate(None)
+            state = None
+        elif cached is not None and cached[0] == version - 1:
+            state = cached[1]
+        elif self._load is not None:
+            state = self._load(game_id, version - 1)
         else:
-            if game is None or game.version != version - 1:
-                if self._load is None:
-                    raise LookupError(f"game {game_id} is not cached at version {version - 1}")
-                game = self._load(game_id, version - 1)
-            game = event.mutate(game)
-        assert isinstance(game, Game)
-        self._games[game_id] = game
+            raise LookupError(f"game {game_id} is not cached at version {version - 1}")
+        state = advance(state, event)
+        self._games[game_id] = (version, state)
         if len(self._games) > self.maxsize:
             self._games.popitem(last=False)
-        return game
+        return state
 
     def clear(self) -> None:
         self._games.clear()

@@ -11,7 +11,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from domain.model import EVENT_PREFIX
+from domain.model.replay import event_name
 from domain.rules import seat_view
 from domain.rules.state import DealState
 from projections.db import Cursor, Database
@@ -21,12 +21,6 @@ from projections.seat_view import view_to_dict
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def topic(event: Any) -> str:
-    """The event's stable name without the ``preferans.v1.`` prefix."""
-    name: str = type(event).TOPIC
-    return name.removeprefix(EVENT_PREFIX)
 
 
 def read_totals(c: Cursor, game_id: str) -> dict[str, Any] | None:
@@ -70,11 +64,12 @@ class SeatViews:
         c.execute("DROP TABLE IF EXISTS seat_views")
 
     def process(self, event: Any, position: int) -> None:
-        game = self.games.advance(event)
-        deal = game.state.deal
+        state = self.games.advance(event)
+        deal = state.deal
         if deal is not None:
             # States are immutable: keep the latest per deal, render once per batch.
-            self._dirty[(game.id, game.state.deal_number)] = (game.version, deal)
+            key = (event.originator_id, state.deal_number)
+            self._dirty[key] = (event.originator_version, deal)
 
     def flush(self, c: Cursor) -> None:
         rows = []
@@ -137,7 +132,7 @@ class Scoresheet:
         return totals
 
     def process(self, event: Any, position: int) -> None:
-        name = topic(event)
+        name = event_name(event)
         game_id = event.originator_id
         if name == "GameCreated":
             n = len(event.players)
@@ -250,7 +245,7 @@ class Games:
         c.execute("DROP TABLE IF EXISTS game_deals")
 
     def process(self, event: Any, position: int) -> None:
-        name = topic(event)
+        name = event_name(event)
         game_id = event.originator_id
         stamp = event.timestamp.isoformat()
         row = self._games.setdefault(game_id, {})

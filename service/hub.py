@@ -28,6 +28,8 @@ class EventHub:
         self._thread: threading.Thread | None = None
         self._subscription: Any = None
         self._stopping = threading.Event()
+        self.closing = False
+        """Set when the server stops: watchers end their streams (clients resume elsewhere)."""
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -77,6 +79,14 @@ class EventHub:
 
         self._thread = threading.Thread(target=run, name="event-hub", daemon=True)
         self._thread.start()
+
+    def close_watchers(self) -> None:
+        """Wake every watcher to end its stream (on the loop, when the server stops): an open
+        stream would otherwise hold a graceful shutdown for its whole grace period."""
+        self.closing = True
+        for waiters in self._waiters.values():
+            for event in waiters:
+                event.set()
 
     def stop(self) -> None:
         self._stopping.set()

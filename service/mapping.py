@@ -13,6 +13,7 @@ from typing import Any
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
+from domain.model.replay import action_of, event_name
 from domain.rules import (
     ACCEPT,
     CLOSED,
@@ -360,33 +361,6 @@ class Visibility:
         self.talon = frozenset(c for c in view.talon if c is not None)
 
 
-_ACTION_TOPICS: dict[str, Any] = {
-    "MisereCalled": lambda e: CALLS[15],
-    "BidCalled": lambda e: CALLS[Bid.parse(e.bid).index],
-    "HereSaid": lambda e: HERE,
-    "AuctionPassed": lambda e: PASS,
-    "TalonTaken": lambda e: TAKE_TALON,
-    "CardsDiscarded": lambda e: Discard(tuple(Card.parse(c) for c in e.cards.split())),  # type: ignore[arg-type]
-    "ContractDeclared": lambda e: DECLARES[Bid.parse(e.contract).index],
-    "WhistCalled": lambda e: WHIST,
-    "WhistPassed": lambda e: PASS,
-    "HalfWhistCalled": lambda e: HALF_WHIST,
-    "WhistReturned": lambda e: WHIST,
-    "DefenceChosen": lambda e: OPEN if e.open else CLOSED,
-    "CardPlayed": lambda e: PLAYS[Card.parse(e.card)],
-    "ClaimMade": lambda e: Claim(tuple(e.tricks)),
-    "ClaimAccepted": lambda e: ACCEPT,
-    "ClaimRejected": lambda e: REJECT,
-}
-
-
-def event_name(event: Any) -> str:
-    from domain.model import EVENT_PREFIX
-
-    topic: str = type(event).TOPIC
-    return topic.removeprefix(EVENT_PREFIX)
-
-
 def watch_message(
     event: Any, before: Visibility, deal_before: DealState | None, game: Game, seat: int
 ) -> pb.WatchGameResponse:
@@ -406,8 +380,7 @@ def watch_message(
         )
     elif name == "DealDealt":
         out.deal_dealt.CopyFrom(pb.DealDealtEvent(deal_number=event.number, dealer=event.dealer))
-    elif name in _ACTION_TOPICS:
-        action = _ACTION_TOPICS[name](event)
+    elif (action := action_of(event)) is not None:
         hand = deal_before.to_act if deal_before is not None else event.seat
         declarer = deal_before.declarer if deal_before is not None else -1
         out.action.CopyFrom(

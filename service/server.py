@@ -58,6 +58,7 @@ class Server:
             return
         self.stopped = True
         await self.health.enter_graceful_shutdown()
+        self.hub.close_watchers()
         await self.server.stop(grace)
         self.hub.stop()
         if self.projections is not None:

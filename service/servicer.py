@@ -250,6 +250,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         try:
             quiet_since = time.monotonic()
             while True:
+                if self.hub.closing:
+                    await context.abort(
+                        grpc.StatusCode.UNAVAILABLE,
+                        f"the server is stopping: resume from version {last}",
+                    )
                 wake.clear()
                 events = await self._run(self.app.game_events, game_id, last)
                 for event in events:

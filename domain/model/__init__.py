@@ -1,5 +1,14 @@
-"""The event-sourced model: the ``Game`` aggregate and the codecs of its events."""
+"""The event-sourced model: the ``Game`` aggregate, its events, and their replay."""
 
-from domain.model.game import EVENT_PREFIX, Game, RequestReused, game_id_for
+from domain.model.game import Game, RequestReused, game_id_for
+from domain.model.replay import EVENT_PREFIX, action_of, advance, event_name
 
-__all__ = ["EVENT_PREFIX", "Game", "RequestReused", "game_id_for"]
+__all__ = [
+    "EVENT_PREFIX",
+    "Game",
+    "RequestReused",
+    "action_of",
+    "advance",
+    "event_name",
+    "game_id_for",
+]

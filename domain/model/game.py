@@ -26,6 +26,7 @@ from domain.model.codec import (
     score_to_dict,
     settlement_to_strings,
 )
+from domain.model.replay import EVENT_PREFIX
 from domain.rules import (
     PASS,
     Action,
@@ -72,8 +73,6 @@ from domain.rules.bids import Bid
 from domain.rules.cards import card_list
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
-
-EVENT_PREFIX = "preferans.v1."
 
 
 class RequestReused(InvalidAction):

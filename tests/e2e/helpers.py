@@ -7,6 +7,7 @@ import contextlib
 import queue
 import socket
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -87,22 +88,27 @@ class StreamReader:
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
-        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, Any, float]] = queue.Queue()
+        self.received_at: dict[int, float] = {}
+        """When (``time.monotonic()``) each event version arrived."""
         self._thread = threading.Thread(target=self._pump, daemon=True)
         self._thread.start()
 
     def _pump(self) -> None:
         try:
             for message in self.stream:
-                self._queue.put(("message", message))
+                now = time.monotonic()
+                if not message.HasField("heartbeat"):
+                    self.received_at.setdefault(message.version, now)
+                self._queue.put(("message", message, now))
         except grpc.RpcError as error:
-            self._queue.put(("error", error))
+            self._queue.put(("error", error, time.monotonic()))
         else:
-            self._queue.put(("end", None))
+            self._queue.put(("end", None, time.monotonic()))
 
     def next(self, timeout: float = STREAM_TIMEOUT) -> pb.WatchGameResponse:
         try:
-            kind, value = self._queue.get(timeout=timeout)
+            kind, value, _ = self._queue.get(timeout=timeout)
         except queue.Empty:
             raise AssertionError(f"no stream message within {timeout}s") from None
         if kind == "error":

@@ -64,7 +64,9 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
         created = client.create_game(PLAYERS, RuleSet(pool_target=2))
         name = created.game.name
         seats = [client.seat(name, token) for token in created.seat_tokens]
-        streams = [StreamReader(seat.watch(from_version=0, heartbeat_seconds=300)) for seat in seats]
+        streams = [
+            StreamReader(seat.watch(from_version=0, heartbeat_seconds=300)) for seat in seats
+        ]
         seen: list[tuple[int, int, set[str], str]] = []
         """(version, seat, cards shown, where)."""
         try:
