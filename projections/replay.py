@@ -9,7 +9,6 @@ before the event.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, Protocol
 from uuid import UUID
 
@@ -24,14 +23,14 @@ class GameLoader(Protocol):
 class GameCache:
     def __init__(self, load: GameLoader | None, maxsize: int = 5000) -> None:
         self._load = load
-        self._games: OrderedDict[UUID, tuple[int, GameState]] = OrderedDict()
+        self._games: dict[UUID, tuple[int, GameState]] = {}
         self.maxsize = maxsize
 
     def advance(self, event: Any) -> GameState:
         """The game after ``event``."""
         game_id = event.originator_id
         version = event.originator_version
-        cached = self._games.pop(game_id, None)
+        cached = self._games.get(game_id)
         state: GameState | None
         if version == 1:
             state = None
@@ -42,9 +41,9 @@ class GameCache:
         else:
             raise LookupError(f"game {game_id} is not cached at version {version - 1}")
         state = advance(state, event)
+        if cached is None and len(self._games) >= self.maxsize:
+            self._games.clear()  # a cold game is reloaded from the store when it comes back
         self._games[game_id] = (version, state)
-        if len(self._games) > self.maxsize:
-            self._games.popitem(last=False)
         return state
 
     def clear(self) -> None:

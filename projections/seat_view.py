@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules import CARDS, SeatView, cards_of
+from domain.rules import CARDS, SeatView
+from domain.rules.cards import card_texts
 from domain.rules.state import DealState
 
 
 def cards(mask: int | None) -> list[str] | None:
-    if mask is None:
-        return None
-    return [str(c) for c in cards_of(mask)]
+    return None if mask is None else card_texts(mask)
 
 
 def _card(card: int | None) -> str | None:

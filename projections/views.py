@@ -12,11 +12,11 @@ from typing import Any
 from uuid import UUID
 
 from domain.model.replay import event_name
-from domain.rules import seat_view
+from domain.rules import Phase, seat_view
 from domain.rules.state import DealState
 from projections.db import Cursor, Database
 from projections.replay import GameCache, GameLoader
-from projections.seat_view import view_to_dict
+from projections.seat_view import cards, view_to_dict
 
 
 def dumps(value: Any) -> str:
@@ -74,8 +74,14 @@ class SeatViews:
     def flush(self, c: Cursor) -> None:
         rows = []
         for (game_id, number), (version, deal) in self._dirty.items():
+            over = deal.phase is Phase.SCORED
+            data: dict[str, Any] = {}
             for seat in range(len(deal.dealt)):
-                data = view_to_dict(seat_view(deal, seat), deal)
+                if over and data:
+                    # Once over, every seat sees everything: only "seat" and "hand" differ.
+                    data = dict(data, seat=seat, hand=cards(deal.play.hands[seat]))
+                else:
+                    data = view_to_dict(seat_view(deal, seat), deal)
                 data["deal_number"] = number
                 data["version"] = version
                 rows.append((str(game_id), number, seat, version, dumps(data)))

@@ -277,7 +277,9 @@ class PreferansApplication(Application[uuid.UUID]):
 
 def _check_request_id(request_id: str) -> None:
     if not request_id or len(request_id) > 128 or not request_id.isprintable():
-        raise InvalidAction("every command needs a request_id of 1 to 128 printable characters")
+        raise InvalidAction(
+            "every command needs a request_id of 1 to 128 printable characters", field="request_id"
+        )
 
 
 def _load_or_create_key(db: Database) -> bytes:

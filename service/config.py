@@ -74,6 +74,8 @@ def postgres_store(url: str) -> StoreConfig:
         "POSTGRES_HOST": parsed.hostname or "127.0.0.1",
         "POSTGRES_PORT": str(parsed.port or 5432),
         "POSTGRES_USER": unquote(parsed.username or "postgres"),
+        # Fail fast when the store is down: a refused call should not wait for long.
+        "POSTGRES_CONNECT_TIMEOUT": "2",
     }
     env["POSTGRES_PASSWORD"] = unquote(parsed.password or "")
     query = parse_qs(parsed.query)
@@ -100,5 +102,6 @@ def store_config(store: str | None = None, environ: Mapping[str, str] | None = N
         env.setdefault("POSTGRES_PORT", "5432")
         env.setdefault("POSTGRES_USER", "postgres")
         env.setdefault("POSTGRES_PASSWORD", "")
+        env.setdefault("POSTGRES_CONNECT_TIMEOUT", "2")
         return StoreConfig(env)
     return sqlite_store(DEFAULT_SQLITE)

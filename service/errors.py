@@ -74,7 +74,7 @@ def map_error(error: BaseException) -> Mapped | None:
         )
     if isinstance(error, InvalidAction):
         violation = error_details_pb2.BadRequest.FieldViolation(
-            field="action", description=error.message
+            field=error.field, description=error.message
         )
         return _status(
             grpc.StatusCode.INVALID_ARGUMENT,

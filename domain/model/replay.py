@@ -36,6 +36,7 @@ from domain.rules import (
 from domain.rules.actions import CALLS, DECLARES, DISCARDS, PLAYS
 from domain.rules.bids import MISERE_INDEX
 from domain.rules.errors import InvalidAction
+from domain.rules.game import with_deal
 
 EVENT_PREFIX = "preferans.v1."
 
@@ -97,4 +98,4 @@ def advance(state: GameState | None, event: Any) -> GameState:
     deal = state.deal
     if deal is None:
         raise InvalidAction(f"{name} with no deal in progress")
-    return state._replace(deal=apply(deal, make(event)))
+    return with_deal(state, apply(deal, make(event)))

@@ -101,6 +101,9 @@ class Bid:
     @classmethod
     def parse(cls, text: str) -> Bid:
         """Parse ``6♠``, ``6s``, ``7NT``, ``7nt``, ``7БК``, ``misère``, ``misere``."""
+        exact = _BY_TEXT.get(text)
+        if exact is not None:
+            return exact
         raw = text.strip().lower().replace(" ", "")
         if raw in _MISERE_WORDS:
             return LADDER[MISERE_INDEX]
@@ -137,6 +140,7 @@ def _build_ladder() -> tuple[Bid, ...]:
 
 LADDER: tuple[Bid, ...] = _build_ladder()
 MISERE: Bid = LADDER[MISERE_INDEX]
+_BY_TEXT: dict[str, Bid] = {str(bid): bid for bid in LADDER}
 SIX_SPADES: Bid = LADDER[0]
 
 _MISERE_WORDS = {"misère", "misere", "мизер", "мізер", "mis"}

@@ -128,6 +128,9 @@ class Card(int):
     @classmethod
     def parse(cls, text: str) -> Card:
         """Parse ``10♠``, ``T♠``, ``Ts``, ``10s``, ``q♦`` ... into a card."""
+        exact = _CARD_BY_TEXT.get(text)
+        if exact is not None:
+            return exact
         raw = text.strip()
         if len(raw) < 2:
             raise InvalidAction(f"{text!r} is not a card (write it like 10♠, Q♦ or Ts)")
@@ -146,6 +149,7 @@ _CARDS: tuple[Card, ...] = tuple(_make_card(i) for i in range(32))
 _CARD_TEXT: tuple[str, ...] = tuple(_RANK_LABELS[i & 7] + _SUIT_SYMBOLS[i >> 3] for i in range(32))
 CARDS = _CARDS
 """All 32 cards, indexed by value."""
+_CARD_BY_TEXT: dict[str, Card] = dict(zip(_CARD_TEXT, _CARDS, strict=True))
 
 
 def cards_of(mask: int) -> Iterator[Card]:
@@ -184,6 +188,16 @@ def format_cards(mask: int) -> str:
             ranks = [_RANK_LABELS[c & 7] for c in reversed(list(cards_of(in_suit)))]
             groups.append(f"{suit.symbol} {' '.join(ranks)}")
     return "  ".join(groups) if groups else "—"
+
+
+def card_texts(mask: int) -> list[str]:
+    """The cards of a mask in notation, from ♠7 up to ♥A."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(_CARD_TEXT[low.bit_length() - 1])
+        mask ^= low
+    return out
 
 
 def card_list(mask: int) -> str:

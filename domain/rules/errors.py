@@ -22,6 +22,11 @@ class RulesError(Exception):
 class InvalidAction(RulesError):
     """The input is malformed: not a card, not a bid, not an action of this game."""
 
+    def __init__(self, message: str, field: str = "action") -> None:
+        super().__init__(message)
+        self.field = field
+        """The request field that is malformed (for a client's error display)."""
+
 
 class IllegalAction(RulesError):
     """A well-formed action that the rules do not allow at this moment."""

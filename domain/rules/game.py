@@ -46,6 +46,16 @@ class GameState(NamedTuple):
     finished: bool
 
 
+_DEAL = GameState._fields.index("deal")
+
+
+def with_deal(game: GameState, deal: DealState) -> GameState:
+    """``game._replace(deal=deal)`` without the keyword machinery (replay's hot path)."""
+    fields = list(game)
+    fields[_DEAL] = deal
+    return tuple.__new__(GameState, fields)
+
+
 def new_game(rules: RuleSet = DEFAULT, first_dealer: int = 0) -> GameState:
     """A new pulya; the first dealer is chosen by lot at the service edge."""
     if not 0 <= first_dealer < rules.players:

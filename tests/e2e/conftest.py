@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -227,7 +228,7 @@ class ServeProcess:
         """Until the standard health check answers SERVING."""
         deadline = time.monotonic() + timeout
         with grpc.insecure_channel(self.address) as channel:
-            stub = health_pb2_grpc.HealthStub(channel)
+            stub: Any = health_pb2_grpc.HealthStub(channel)
             while True:
                 if self.process.poll() is not None:
                     raise AssertionError(f"pref serve exited early: {self.output()}")

@@ -164,8 +164,18 @@ def _trick_cards(trick: pb.Trick) -> set[str]:
 
 
 def view_cards(view: pb.SeatView) -> set[str]:
-    """Every card a seat view names (calls and contracts are bids, not cards)."""
+    """Every card of the current deal a seat view names (calls and contracts are bids, not
+    cards). ``previous_deal`` shows every card of a deal that is over, which is public: it is
+    checked to be an earlier deal, and left out."""
+    if view.HasField("previous_deal"):
+        previous = view.previous_deal
+        over = view.phase == pb.PHASE_SCORED and not view.hand
+        assert previous.deal_number < view.deal_number or (
+            over and previous.deal_number == view.deal_number
+        ), f"previous_deal {previous.deal_number} during deal {view.deal_number}"
     cards = _checked(view.hand) | _checked(view.talon) | _checked(view.discard)
+    for action in view.legal:
+        cards |= _action_cards(action)
     for hand in view.visible_hands:
         cards |= _checked(hand.cards)
     cards |= _checked(p.card for p in view.current_trick)
@@ -218,7 +228,8 @@ class TcpProxy:
         listener.bind(("127.0.0.1", self.port))
         listener.listen(64)
         self.port = listener.getsockname()[1]
-        self._listener = listener
+        with self._guard:
+            self._listener = listener
         thread = threading.Thread(target=self._accept, args=(listener,), daemon=True)
         thread.start()
         self._threads.append(thread)
@@ -236,6 +247,10 @@ class TcpProxy:
                 continue
             upstream.settimeout(None)
             with self._guard:
+                if listener is not self._listener:  # cut meanwhile
+                    client.close()
+                    upstream.close()
+                    return
                 self._sockets.update((client, upstream))
             for a, b in ((client, upstream), (upstream, client)):
                 pump = threading.Thread(target=self._pump, args=(a, b), daemon=True)
@@ -253,11 +268,11 @@ class TcpProxy:
                     sock.shutdown(socket.SHUT_RDWR)
 
     def cut(self) -> None:
-        listener, self._listener = self._listener, None
+        with self._guard:
+            listener, self._listener = self._listener, None
+            sockets, self._sockets = self._sockets, set()
         if listener is not None:
             listener.close()
-        with self._guard:
-            sockets, self._sockets = self._sockets, set()
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)

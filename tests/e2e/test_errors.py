@@ -105,7 +105,7 @@ def test_malformed_input_is_invalid_argument_naming_the_field(
         assert error.bad_request is not None
         assert error.bad_request.field_violations[0].description == error.message
     error = refused(table.submit, pb.Action(play_card="7♠"), token, request_id="x" * 129)
-    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and error.fields == ["action"]
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT and error.fields == ["request_id"]
     assert "request_id" in error.message
 
     for bad in ("games/xyz", "xyz", "game/" + str(table.game_id), ""):

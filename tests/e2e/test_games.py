@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from domain.rules import RuleSet, parse_action, seed_commitment
 from service.application import PreferansApplication
@@ -21,12 +22,9 @@ from tests.integration.helpers import replay_in_domain, topic
 POOL = 6
 
 
-def _rows(entry: dict[str, list[int] | list[list[int]]]) -> list[tuple[int, int, int, list[int]]]:
+def _rows(entry: dict[str, Any]) -> list[tuple[int, int, int, list[int]]]:
     pool, gora, whists = entry["pool"], entry["gora"], entry["whists"]
-    return [
-        (seat, pool[seat], gora[seat], list(whists[seat]))  # type: ignore[arg-type]
-        for seat in range(len(pool))
-    ]
+    return [(seat, pool[seat], gora[seat], list(whists[seat])) for seat in range(len(pool))]
 
 
 def _proto_rows(rows: list[pb.ScoresheetRow]) -> list[tuple[int, int, int, list[int]]]:

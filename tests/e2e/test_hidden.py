@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from domain.bots import make_bot
-from domain.rules import CARDS, Action, Claim, RuleSet, parse_action, visible_mask
+from domain.rules import CARDS, Action, RuleSet, visible_mask
 from service.application import PreferansApplication
 from service.client import GameClient
 from service.config import StoreConfig
@@ -22,16 +22,18 @@ from tests.e2e.helpers import PLAYERS, StreamReader, mask_texts, message_cards, 
 
 ALL_CARDS = frozenset(str(card) for card in CARDS)
 BOT = make_bot()
+MAX_LOOKS = 2400
+"""Views checked per game before it is cut short (about 600 commands)."""
 
 
-def choose(rng: random.Random, view: pb.SeatView) -> Action:
-    """Half the time the bot's choice, else any legal action but a claim (random play reaches
-    misère, open defence and half-whists, which bots seldom choose)."""
+def choose(rng: random.Random, view: pb.SeatView) -> Action | pb.Action:
+    """Half the time the bot's choice, else any legal action but a claim, as the view offers it
+    (random play reaches misère, open defence and half-whists, which bots seldom choose)."""
     if rng.random() < 0.5:
         return BOT(view_from_proto(view))
-    playing = view.phase == pb.PHASE_PLAY  # "7♠" is a card now, not a bid
-    legal = [parse_action(text, cards_first=playing) for text in view.legal_actions]
-    return rng.choice([a for a in legal if not isinstance(a, Claim)] or legal)
+    legal = list(view.legal)
+    assert len(legal) == len(view.legal_actions)
+    return rng.choice([a for a in legal if a.WhichOneof("kind") != "claim"] or legal)
 
 
 def allowed_by_version(app: PreferansApplication, game_id: uuid.UUID) -> list[list[frozenset[str]]]:
@@ -77,14 +79,15 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
                     assert view.seat == seat and view.version == version
                     seen.append((version, seat, view_cards(view), "GetSeatView"))
                 actor = views[0].actor
-                if actor < 0:
+                if actor < 0 or len(seen) > MAX_LOOKS:  # over (or long enough: keep it fast)
                     break
                 answer = seats[actor].act(choose(rng, views[actor]))
                 assert answer.version > version and answer.view.seat == actor
                 seen.append((answer.view.version, actor, view_cards(answer.view), "response"))
                 version = answer.version
             final = client.get_game(name)
-            assert final.status == pb.GAME_STATUS_FINISHED and final.version == version
+            assert final.version == version
+            assert final.status == pb.GAME_STATUS_FINISHED or len(seen) > MAX_LOOKS
             for seat, stream in enumerate(streams):
                 messages = list(stream.events_until(version))
                 assert [m.version for m in messages] == list(range(1, version + 1))

@@ -7,6 +7,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -78,13 +79,13 @@ def test_two_server_processes_on_one_postgresql_serve_one_game(
     finally:
         for client in clients:
             client.close()
-    for replica in replicas:
-        assert replica.terminate() == 0, replica.output()
+    for process in replicas:
+        assert process.terminate() == 0, process.output()
 
 
 def _health(address: str) -> None:
     with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
+        stub: Any = health_pb2_grpc.HealthStub(channel)
         for service in ("", SERVICE):
             answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
             assert answer.status == health_pb2.HealthCheckResponse.SERVING, service
@@ -94,7 +95,7 @@ def _health(address: str) -> None:
             assert error.code() == grpc.StatusCode.NOT_FOUND
         else:
             raise AssertionError("an unknown service has no health")
-        reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+        reflection: Any = reflection_pb2_grpc.ServerReflectionStub(channel)
         request = reflection_pb2.ServerReflectionRequest(list_services="")
         (answer,) = list(reflection.ServerReflectionInfo(iter([request]), timeout=5))
         names = {s.name for s in answer.list_services_response.service}
