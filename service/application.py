@@ -15,9 +15,9 @@ import hmac
 import secrets
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, PersistenceError
@@ -25,11 +25,12 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 from domain.model import Game, game_id_for
 from domain.model.codec import action_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
-from domain.rules.errors import InvalidAction
+from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
 from service.groupcommit import GroupCommitter
 
 PLAYERS = 3
+T = TypeVar("T")
 
 
 class ServiceError(Exception):
@@ -64,6 +65,8 @@ class CommandResult:
     """The game's version after the command (the same on a retry)."""
     replayed: bool
     """True when this answer is the stored answer of an earlier identical request."""
+    answer: Any = None
+    """What the command's ``then`` callback returned."""
 
 
 class PreferansApplication(Application[uuid.UUID]):
@@ -72,7 +75,9 @@ class PreferansApplication(Application[uuid.UUID]):
     name = "preferans"
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "2000",
-        "AGGREGATE_CACHE_FASTFORWARD": "y",
+        # Games are served from memory; optimistic concurrency catches a stale copy, and the
+        # server's store subscription evicts games that other replicas changed.
+        "AGGREGATE_CACHE_FASTFORWARD": "n",
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
     }
 
@@ -162,37 +167,86 @@ class PreferansApplication(Application[uuid.UUID]):
         version = existing.requests[request_id][1]
         return CreatedGame(game_id, tokens, version, existing.seed_commitment)
 
-    def act(self, game_id: uuid.UUID, seat: int, action: Action, request_id: str) -> CommandResult:
-        """One player's decision. Illegal actions raise the rules' errors and record nothing."""
+    def act(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        action: Action,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """One player's decision. Illegal actions raise the rules' errors and record nothing.
+
+        ``then`` is called with the game after the command, under the game's lock (to build a
+        response from a consistent state); its result is the ``CommandResult.answer``."""
         _check_request_id(request_id)
         fingerprint = action_fingerprint(seat, action)
         with self._lock(game_id):
             game = self._load(game_id)
             done = game.answer_for(request_id, fingerprint)
             if done is not None:
-                return CommandResult(game_id, done, replayed=True)
-            game.act(seat, action, request_id, self._seed(game_id))
+                return self._result(game, done, True, then)
+            try:
+                game.act(seat, action, request_id, self._seed(game_id))
+            except IllegalAction:
+                # Our copy may be behind another replica's writes: judge again on the store's.
+                fresh = self._load(game_id, fresh=True)
+                if fresh.version == game.version:
+                    raise
+                game = fresh
+                done = game.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return self._result(game, done, True, then)
+                game.act(seat, action, request_id, self._seed(game_id))
             try:
                 self._save(game)
             except IntegrityError:
                 # Either another writer won the race, or our own insert had committed before a
                 # retried write: the request id tells which.
-                self._evict(game_id)
-                fresh = self._load(game_id)
+                fresh = self._load(game_id, fresh=True)
                 done = fresh.answer_for(request_id, fingerprint)
                 if done is not None:
-                    return CommandResult(game_id, done, replayed=True)
+                    return self._result(fresh, done, True, then)
                 raise Conflict(
                     "another command on this game landed first; read the game and retry"
                 ) from None
-            return CommandResult(game_id, game.version, replayed=False)
+            return self._result(game, game.version, False, then)
+
+    @staticmethod
+    def _result(
+        game: Game, version: int, replayed: bool, then: Callable[[Game], Any] | None
+    ) -> CommandResult:
+        answer = None if then is None else then(game)
+        return CommandResult(game.id, version, replayed, answer)
 
     # -- queries --------------------------------------------------------------------------
 
-    def get_game(self, game_id: uuid.UUID) -> Game:
-        """The current game (served from the cache, fast-forwarded from the store)."""
+    def get_game(self, game_id: uuid.UUID, min_version: int = 0) -> Game:
+        """The current game, from memory; read from the store if it is older than
+        ``min_version`` (read-your-writes across replicas)."""
         with self._lock(game_id):
-            return self._load(game_id)
+            return self._load(game_id, min_version=min_version)
+
+    def read_game(
+        self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0
+    ) -> tuple[int, T]:
+        """``then(game)`` under the game's lock, with the game's version (for responses)."""
+        with self._lock(game_id):
+            game = self._load(game_id, min_version=min_version)
+            return game.version, then(game)
+
+    def invalidate(self, game_id: uuid.UUID, version: int) -> None:
+        """The store has event ``version`` of this game (from another writer, maybe): forget
+        the game in memory if it is older, so the next use reads it again."""
+        cache = self.repository.cache
+        if cache is None:
+            return
+        try:
+            cached = cache.get(game_id)
+        except KeyError:
+            return
+        if cached.version < version:
+            self._evict(game_id)
 
     def game_at(self, game_id: uuid.UUID, version: int) -> Game:
         """The game exactly as it was after event number ``version`` (replay)."""
@@ -220,8 +274,15 @@ class PreferansApplication(Application[uuid.UUID]):
         except PersistenceError as exc:
             raise StoreUnavailable(str(exc)) from exc
 
+    def seat_of_token(self, game_id: uuid.UUID, token: str) -> int | None:
+        """The seat a token was issued for in this game, or ``None`` (no store access)."""
+        for seat in range(PLAYERS):
+            if hmac.compare_digest(self._token(game_id, seat), token):
+                return seat
+        return None
+
     def authenticate(self, game_id: uuid.UUID, token: str) -> int | None:
-        """The seat a token belongs to in this game, or ``None``."""
+        """The seat a token belongs to, checked against the hashes the game recorded."""
         game = self.get_game(game_id)
         digest = self.token_hash(token)
         for seat, stored in enumerate(game.token_hashes):
@@ -244,9 +305,17 @@ class PreferansApplication(Application[uuid.UUID]):
                 lock = self._locks[game_id] = threading.Lock()
             return lock
 
-    def _load(self, game_id: uuid.UUID) -> Game:
+    def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
+        """The game from memory (no store round trip), or from the store when ``fresh`` or when
+        the copy in memory is older than ``min_version``. A stale copy is safe for commands:
+        its save fails the store's version check, and the command is judged again."""
         try:
+            if fresh:
+                self._evict(game_id)
             game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
+            if game.version < min_version:
+                self._evict(game_id)
+                game = self.repository.get(game_id, deepcopy_from_cache=False)
         except AggregateNotFoundError:
             raise GameNotFound(f"no game {game_id}") from None
         except PersistenceError as exc:

@@ -14,6 +14,7 @@ import contextlib
 import threading
 import uuid
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -58,18 +59,29 @@ class EventHub:
         with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._wake, game_id)
 
-    def follow(self, recorder: Any) -> None:
-        """Follow the store's notifications in a background thread (PostgreSQL only)."""
+    def follow(
+        self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None = None
+    ) -> None:
+        """Follow the store's notifications in a background thread (PostgreSQL only); each
+        event wakes its game's watchers and is passed to ``on_event`` (the application uses it
+        to forget games that another replica changed)."""
         if not hasattr(recorder, "subscribe") or "Postgres" not in type(recorder).__name__:
             return
-        start = recorder.max_notification_id() or 0
+        last = recorder.max_notification_id() or 0
 
         def run() -> None:
+            nonlocal last
             while not self._stopping.is_set():
                 try:
-                    with recorder.subscribe(gt=start) as subscription:
+                    # Resume after the last notification seen: an outage misses nothing.
+                    with recorder.subscribe(gt=last) as subscription:
                         self._subscription = subscription
                         for notification in subscription:
+                            last = notification.id
+                            if on_event is not None:
+                                on_event(
+                                    notification.originator_id, notification.originator_version
+                                )
                             self.notify(notification.originator_id)
                 except Exception as exc:  # reconnect after a store outage
                     if self._stopping.is_set():

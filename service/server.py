@@ -83,13 +83,13 @@ async def create_server(
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="app")
     hub = EventHub()
     hub.bind(asyncio.get_running_loop())
-    hub.follow(app.recorder)
+    hub.follow(app.recorder, on_event=app.invalidate)
     projections = None
     if run_projections:
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
         projections.start()
     server = grpc.aio.server(
-        interceptors=[RequestIdInterceptor(), AuthInterceptor(app, executor)],
+        interceptors=[RequestIdInterceptor(), AuthInterceptor(app)],
         options=KEEPALIVE_OPTIONS,
     )
     game_pb2_grpc.add_GameServiceServicer_to_server(

@@ -98,22 +98,23 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             log.info("request refused", code=mapped.code.name, reason=mapped.status.message)
             await context.abort_with_status(rpc_status.to_status(mapped.status))
 
-    async def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
-        caller = await caller_for(context, self.app, self.executor)
-        return caller.seat_in(game_id)
+    def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
+        return caller_for(context, self.app).seat_in(game_id)
 
-    async def _game_at_least(self, game_id: uuid.UUID, min_version: int) -> Game:
+    async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
+        """``then(game)`` in one trip to the thread pool; with ``min_version``, wait (briefly)
+        until the game has reached it (read-your-writes, also across replicas)."""
         deadline = time.monotonic() + MAX_WAIT_SECONDS
-        game = await self._run(self.app.get_game, game_id)
-        while game.version < min_version and time.monotonic() < deadline:
+        while True:
+            read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
+            if read[0] >= min_version or time.monotonic() >= deadline:
+                return read[1]
             wake = self.hub.register(game_id)
             try:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), timeout=0.2)
             finally:
                 self.hub.unregister(game_id, wake)
-            game = await self._run(self.app.get_game, game_id)
-        return game
 
     # -- methods --------------------------------------------------------------------------
 
@@ -130,27 +131,27 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 players, request_id=request.request_id, rules=rules, league=request.league
             )
         )
-        game = await self._run(self.app.get_game, created.game_id)
+        game = await self._read(created.game_id, game_to_proto)
         self._after_write(created.game_id)
-        return pb.CreateGameResponse(game=game_to_proto(game), seat_tokens=list(created.tokens))
+        return pb.CreateGameResponse(game=game, seat_tokens=list(created.tokens))
 
     @refusing
     async def JoinGame(
         self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.JoinGameResponse:
         game_id = parse_game_name(request.name)
-        seat = await self._seat(context, game_id)
-        game = await self._run(self.app.get_game, game_id)
-        return pb.JoinGameResponse(
-            seat=seat, player=pb.Player(player_id=game.players[seat]), game=game_to_proto(game)
-        )
+        seat = self._seat(context, game_id)
+        player, game = await self._read(game_id, lambda g: (g.players[seat], game_to_proto(g)))
+        return pb.JoinGameResponse(seat=seat, player=pb.Player(player_id=player), game=game)
 
     @refusing
     async def GetGame(
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetGameResponse:
-        game = await self._game_at_least(parse_game_name(request.name), request.min_version)
-        return pb.GetGameResponse(game=game_to_proto(game))
+        game_id = parse_game_name(request.name)
+        return pb.GetGameResponse(
+            game=await self._read(game_id, game_to_proto, request.min_version)
+        )
 
     @refusing
     async def ListGames(
@@ -176,9 +177,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 name=f"games/{r['game_id']}",
                 player_ids=r["players"],
                 league=r["league"],
-                status=pb.GAME_STATUS_FINISHED
-                if r["status"] == "finished"
-                else pb.GAME_STATUS_PLAYING,
+                status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
                 deal_number=r["deal_number"],
                 version=r["version"],
                 settlement=r["settlement"] or [],
@@ -193,9 +192,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self, request: pb.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetSeatViewResponse:
         game_id = parse_game_name(request.name)
-        seat = await self._seat(context, game_id)
-        game = await self._game_at_least(game_id, request.min_version)
-        view = seat_view_to_proto(game, seat)
+        seat = self._seat(context, game_id)
+        view = await self._read(game_id, lambda g: seat_view_to_proto(g, seat), request.min_version)
         return pb.GetSeatViewResponse(view=view)
 
     @refusing
@@ -203,26 +201,31 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.SubmitActionResponse:
         game_id = parse_game_name(request.name)
-        seat = await self._seat(context, game_id)
+        seat = self._seat(context, game_id)
         if not request.HasField("action"):
             raise BadInput("action", "the action is missing")
         action = action_from_proto(request.action)
         result = await self._run(
-            lambda: self.app.act(game_id, seat, action, request_id=request.request_id)
+            lambda: self.app.act(
+                game_id,
+                seat,
+                action,
+                request_id=request.request_id,
+                then=lambda g: seat_view_to_proto(g, seat),
+            )
         )
-        game = await self._run(self.app.get_game, game_id)
-        view = seat_view_to_proto(game, seat)
         if not result.replayed:
             self._after_write(game_id)
-        return pb.SubmitActionResponse(version=result.version, replayed=result.replayed, view=view)
+        return pb.SubmitActionResponse(
+            version=result.version, replayed=result.replayed, view=result.answer
+        )
 
     @refusing
     async def GetScoresheet(
         self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetScoresheetResponse:
         game_id = parse_game_name(request.name)
-        game = await self._game_at_least(game_id, request.min_version)
-        sheet = scoresheet_to_proto(game)
+        sheet = await self._read(game_id, scoresheet_to_proto, request.min_version)
         return pb.GetScoresheetResponse(scoresheet=sheet)
 
     async def WatchGame(
@@ -230,12 +233,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     ) -> AsyncIterator[pb.WatchGameResponse]:
         try:
             game_id = parse_game_name(request.name)
-            seat = await self._seat(context, game_id)
+            seat = self._seat(context, game_id)
             heartbeat = request.heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
             last = request.from_version
-            current = await self._run(self.app.get_game, game_id)
+            current = await self._run(self.app.get_game, game_id, last)
             if not 0 <= last <= current.version:
                 raise BadInput(
                     "from_version", f"from_version must be 0 to {current.version} (the latest)"
