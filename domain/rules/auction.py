@@ -13,10 +13,12 @@ from domain.rules.actions import CALLS, HERE, PASS, TAKE_TALON, Action, Call, He
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Bidding
-from domain.rules.seats import first_hand, hand_number, next_seat
+from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import AuctionState, DealState, Phase, PlayState
 
 _TOP = len(LADDER) - 1
+_FLOORS = {level: Bid.ordinary(level, Strain.SPADES).index for level in range(6, 11)}
+"""The ladder index of the lowest bid at each level (the auction's floor after raspasy)."""
 
 
 def _next_rung(index: int) -> int:
@@ -29,7 +31,7 @@ def raises(state: DealState) -> list[int]:
     """Ladder indices of the ordinary bids the seat on turn may raise to."""
     rules = state.rules
     high = state.auction.high
-    floor = Bid.ordinary(rules.min_level(state.raspasy_streak), Strain.SPADES).index
+    floor = _FLOORS[rules.min_level(state.raspasy_streak)]
     if rules.bidding is Bidding.JUMP:
         start = max(floor, high + 1)
         return [i for i in range(start, _TOP + 1) if i != MISERE_INDEX]
@@ -57,7 +59,8 @@ def legal(state: DealState) -> tuple[Action, ...]:
     if (
         auction.high >= 0
         and auction.high != MISERE_INDEX
-        and hand_number(state.dealer, seat) < hand_number(state.dealer, auction.holder)
+        and (seat - state.dealer - 1) % state.players
+        < (auction.holder - state.dealer - 1) % state.players
         and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
     ):
         out.append(HERE)
@@ -107,7 +110,7 @@ def apply(state: DealState, action: Action) -> DealState:
     if passed.bit_count() == players:
         return _start_raspasy(state, auction)
     if passed.bit_count() == players - 1 and high >= 0:
-        return state._replace(
+        return state.with_(
             auction=auction,
             phase=Phase.TALON,
             to_act=holder,
@@ -117,7 +120,7 @@ def apply(state: DealState, action: Action) -> DealState:
     nxt = next_seat(seat, players)
     while (passed >> nxt) & 1:
         nxt = next_seat(nxt, players)
-    return state._replace(auction=auction, to_act=nxt)
+    return state.with_(auction=auction, to_act=nxt)
 
 
 def _all_but(seat: int, players: int) -> int:
@@ -128,7 +131,7 @@ def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
     """Three passes: raspasy, led by the first hand (§1.9)."""
     h1 = first_hand(state.dealer, state.players)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
-    return state._replace(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
+    return state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
 
 
 def _why(state: DealState, action: Action) -> str:

@@ -20,6 +20,7 @@ DECK_SIZE = 32
 PAIRS = DECK_SIZE // 2
 FIRST_TALON_PAIR = 1
 LAST_TALON_PAIR = PAIRS - 2
+_DECK = frozenset(range(DECK_SIZE))
 """The talon pair is dealt at a 0-based pair position in 1..14 (§1.2: not first, not last)."""
 
 
@@ -39,7 +40,7 @@ class Shuffle(NamedTuple):
 
 def deal_cards(order: Sequence[int], dealer: int, talon_pair: int, players: int = 3) -> DealtCards:
     """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``."""
-    if len(order) != DECK_SIZE or sorted(order) != list(range(DECK_SIZE)):
+    if len(order) != DECK_SIZE or frozenset(order) != _DECK:
         raise InvalidAction("a deck order must hold each of the 32 cards exactly once")
     if not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
         raise InvalidAction(

@@ -218,7 +218,7 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         )
     claimant = controller(state, state.to_act)
     pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
-    return state._replace(
+    return state.with_(
         phase=Phase.CLAIM, claim=pending, to_act=next_seat(claimant, state.players)
     )
 
@@ -227,7 +227,7 @@ def respond(state: DealState, action: Action) -> DealState:
     pending = state.claim
     assert pending is not None
     if isinstance(action, RejectClaim):
-        return state._replace(
+        return state.with_(
             phase=Phase.PLAY,
             claim=None,
             to_act=pending.resume,
@@ -238,9 +238,9 @@ def respond(state: DealState, action: Action) -> DealState:
     accepted = pending.accepted | (1 << state.to_act)
     nxt = next_seat(state.to_act, state.players)
     if nxt != pending.claimant:
-        return state._replace(claim=pending._replace(accepted=accepted), to_act=nxt)
+        return state.with_(claim=pending._replace(accepted=accepted), to_act=nxt)
     tricks = tuple(t + c for t, c in zip(state.play.tricks, pending.tricks, strict=True))
-    ended = state._replace(claim=None, play=state.play._replace(tricks=tricks))
+    ended = state.with_(claim=None, play=state.play._replace(tricks=tricks))
     return finish(ended, _played_kind(ended), claimed=True)
 
 
@@ -272,7 +272,7 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         returned=w.returned,
         claimed=claimed,
     )
-    return state._replace(phase=Phase.SCORED, to_act=-1, result=result)
+    return state.with_(phase=Phase.SCORED, to_act=-1, result=result)
 
 
 def _clockwise_from(seat: int, players: int) -> list[int]:

@@ -7,7 +7,7 @@ new ``PlayState`` and a new ``DealState`` and nothing else. Phases are explicit 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
@@ -145,6 +145,13 @@ class DealState(NamedTuple):
     talon_open: bool
     result: DealResult | None
 
+    def with_(self, **changes: Any) -> DealState:
+        """``_replace`` without its generic machinery (the rules' hot paths use it)."""
+        fields = list(self)
+        for name, value in changes.items():
+            fields[_INDEX[name]] = value
+        return tuple.__new__(DealState, fields)
+
     @property
     def players(self) -> int:
         return self.rules.players
@@ -160,6 +167,7 @@ class DealState(NamedTuple):
         return len(self.play.history)
 
 
+_INDEX = {name: i for i, name in enumerate(DealState._fields)}
 _TO_ACT = DealState._fields.index("to_act")
 _PLAY = DealState._fields.index("play")
 _CLAIM_TRIES = DealState._fields.index("claim_tries")

@@ -46,7 +46,7 @@ def take_talon(state: DealState, action: Action) -> DealState:
         raise IllegalAction("the declarer must first take the talon", (TAKE_TALON,))
     hands = list(state.play.hands)
     hands[state.declarer] |= (1 << state.talon[0]) | (1 << state.talon[1])
-    return state._replace(
+    return state.with_(
         phase=Phase.DISCARD,
         talon_open=True,
         play=state.play._replace(hands=tuple(hands)),
@@ -54,8 +54,12 @@ def take_talon(state: DealState, action: Action) -> DealState:
 
 
 def discard_options(state: DealState) -> tuple[Action, ...]:
-    hand = list(cards_of(state.play.hands[state.declarer]))
-    return tuple(DISCARDS[a, b] for a, b in combinations(hand, 2))
+    return _discards(state.play.hands[state.declarer])
+
+
+def _discards(hand: int) -> tuple[Action, ...]:
+    cards = list(cards_of(hand))
+    return tuple([DISCARDS[pair] for pair in combinations(cards, 2)])
 
 
 def discard(state: DealState, action: Action) -> DealState:
@@ -67,7 +71,7 @@ def discard(state: DealState, action: Action) -> DealState:
         raise IllegalAction(f"you do not hold {missing}; you hold {format_cards(hand)}")
     hands = list(state.play.hands)
     hands[state.declarer] = hand & ~action.mask
-    return state._replace(
+    return state.with_(
         phase=Phase.CONTRACT,
         discard=action.mask,
         play=state.play._replace(hands=tuple(hands)),
@@ -97,15 +101,15 @@ def declare(state: DealState, action: Action) -> DealState:
         raise IllegalAction(f"{why}; declare {allowed[0].contract} or higher", allowed)  # type: ignore[union-attr]
     assert isinstance(action, Declare)
     contract = action.contract
-    state = state._replace(contract=contract)
+    state = state.with_(contract=contract)
     d1, _ = defenders(state)
     if contract.is_misere:
         if state.rules.misere_defence_choice:
-            return state._replace(phase=Phase.DEFENCE, to_act=d1)
-        return start_play(state._replace(whist=state.whist._replace(open=True)), open_defence=True)
+            return state.with_(phase=Phase.DEFENCE, to_act=d1)
+        return start_play(state.with_(whist=state.whist._replace(open=True)), open_defence=True)
     if not state.rules.is_whisted(contract.level):
         return start_play(state, open_defence=False)
-    return state._replace(phase=Phase.WHISTING, to_act=d1)
+    return state.with_(phase=Phase.WHISTING, to_act=d1)
 
 
 # --- whisting ----------------------------------------------------------------------------
@@ -149,35 +153,35 @@ def whist(state: DealState, action: Action) -> DealState:
         w = w._replace(whisters=(*w.whisters, seat))
     if isinstance(action, HalfWhist):
         w = w._replace(half_whister=seat)
-    state = state._replace(whist=w)
+    state = state.with_(whist=w)
 
     if len(said) == 1:
-        return state._replace(to_act=d2)
+        return state.with_(to_act=d2)
     if said == [WHIST, WHIST]:
-        return start_play(state._replace(whist=w._replace(open=False)), open_defence=False)
+        return start_play(state.with_(whist=w._replace(open=False)), open_defence=False)
     if said == [WHIST, PASS]:
         if state.rules.whist_pass_half_whist and _half_whist_allowed(state):
-            return state._replace(to_act=d1)
-        return state._replace(phase=Phase.DEFENCE, to_act=d1)
+            return state.with_(to_act=d1)
+        return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, PASS]:
         return finish_without_play(state, Kind.PASSED_OUT)
     if said == [PASS, WHIST]:
-        return state._replace(phase=Phase.DEFENCE, to_act=d2)
+        return state.with_(phase=Phase.DEFENCE, to_act=d2)
     if said == [PASS, HALF_WHIST]:
-        return state._replace(to_act=d1)
+        return state.with_(to_act=d1)
     if said == [PASS, HALF_WHIST, PASS]:
         return finish_without_play(state, Kind.HALF_WHIST)
     if said == [PASS, HALF_WHIST, WHIST]:
         # The return whist: the first defender takes the whole defence; the second must pass.
         w = w._replace(whisters=(d1,), returned=True)
-        return state._replace(whist=w, phase=Phase.DEFENCE, to_act=d1)
+        return state.with_(whist=w, phase=Phase.DEFENCE, to_act=d1)
     if said == [WHIST, PASS, WHIST]:
-        return state._replace(phase=Phase.DEFENCE, to_act=d1)
+        return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [WHIST, PASS, HALF_WHIST]:
         # the whister falls back to half-whist; the original passer may now whist.
-        return state._replace(whist=w._replace(whisters=()), to_act=d2)
+        return state.with_(whist=w._replace(whisters=()), to_act=d2)
     if said == [WHIST, PASS, HALF_WHIST, WHIST]:
-        return state._replace(phase=Phase.DEFENCE, to_act=d2)
+        return state.with_(phase=Phase.DEFENCE, to_act=d2)
     assert said == [WHIST, PASS, HALF_WHIST, PASS], said
     return finish_without_play(state, Kind.HALF_WHIST)
 
@@ -185,7 +189,7 @@ def whist(state: DealState, action: Action) -> DealState:
 def choose_defence(state: DealState, action: Action) -> DealState:
     if not isinstance(action, ChooseDefence):
         raise IllegalAction("choose 'open' or 'closed' defence", (OPEN, CLOSED))
-    state = state._replace(whist=state.whist._replace(open=action.open))
+    state = state.with_(whist=state.whist._replace(open=action.open))
     return start_play(state, open_defence=action.open)
 
 
@@ -199,7 +203,7 @@ def start_play(state: DealState, *, open_defence: bool) -> DealState:
         d1, d2 = defenders(state)
         open_hands |= (1 << d1) | (1 << d2)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
-    return state._replace(phase=Phase.PLAY, to_act=h1, play=play, open_hands=open_hands)
+    return state.with_(phase=Phase.PLAY, to_act=h1, play=play, open_hands=open_hands)
 
 
 def finish_without_play(state: DealState, kind: Kind) -> DealState:
