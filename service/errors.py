@@ -20,6 +20,7 @@ import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
+from domain.rules.actions import Claim
 from domain.rules.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.application import Conflict, GameNotFound, StoreUnavailable
 
@@ -89,9 +90,13 @@ def map_error(error: BaseException) -> Mapped | None:
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, error.message, info)
     if isinstance(error, IllegalAction):
-        allowed = " | ".join(str(a) for a in error.allowed)
+        # As in the seat view: claims are not listed one by one, a flag says they are allowed.
+        listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]
+        can_claim = len(listed) < len(error.allowed)
         info = error_details_pb2.ErrorInfo(
-            reason="RULES_VIOLATION", domain=DOMAIN, metadata={"allowed": allowed}
+            reason="RULES_VIOLATION",
+            domain=DOMAIN,
+            metadata={"allowed": " | ".join(listed), "can_claim": str(can_claim).lower()},
         )
         violation = error_details_pb2.PreconditionFailure.Violation(
             type="RULES", subject="action", description=error.message

@@ -285,8 +285,12 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         out.claimant = view.claim.claimant
     else:
         out.claimant = -1
-    out.legal_actions.extend(str(a) for a in view.legal)
-    out.legal.extend(action_to_proto(a) for a in view.legal)
+    for action in view.legal:
+        if isinstance(action, Claim):
+            out.can_claim = True
+        else:
+            out.legal_actions.append(str(action))
+            out.legal.append(action_to_proto(action))
     if deal.result is not None:
         out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
     return out

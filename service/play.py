@@ -317,12 +317,12 @@ def render_view(
         partner = f"{seat_name(view.to_act)}'s hand — you play it"
         parts.append(Panel(hand_text(visible[view.to_act]), title=partner, expand=False))
     if my_turn:
-        parts.append(render_actions(view.legal_actions))
+        parts.append(render_actions(view.legal_actions, can_claim=view.can_claim))
     return Group(*parts)
 
 
-def render_actions(legal: Sequence[str]) -> RenderableType:
-    """The legal actions, numbered from 1."""
+def render_actions(legal: Sequence[str], *, can_claim: bool = False) -> RenderableType:
+    """The legal actions, numbered from 1 (claims are summarised in one line)."""
     if len(legal) > 24 and all(a.startswith("discard ") for a in legal):
         example = legal[-1].split()[1:]
         ascii_form = " ".join(Card.parse(c).ascii for c in example)
@@ -330,20 +330,17 @@ def render_actions(legal: Sequence[str]) -> RenderableType:
         text.append(" ".join(example), style="bold")
         text.append(f" or {ascii_form}  (1 = {legal[0]}); q quits.")
         return Panel(text, title="Your move", border_style="yellow")
-    claims = [a for a in legal if a.startswith("claim ")]
     items = []
     for number, action in enumerate(legal, start=1):
-        if len(claims) > 3 and action in claims:
-            continue  # summarised below
         item = Text(f"{number:>2}. ", style="bold yellow")
         item.append_text(_call_text(action))
         items.append(item)
     lines: list[RenderableType] = [Columns(items, padding=(0, 3))]
-    if len(claims) > 3:
+    if can_claim:
         lines.append(
             Text(
                 "or claim the rest: 'claim A-B-C' gives the remaining tricks to seats A, B, C "
-                f"(like {claims[-1]})"
+                "(like claim 2-0-0)"
             )
         )
     body = Group(*lines, Text(HINT, style="dim"))

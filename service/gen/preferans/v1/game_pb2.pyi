@@ -909,6 +909,7 @@ class SeatView(_message.Message):
     LEADER_FIELD_NUMBER: _builtins.int
     LEGAL_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
+    CAN_CLAIM_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -933,6 +934,10 @@ class SeatView(_message.Message):
     """Raspasy deals in a row just before this deal (it can raise the auction's floor)."""
     leader: _builtins.int
     """The seat that leads (or led) the current trick."""
+    can_claim: _builtins.bool
+    """This seat may propose a claim now: a Claim giving each seat a share of the
+    `10 - tricks_played` remaining tricks (any split is allowed).
+    """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -969,8 +974,8 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """What this seat may do now, in notation ("6♠", "pass", "10♥", "discard 7♣ 8♦",
-        "claim 3-0-0", …); empty when it is not this seat's turn.
+        """What this seat may do now, in notation ("6♠", "pass", "10♥", "discard 7♣ 8♦", …); empty
+        when it is not this seat's turn. Claims are not listed (see `can_claim`).
         """
 
     @_builtins.property
@@ -1026,10 +1031,11 @@ class SeatView(_message.Message):
         leader: _builtins.int = ...,
         legal: _abc.Iterable[Global___Action] | None = ...,
         previous_deal: Global___DealScoredEvent | None = ...,
+        can_claim: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015

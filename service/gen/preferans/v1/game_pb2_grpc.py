@@ -43,7 +43,8 @@ class GameServiceStub:
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
     FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-    legal actions in notation, separated by " | ");
+    legal actions in notation, separated by " | ", and "can_claim" says
+    whether a claim is allowed, as in SeatView);
     NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
     for another game or seat; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.
@@ -115,7 +116,8 @@ class GameServiceServicer:
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
     FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-    legal actions in notation, separated by " | ");
+    legal actions in notation, separated by " | ", and "can_claim" says
+    whether a claim is allowed, as in SeatView);
     NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
     for another game or seat; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.
@@ -253,7 +255,8 @@ class GameService:
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
     FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-    legal actions in notation, separated by " | ");
+    legal actions in notation, separated by " | ", and "can_claim" says
+    whether a claim is allowed, as in SeatView);
     NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
     for another game or seat; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.

@@ -44,7 +44,8 @@ class GameServiceStub:
       INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
       FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
                            reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-                           legal actions in notation, separated by " | ");
+                           legal actions in notation, separated by " | ", and "can_claim" says
+                           whether a claim is allowed, as in SeatView);
       NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
                            for another game or seat; ABORTED another command on the game landed
                            first (retry with the same request_id); UNAVAILABLE the store is down.
@@ -102,7 +103,8 @@ class GameServiceAsyncStub(GameServiceStub):
       INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
       FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
                            reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-                           legal actions in notation, separated by " | ");
+                           legal actions in notation, separated by " | ", and "can_claim" says
+                           whether a claim is allowed, as in SeatView);
       NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
                            for another game or seat; ABORTED another command on the game landed
                            first (retry with the same request_id); UNAVAILABLE the store is down.
@@ -156,7 +158,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
       INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
       FAILED_PRECONDITION  a move against the rules or out of turn (google.rpc.ErrorInfo with
                            reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
-                           legal actions in notation, separated by " | ");
+                           legal actions in notation, separated by " | ", and "can_claim" says
+                           whether a claim is allowed, as in SeatView);
       NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
                            for another game or seat; ABORTED another command on the game landed
                            first (retry with the same request_id); UNAVAILABLE the store is down.
