@@ -233,7 +233,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         version=game.version,
     )
     if game.deal_results:
-        out.previous_deal.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
+        out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
     if deal is None:  # the game is over
         out.phase = pb.PHASE_SCORED
         out.to_act = out.actor = out.declarer = -1
@@ -303,6 +303,20 @@ def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
         )
         for s in range(len(entry["pool"]))
     ]
+
+
+_FINISHED: dict[tuple[uuid.UUID, int], pb.DealScoredEvent] = {}
+
+
+def _finished_deal(game_id: uuid.UUID, number: int, game: Game) -> pb.DealScoredEvent:
+    """A finished deal never changes: build its message once per game and deal."""
+    key = (game_id, number)
+    message = _FINISHED.get(key)
+    if message is None:
+        if len(_FINISHED) > 4096:
+            _FINISHED.clear()
+        message = _FINISHED[key] = deal_result_to_proto(game.deal_results[number - 1])
+    return message
 
 
 def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
