@@ -81,11 +81,19 @@ def discard(state: DealState, action: Action) -> DealState:
 # --- contract ----------------------------------------------------------------------------
 
 
+def _contracts_from(index: int) -> tuple[Action, ...]:
+    if index == MISERE_INDEX:
+        return (DECLARES[MISERE_INDEX],)
+    return tuple(DECLARES[i] for i in range(index, len(LADDER)) if i != MISERE_INDEX)
+
+
+_CONTRACTS: tuple[tuple[Action, ...], ...] = tuple(_contracts_from(i) for i in range(len(LADDER)))
+"""The contracts a winning bid allows, by the bid's ladder index (§1.4: not below the bid)."""
+
+
 def contract_options(state: DealState) -> tuple[Action, ...]:
     assert state.bid is not None
-    if state.bid.is_misere:
-        return (DECLARES[MISERE_INDEX],)
-    return tuple(DECLARES[i] for i in range(state.bid.index, len(LADDER)) if i != MISERE_INDEX)
+    return _CONTRACTS[state.bid.index]
 
 
 def declare(state: DealState, action: Action) -> DealState:
