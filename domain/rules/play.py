@@ -218,9 +218,7 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         )
     claimant = controller(state, state.to_act)
     pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
-    return state.with_(
-        phase=Phase.CLAIM, claim=pending, to_act=next_seat(claimant, state.players)
-    )
+    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=next_seat(claimant, state.players))
 
 
 def respond(state: DealState, action: Action) -> DealState:
