@@ -1,4 +1,5 @@
-"""Read models built from the event log: seat views, the scoresheet, the game list.
+"""Read models built from the event log: seat views, the scoresheet, the game list, league
+statistics.
 
 ``standard_runners(app, db)`` makes one exactly-once runner per projection over an
 application's notification log; ``queries`` reads the views.
@@ -10,9 +11,10 @@ from typing import Any
 
 from projections.db import Database
 from projections.runner import Projection, ProjectionRunner, ProjectionWorker
+from projections.stats import Stats
 from projections.views import Games, Scoresheet, SeatViews
 
-PROJECTION_NAMES = ("seat_views", "scoresheet", "games")
+PROJECTION_NAMES = ("seat_views", "scoresheet", "games", "stats")
 
 
 def standard_runners(
@@ -33,6 +35,8 @@ def standard_runners(
             return SeatViews(load)
         if name == "scoresheet":
             return Scoresheet(db)
+        if name == "stats":
+            return Stats(db)
         return Games()
 
     return {name: ProjectionRunner(app, db, make(name), batch) for name in names}

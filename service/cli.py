@@ -187,6 +187,116 @@ def cmd_play(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _stats_app(args: argparse.Namespace) -> PreferansApplication:
+    """The application, with the stats projection caught up first (unless ``--no-catch-up``)."""
+    from projections import standard_runners
+
+    app = _open_app(args.store)
+    if not args.no_catch_up:
+        for runner in standard_runners(app, app.db, ("stats",)).values():
+            runner.catch_up()
+    return app
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """League statistics in the terminal: leaderboards, one player, or a head-to-head."""
+    from rich.table import Table
+
+    from projections import stats_queries as q
+
+    console = Console()
+    app = _stats_app(args)
+    try:
+        names = q.leagues(app.db) if args.league is None else [args.league]
+        if args.player and args.against:
+            pair = q.head_to_head(app.db, names[0] if names else "", args.player, args.against)
+            keys = ("games", "a_settlement", "b_settlement", "a_ahead", "b_ahead", "equal")
+            table = Table(*keys, title=f"{args.player} (a) vs {args.against} (b)")
+            if pair is not None:
+                table.add_row(*(str(pair[key]) for key in keys))
+            console.print(table)
+            return 0
+        if args.player:
+            for league in names:
+                stats = q.player_stats(app.db, league, args.player)
+                if stats is not None:
+                    table = Table("statistic", "value", title=f"{args.player} in {league!r}")
+                    for key, value in q.flatten(stats).items():
+                        table.add_row(
+                            key, f"{value:.1f}" if isinstance(value, float) else str(value)
+                        )
+                    console.print(table)
+            return 0
+        columns = ("player_id", "rating", "games", "deals", "settlement_total")
+        for league in names:
+            totals = q.league_totals(app.db, league) or {}
+            table = Table(
+                *columns,
+                "contracts",
+                title=f"league {league!r}",
+                caption=(
+                    f"{totals.get('games', 0)} games, {totals.get('deals', 0)} deals, "
+                    f"{totals.get('players', 0)} players"
+                ),
+            )
+            for row in q.leaderboard(app.db, league, args.order_by, limit=args.limit):
+                made, failed = row["contracts_made"], row["contracts_failed"]
+                cells = [f"{row['rating']:.1f}" if c == "rating" else str(row[c]) for c in columns]
+                table.add_row(*cells, f"{made} made / {failed} failed")
+            console.print(table)
+    finally:
+        app.close()
+    return 0
+
+
+def cmd_stats_export(args: argparse.Namespace) -> int:
+    """Write league statistics to CSV and Parquet files."""
+    from pathlib import Path
+
+    from projections import stats_queries as q
+
+    app = _stats_app(args)
+    try:
+        names = q.leagues(app.db) if args.league is None else [args.league]
+        for league in names:
+            for path in q.export_league(app.db, league, Path(args.out), args.formats.split(",")):
+                Console().print(str(path))
+    finally:
+        app.close()
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Bots play whole games of a league through the application, with a progress bar."""
+    from rich.progress import Progress
+
+    from domain.rules import DEFAULT, RuleSet
+    from projections import standard_runners
+    from service.simulate import DEFAULT_PLAYERS, simulate
+
+    app = _open_app(args.store)
+    players = args.players.split(",") if args.players else list(DEFAULT_PLAYERS)
+    try:
+        with Progress(console=Console(stderr=True)) as progress:
+            task = progress.add_task(f"league {args.league!r}", total=args.games)
+            simulate(
+                app,
+                args.games,
+                args.league,
+                players,
+                RuleSet(pool_target=args.pool) if args.pool else DEFAULT,
+                seed=args.seed,
+                on_game=lambda _game_id: progress.advance(task),
+            )
+        if not args.no_projections:
+            for runner in standard_runners(app, app.db).values():
+                runner.catch_up()
+    finally:
+        app.close()
+    Console().print(f"{args.games} games played in league {args.league!r}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -232,14 +342,52 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
     play.set_defaults(func=cmd_play)
 
+    stats = sub.add_parser("stats", help="league statistics (leaderboards, players, pairs)")
+    stats.add_argument("--store", help=store_help)
+    stats.add_argument("--league", help="one league (default: every league)")
+    stats.add_argument("--player", help="show this player's statistics")
+    stats.add_argument("--against", help="with --player: their head-to-head")
+    stats.add_argument("--order-by", default="rating", help="rating, settlement_total, games, …")
+    stats.add_argument("--limit", type=int, default=50)
+    stats.add_argument("--no-catch-up", action="store_true", help="do not update the stats first")
+    stats.set_defaults(func=cmd_stats)
+    stats_sub = stats.add_subparsers(dest="action")
+    export = stats_sub.add_parser("export", help="write the statistics as CSV and Parquet")
+    # Options also accepted before "export" keep their value unless given again after it.
+    export.add_argument("--store", help=store_help, default=argparse.SUPPRESS)
+    export.add_argument(
+        "--league", help="one league (default: every league)", default=argparse.SUPPRESS
+    )
+    export.add_argument("--out", default="stats-export", help="directory to write into")
+    export.add_argument("--formats", default="csv,parquet", help="csv, parquet or both")
+    export.add_argument(
+        "--no-catch-up",
+        action="store_true",
+        help="do not update the stats first",
+        default=argparse.SUPPRESS,
+    )
+    export.set_defaults(func=cmd_stats_export)
+
+    sim = sub.add_parser("simulate", help="bots play whole games of a league (in process)")
+    sim.add_argument("--store", help=store_help)
+    sim.add_argument("--games", type=int, default=10)
+    sim.add_argument("--league", default="")
+    sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
+    sim.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    sim.add_argument("--seed", help="any text: the same text seats the same players")
+    sim.add_argument("--no-projections", action="store_true", help="do not update read models")
+    sim.set_defaults(func=cmd_simulate)
+
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)
     rebuild = proj_sub.add_parser("rebuild", help="drop and rebuild projections from the log")
-    rebuild.add_argument("names", nargs="*", help="seat_views, scoresheet, games (default: all)")
+    rebuild.add_argument(
+        "names", nargs="*", help="seat_views, scoresheet, games, stats (default: all)"
+    )
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
     run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
-    run.add_argument("names", nargs="*", help="seat_views, scoresheet, games (default: all)")
+    run.add_argument("names", nargs="*", help="seat_views, scoresheet, games, stats (default: all)")
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     run.set_defaults(func=cmd_projections_run)

@@ -14,17 +14,20 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import grpc
+import structlog
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
 from domain.rules.errors import IllegalAction, InvalidAction, NotYourTurn
 from service.application import Conflict, GameNotFound, StoreUnavailable
 
 DOMAIN = "preferans.v1"
+log = structlog.get_logger(__name__)
 
 
 class BadInput(Exception):
@@ -34,6 +37,15 @@ class BadInput(Exception):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+class NotFound(Exception):
+    """A resource the request names does not exist (NOT_FOUND with ``ResourceInfo``)."""
+
+    def __init__(self, resource_type: str, resource_name: str, message: str) -> None:
+        super().__init__(message)
+        self.resource_type = resource_type
+        self.resource_name = resource_name
 
 
 class Unauthenticated(Exception):
@@ -110,6 +122,13 @@ def map_error(error: BaseException) -> Mapped | None:
     if isinstance(error, GameNotFound):
         resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
         return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
+    if isinstance(error, NotFound):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type=error.resource_type,
+            resource_name=error.resource_name,
+            description=str(error),
+        )
+        return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
     if isinstance(error, Unauthenticated):
         return _status(grpc.StatusCode.UNAUTHENTICATED, str(error))
     if isinstance(error, PermissionDenied):
@@ -124,3 +143,14 @@ def map_error(error: BaseException) -> Mapped | None:
 
 
 INTERNAL_CODE = code_pb2.INTERNAL
+
+
+async def refuse(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:
+    """End the call with the status for ``error`` (INTERNAL, logged, for an unexpected one)."""
+    mapped = map_error(error)
+    if mapped is None:
+        log.exception("unexpected error", exc_info=error)
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    else:
+        log.info("request refused", code=mapped.code.name, reason=mapped.status.message)
+        await context.abort_with_status(rpc_status.to_status(mapped.status))

@@ -22,13 +22,15 @@ from projections import ProjectionWorker, standard_runners
 from service.application import PreferansApplication
 from service.auth import AuthInterceptor
 from service.config import StoreConfig
-from service.gen.preferans.v1 import game_pb2, game_pb2_grpc
+from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, stats_pb2, stats_pb2_grpc
 from service.hub import EventHub
 from service.logs import RequestIdInterceptor
 from service.servicer import GameServicer
+from service.stats_servicer import StatsServicer
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+STATS_SERVICE_NAME = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 
 KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -95,12 +97,13 @@ async def create_server(
     game_pb2_grpc.add_GameServiceServicer_to_server(
         GameServicer(app, executor, hub, projections), server
     )
+    stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(app.db, executor), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME):
+    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (SERVICE_NAME, STATS_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
     port = server.add_insecure_port(address)
     await server.start()

@@ -18,14 +18,13 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-from grpc_status import rpc_status
 
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
 from service.application import PreferansApplication
 from service.auth import caller_for
-from service.errors import BadInput, map_error
+from service.errors import BadInput, refuse
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from service.hub import EventHub
@@ -90,13 +89,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def _fail(
         self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
     ) -> None:
-        mapped = map_error(error)
-        if mapped is None:
-            log.exception("unexpected error", exc_info=error)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
-        else:
-            log.info("request refused", code=mapped.code.name, reason=mapped.status.message)
-            await context.abort_with_status(rpc_status.to_status(mapped.status))
+        await refuse(context, error)
 
     def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
         return caller_for(context, self.app).seat_in(game_id)

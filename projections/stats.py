@@ -1,0 +1,389 @@
+"""League statistics: per player and league, per pair of players, per game; and a rating.
+
+Everything is derived from the events alone (docs/EVENTS.md): ``GameCreated`` (league, player
+ids by seat), the whist decisions (``WhistCalled``, ``WhistPassed``, ``HalfWhistCalled``,
+``WhistReturned``), ``DealScored`` (kind, declarer, contract, tricks, score and sheet entry) and
+``GameFinished`` (the settlement). What each number counts is documented in docs/STATS.md.
+
+Like the other projections, events are folded into rows held in memory (loaded from the tables
+on first use) and the touched rows are written in ``flush``, inside the runner's batch
+transaction. Ratings are updated at each ``GameFinished`` in the log's order, so a rebuild
+recomputes exactly the same floats.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+from uuid import UUID
+
+from domain.model.replay import event_name
+from domain.rating import INITIAL_RATING, rate_game
+from domain.rules.bids import Bid, Strain
+from projections.db import Cursor, Database
+
+STRAIN_COLUMNS = {
+    Strain.SPADES: "strain_s",
+    Strain.CLUBS: "strain_c",
+    Strain.DIAMONDS: "strain_d",
+    Strain.HEARTS: "strain_h",
+    Strain.NO_TRUMP: "strain_nt",
+}
+"""The column counting contracts declared in each strain."""
+
+LEVELS = (6, 7, 8, 9, 10)
+
+_INT = "BIGINT NOT NULL DEFAULT 0"
+_REAL = "DOUBLE PRECISION NOT NULL DEFAULT 0"
+
+PLAYER_COUNTERS = (
+    "games_started",
+    "games",
+    "deals",
+    "settlement_num",
+    "pool",
+    "gora",
+    "whists_written",
+    "whists_received",
+    "contracts_declared",
+    "contracts_made",
+    "contracts_failed",
+    "undertricks",
+    *(f"level_{level}" for level in LEVELS),
+    *STRAIN_COLUMNS.values(),
+    "misere_declared",
+    "misere_made",
+    "misere_failed",
+    "misere_tricks",
+    "whist_calls",
+    "whist_passes",
+    "half_whists",
+    "whist_returns",
+    "whists_earned",
+    "penalties",
+    "penalised_deals",
+    "raspasy_deals",
+    "raspasy_tricks",
+    "true_zeros",
+)
+"""Integer columns of ``stats_players`` (all start at 0)."""
+
+LEAGUE_COUNTERS = (
+    "games_started",
+    "games",
+    "deals",
+    "contracts_declared",
+    "misere_declared",
+    "raspasy_deals",
+    "settlement_num",
+)
+
+PAIR_COUNTERS = ("games", "a_num", "b_num", "a_ahead", "b_ahead", "equal")
+
+
+class _Table:
+    """Rows of one table held in memory by key: loaded on first use, upserted in ``flush``."""
+
+    def __init__(
+        self,
+        db: Database,
+        name: str,
+        keys: Sequence[str],
+        columns: dict[str, str],
+        defaults: dict[str, Any],
+    ) -> None:
+        self.db = db
+        self.name = name
+        self.keys = tuple(keys)
+        self.columns = columns
+        """Column name → SQL type, keys included."""
+        self.defaults = defaults
+        self.rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.dirty: set[tuple[Any, ...]] = set()
+
+    def create(self, c: Cursor) -> None:
+        cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
+        c.execute(
+            f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.keys)}))"
+        )
+
+    def get(self, *key: Any, write: bool = True) -> dict[str, Any]:
+        """The row (to change in place unless ``write`` is false): from memory, else from the
+        table, else a new row."""
+        row = self.rows.get(key)
+        if row is None:
+            names = list(self.columns)
+            where = " AND ".join(f"{k} = ?" for k in self.keys)
+            with self.db.reading() as c:
+                c.execute(f"SELECT {', '.join(names)} FROM {self.name} WHERE {where}", key)
+                found = c.fetchone()
+            if found is None:
+                row = dict(self.defaults)
+                row.update(zip(self.keys, key, strict=True))
+            else:
+                row = dict(zip(names, found, strict=True))
+            self.rows[key] = row
+        if write:
+            self.dirty.add(key)
+        return row
+
+    def flush(self, c: Cursor) -> None:
+        if not self.dirty:
+            return
+        names = list(self.columns)
+        updates = ", ".join(f"{n} = excluded.{n}" for n in names if n not in self.keys)
+        c.executemany(
+            f"INSERT INTO {self.name} ({', '.join(names)}) VALUES "
+            f"({', '.join('?' for _ in names)}) ON CONFLICT ({', '.join(self.keys)}) "
+            f"DO UPDATE SET {updates}",
+            [[self.rows[key][n] for n in names] for key in sorted(self.dirty)],
+        )
+        self.dirty.clear()
+        if len(self.rows) > 20000:
+            self.rows.clear()
+
+    def clear(self) -> None:
+        self.rows.clear()
+        self.dirty.clear()
+
+
+def add_fraction(row: dict[str, Any], prefix: str, value: Fraction) -> None:
+    """Add ``value`` to the exact fraction ``<prefix>_num / <prefix>_den`` of a row, keeping the
+    float ``<prefix>_real`` (for ordering) in step."""
+    total = Fraction(int(row[f"{prefix}_num"]), int(row[f"{prefix}_den"])) + value
+    row[f"{prefix}_num"] = total.numerator
+    row[f"{prefix}_den"] = total.denominator
+    if f"{prefix}_real" in row:
+        row[f"{prefix}_real"] = float(total)
+
+
+def _counters(names: Sequence[str]) -> dict[str, str]:
+    return dict.fromkeys(names, _INT)
+
+
+def _den(*names: str) -> dict[str, str]:
+    return dict.fromkeys(names, "BIGINT NOT NULL DEFAULT 1")
+
+
+class Stats:
+    """League statistics per player, per league, per pair of players and per game."""
+
+    name = "stats"
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.games = _Table(
+            db,
+            "stats_games",
+            ("game_id",),
+            {"game_id": "TEXT NOT NULL", "league": "TEXT NOT NULL", "players": "TEXT NOT NULL"},
+            {},
+        )
+        self.players = _Table(
+            db,
+            "stats_players",
+            ("league", "player_id"),
+            {
+                "league": "TEXT NOT NULL",
+                "player_id": "TEXT NOT NULL",
+                "rating": _REAL,
+                "settlement_real": _REAL,
+                **_den("settlement_den"),
+                **_counters(PLAYER_COUNTERS),
+            },
+            {
+                "rating": INITIAL_RATING,
+                "settlement_real": 0.0,
+                "settlement_den": 1,
+                **dict.fromkeys(PLAYER_COUNTERS, 0),
+            },
+        )
+        self.leagues = _Table(
+            db,
+            "stats_leagues",
+            ("league",),
+            {"league": "TEXT NOT NULL", **_den("settlement_den"), **_counters(LEAGUE_COUNTERS)},
+            {"settlement_den": 1, **dict.fromkeys(LEAGUE_COUNTERS, 0)},
+        )
+        self.pairs = _Table(
+            db,
+            "stats_pairs",
+            ("league", "a", "b"),
+            {
+                "league": "TEXT NOT NULL",
+                "a": "TEXT NOT NULL",
+                "b": "TEXT NOT NULL",
+                **_den("a_den", "b_den"),
+                **_counters(PAIR_COUNTERS),
+            },
+            {"a_den": 1, "b_den": 1, **dict.fromkeys(PAIR_COUNTERS, 0)},
+        )
+        self._results: list[tuple[Any, ...]] = []
+        """New rows of ``stats_results`` (one per player of each finished game)."""
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def create_tables(self, c: Cursor) -> None:
+        for table in (self.games, self.players, self.leagues, self.pairs):
+            table.create(c)
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS stats_results (game_id TEXT NOT NULL, seat INTEGER NOT "
+            "NULL, league TEXT NOT NULL, player_id TEXT NOT NULL, position BIGINT NOT NULL, "
+            "result_num BIGINT NOT NULL, result_den BIGINT NOT NULL, result_real DOUBLE "
+            "PRECISION NOT NULL, rating_before DOUBLE PRECISION NOT NULL, rating_after DOUBLE "
+            "PRECISION NOT NULL, PRIMARY KEY (game_id, seat))"
+        )
+        c.execute(
+            "CREATE INDEX IF NOT EXISTS stats_results_by_player ON stats_results "
+            "(league, player_id, position)"
+        )
+        for column in ("rating", "settlement_real", "games", "deals", "contracts_made"):
+            c.execute(
+                f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
+                f"(league, {column}, player_id)"
+            )
+
+    def drop_tables(self, c: Cursor) -> None:
+        for table in ("stats_games", "stats_players", "stats_leagues", "stats_pairs"):
+            c.execute(f"DROP TABLE IF EXISTS {table}")
+        c.execute("DROP TABLE IF EXISTS stats_results")
+
+    # -- events ---------------------------------------------------------------------------
+
+    def _game(self, game_id: UUID) -> tuple[str, list[str]]:
+        row = self.games.get(str(game_id), write=False)
+        return str(row["league"]), list(json.loads(row["players"]))
+
+    def process(self, event: Any, position: int) -> None:
+        name = event_name(event)
+        if name == "GameCreated":
+            self._created(event)
+        elif name in _WHIST_COLUMNS:
+            league, players = self._game(event.originator_id)
+            self.players.get(league, players[event.seat])[_WHIST_COLUMNS[name]] += 1
+        elif name == "DealScored":
+            self._scored(event)
+        elif name == "GameFinished":
+            self._finished(event, position)
+
+    def _created(self, event: Any) -> None:
+        game = self.games.get(str(event.originator_id))
+        game["league"] = event.league
+        game["players"] = json.dumps(list(event.players))
+        for player in event.players:
+            self.players.get(event.league, player)["games_started"] += 1
+        self.leagues.get(event.league)["games_started"] += 1
+
+    def _scored(self, event: Any) -> None:
+        league, players = self._game(event.originator_id)
+        rows = [self.players.get(league, p) for p in players]
+        totals = self.leagues.get(league)
+        totals["deals"] += 1
+        entry, score, tricks = event.entry, event.score, event.tricks
+        n = len(players)
+        for seat, row in enumerate(rows):
+            row["deals"] += 1
+            row["pool"] += entry["pool"][seat]
+            row["gora"] += entry["gora"][seat]
+            row["whists_written"] += sum(entry["whists"][seat])
+            row["whists_received"] += sum(entry["whists"][o][seat] for o in range(n))
+        kind, declarer = event.kind, event.declarer
+        if kind == "raspasy":
+            totals["raspasy_deals"] += 1
+            for seat, row in enumerate(rows):
+                row["raspasy_deals"] += 1
+                row["raspasy_tricks"] += tricks[seat]
+                row["true_zeros"] += tricks[seat] == 0
+            return
+        own = rows[declarer]
+        taken = tricks[declarer]
+        if kind == "misere":
+            totals["misere_declared"] += 1
+            own["misere_declared"] += 1
+            own["misere_made" if taken == 0 else "misere_failed"] += 1
+            own["misere_tricks"] += taken
+            return
+        contract = Bid.parse(event.contract)
+        assert contract.strain is not None
+        totals["contracts_declared"] += 1
+        own["contracts_declared"] += 1
+        own[f"level_{contract.level}"] += 1
+        own[STRAIN_COLUMNS[contract.strain]] += 1
+        under = max(0, contract.level - taken) if kind == "game" else 0
+        own["contracts_failed" if under else "contracts_made"] += 1
+        own["undertricks"] += under
+        for seat, row in enumerate(rows):
+            if seat != declarer:
+                row["whists_earned"] += score["whists"][seat][declarer]
+                row["penalties"] += score["gora"][seat]
+                row["penalised_deals"] += score["gora"][seat] > 0
+
+    def _finished(self, event: Any, position: int) -> None:
+        game_id = event.originator_id
+        league, players = self._game(game_id)
+        results = [Fraction(value) for value in event.settlement]
+        rows = [self.players.get(league, p) for p in players]
+        before = [float(row["rating"]) for row in rows]
+        after = rate_game(before, results)
+        totals = self.leagues.get(league)
+        totals["games"] += 1
+        add_fraction(totals, "settlement", sum(results, Fraction(0)))
+        for seat, row in enumerate(rows):
+            row["games"] += 1
+            row["rating"] = after[seat]
+            add_fraction(row, "settlement", results[seat])
+            self._results.append(
+                (
+                    str(game_id),
+                    seat,
+                    league,
+                    players[seat],
+                    position,
+                    results[seat].numerator,
+                    results[seat].denominator,
+                    float(results[seat]),
+                    before[seat],
+                    after[seat],
+                )
+            )
+        for i in range(len(players)):
+            for j in range(i + 1, len(players)):
+                a, b = (i, j) if players[i] < players[j] else (j, i)
+                pair = self.pairs.get(league, players[a], players[b])
+                pair["games"] += 1
+                add_fraction(pair, "a", results[a])
+                add_fraction(pair, "b", results[b])
+                if results[a] == results[b]:
+                    pair["equal"] += 1
+                else:
+                    pair["a_ahead" if results[a] > results[b] else "b_ahead"] += 1
+
+    # -- writing --------------------------------------------------------------------------
+
+    def flush(self, c: Cursor) -> None:
+        for table in (self.games, self.players, self.leagues, self.pairs):
+            table.flush(c)
+        if self._results:
+            c.executemany(
+                "INSERT INTO stats_results (game_id, seat, league, player_id, position, "
+                "result_num, result_den, result_real, rating_before, rating_after) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                self._results,
+            )
+            self._results.clear()
+
+    def reset(self) -> None:
+        for table in (self.games, self.players, self.leagues, self.pairs):
+            table.clear()
+        self._results.clear()
+
+
+_WHIST_COLUMNS = {
+    "WhistCalled": "whist_calls",
+    "WhistPassed": "whist_passes",
+    "HalfWhistCalled": "half_whists",
+    "WhistReturned": "whist_returns",
+}
+"""Each whist decision event → the player's counter it adds one to."""

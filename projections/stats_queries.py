@@ -1,0 +1,276 @@
+"""Reading the league statistics (``projections.stats``) as plain data, and exporting them.
+
+Settlement values are exact fractions written as strings (``"-275/3"``, ``"40"``, ``"0"``);
+the rating is a float; everything else is an int (or a float average). What each number counts
+is documented in docs/STATS.md.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from projections.db import Database
+from projections.stats import LEVELS, PLAYER_COUNTERS, STRAIN_COLUMNS
+
+ORDER_COLUMNS = {
+    "rating": "rating",
+    "settlement_total": "settlement_real",
+    "games": "games",
+    "deals": "deals",
+    "contracts_made": "contracts_made",
+}
+"""Leaderboard orderings → the indexed column each one sorts on."""
+
+_PLAYER_COLUMNS = ("league", "player_id", "rating", "settlement_den", *PLAYER_COUNTERS)
+
+
+def fraction_text(numerator: int, denominator: int) -> str:
+    """An exact value as text: ``"-275/3"``, ``"40"``."""
+    return str(Fraction(int(numerator), int(denominator)))
+
+
+def leagues(db: Database) -> list[str]:
+    """Every league tag that has at least one game (``""`` is the untagged league)."""
+    with db.reading() as c:
+        c.execute("SELECT league FROM stats_leagues ORDER BY league")
+        return [str(row[0]) for row in c.fetchall()]
+
+
+def player_stats(db: Database, league: str, player_id: str) -> dict[str, Any] | None:
+    """Everything known about one player in one league (``None`` if he never played in it)."""
+    with db.reading() as c:
+        c.execute(
+            f"SELECT {', '.join(_PLAYER_COLUMNS)} FROM stats_players WHERE league = ? AND "
+            "player_id = ?",
+            (league, player_id),
+        )
+        found = c.fetchone()
+    if found is None:
+        return None
+    row = dict(zip(_PLAYER_COLUMNS, found, strict=True))
+    failed = int(row["contracts_failed"])
+    return {
+        "league": row["league"],
+        "player_id": row["player_id"],
+        "games_started": int(row["games_started"]),
+        "games": int(row["games"]),
+        "deals": int(row["deals"]),
+        "rating": float(row["rating"]),
+        "settlement_total": fraction_text(row["settlement_num"], row["settlement_den"]),
+        "pool": int(row["pool"]),
+        "gora": int(row["gora"]),
+        "whists_written": int(row["whists_written"]),
+        "whists_received": int(row["whists_received"]),
+        "contracts": {
+            "declared": int(row["contracts_declared"]),
+            "made": int(row["contracts_made"]),
+            "failed": failed,
+            "by_level": {str(level): int(row[f"level_{level}"]) for level in LEVELS},
+            "by_strain": {s.symbol: int(row[col]) for s, col in STRAIN_COLUMNS.items()},
+            "undertricks": int(row["undertricks"]),
+            "undertricks_avg": int(row["undertricks"]) / failed if failed else 0.0,
+        },
+        "misere": {
+            "declared": int(row["misere_declared"]),
+            "made": int(row["misere_made"]),
+            "failed": int(row["misere_failed"]),
+            "tricks": int(row["misere_tricks"]),
+        },
+        "whist": {
+            "whist": int(row["whist_calls"]),
+            "pass": int(row["whist_passes"]),
+            "half_whist": int(row["half_whists"]),
+            "return": int(row["whist_returns"]),
+            "whists_earned": int(row["whists_earned"]),
+            "penalties": int(row["penalties"]),
+            "penalised_deals": int(row["penalised_deals"]),
+        },
+        "raspasy": {
+            "deals": int(row["raspasy_deals"]),
+            "tricks": int(row["raspasy_tricks"]),
+            "true_zeros": int(row["true_zeros"]),
+        },
+    }
+
+
+def leaderboard(
+    db: Database,
+    league: str,
+    order_by: str = "rating",
+    descending: bool = True,
+    limit: int = 50,
+    offset: int = 0,
+) -> list[dict[str, Any]]:
+    """The league's players in order (ties by player id ascending), one page of them."""
+    column = ORDER_COLUMNS.get(order_by)
+    if column is None:
+        raise ValueError(f"cannot order by {order_by!r}; one of: {', '.join(ORDER_COLUMNS)}")
+    direction = "DESC" if descending else "ASC"
+    with db.reading() as c:
+        c.execute(
+            "SELECT player_id, games, deals, rating, settlement_num, settlement_den, "
+            "contracts_made, contracts_failed FROM stats_players WHERE league = ? "
+            f"ORDER BY {column} {direction}, player_id ASC LIMIT ? OFFSET ?",
+            (league, max(0, limit), max(0, offset)),
+        )
+        rows = c.fetchall()
+    return [
+        {
+            "player_id": r[0],
+            "games": int(r[1]),
+            "deals": int(r[2]),
+            "rating": float(r[3]),
+            "settlement_total": fraction_text(r[4], r[5]),
+            "contracts_made": int(r[6]),
+            "contracts_failed": int(r[7]),
+        }
+        for r in rows
+    ]
+
+
+def head_to_head(db: Database, league: str, a: str, b: str) -> dict[str, Any] | None:
+    """How ``a`` and ``b`` fared in the finished games they both played (``None`` if none)."""
+    first, second = sorted((a, b))
+    with db.reading() as c:
+        c.execute(
+            "SELECT games, a_num, a_den, b_num, b_den, a_ahead, b_ahead, equal FROM stats_pairs "
+            "WHERE league = ? AND a = ? AND b = ?",
+            (league, first, second),
+        )
+        row = c.fetchone()
+    if row is None or a == b:
+        return None
+    games, an, ad, bn, bd, a_ahead, b_ahead, equal = row
+    sides = {
+        first: (fraction_text(an, ad), int(a_ahead)),
+        second: (fraction_text(bn, bd), int(b_ahead)),
+    }
+    return {
+        "league": league,
+        "a": a,
+        "b": b,
+        "games": int(games),
+        "a_settlement": sides[a][0],
+        "b_settlement": sides[b][0],
+        "a_ahead": sides[a][1],
+        "b_ahead": sides[b][1],
+        "equal": int(equal),
+    }
+
+
+def league_totals(db: Database, league: str) -> dict[str, Any] | None:
+    """The league as a whole (``None`` for an unknown league)."""
+    with db.reading() as c:
+        c.execute(
+            "SELECT games_started, games, deals, contracts_declared, misere_declared, "
+            "raspasy_deals, settlement_num, settlement_den FROM stats_leagues WHERE league = ?",
+            (league,),
+        )
+        row = c.fetchone()
+        if row is None:
+            return None
+        c.execute("SELECT COUNT(*) FROM stats_players WHERE league = ?", (league,))
+        players = int(c.fetchone()[0])
+    return {
+        "league": league,
+        "games_started": int(row[0]),
+        "games": int(row[1]),
+        "deals": int(row[2]),
+        "players": players,
+        "contracts_declared": int(row[3]),
+        "misere_declared": int(row[4]),
+        "raspasy_deals": int(row[5]),
+        "settlement_sum": fraction_text(row[6], row[7]),
+    }
+
+
+def game_results(db: Database, league: str, player_id: str | None = None) -> list[dict[str, Any]]:
+    """Each finished game's settlement result per player (in the log's order), with the
+    player's rating before and after the game."""
+    where, params = "league = ?", [league]
+    if player_id is not None:
+        where += " AND player_id = ?"
+        params.append(player_id)
+    with db.reading() as c:
+        c.execute(
+            "SELECT game_id, seat, player_id, result_num, result_den, rating_before, "
+            f"rating_after FROM stats_results WHERE {where} ORDER BY position, seat",
+            params,
+        )
+        rows = c.fetchall()
+    return [
+        {
+            "game_id": r[0],
+            "seat": int(r[1]),
+            "player_id": r[2],
+            "settlement": fraction_text(r[3], r[4]),
+            "rating_before": float(r[5]),
+            "rating_after": float(r[6]),
+        }
+        for r in rows
+    ]
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts as one level, keys joined by dots (``contracts.by_level.6``)."""
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+def export_tables(db: Database, league: str) -> dict[str, list[dict[str, Any]]]:
+    """The league as flat tables: ``players`` (every player's ``player_stats``, flattened),
+    ``head_to_head`` (every pair) and ``results`` (every game's result per player)."""
+    board = leaderboard(db, league, "rating", limit=1_000_000)
+    ids = [row["player_id"] for row in board]
+    players = []
+    for player_id in ids:
+        stats = player_stats(db, league, player_id)
+        assert stats is not None
+        players.append(flatten(stats))
+    pairs = []
+    for i, a in enumerate(sorted(ids)):
+        for b in sorted(ids)[i + 1 :]:
+            pair = head_to_head(db, league, a, b)
+            if pair is not None:
+                pairs.append(pair)
+    return {"players": players, "head_to_head": pairs, "results": game_results(db, league)}
+
+
+def export_league(
+    db: Database, league: str, directory: Path, formats: Sequence[str] = ("csv", "parquet")
+) -> list[Path]:
+    """Write the league's tables (``export_tables``) as ``<league>-<table>.csv`` and
+    ``.parquet`` files in ``directory``; return the paths written."""
+    unknown = set(formats) - {"csv", "parquet"}
+    if unknown:
+        raise ValueError(f"unknown export formats: {', '.join(sorted(unknown))}")
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = league or "default"
+    written: list[Path] = []
+    for table, rows in export_tables(db, league).items():
+        if "csv" in formats:
+            path = directory / f"{stem}-{table}.csv"
+            with path.open("w", newline="", encoding="utf-8") as out:
+                columns = list(rows[0]) if rows else []
+                writer = csv.DictWriter(out, fieldnames=columns)
+                writer.writeheader()
+                writer.writerows(rows)
+            written.append(path)
+        if "parquet" in formats:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            path = directory / f"{stem}-{table}.parquet"
+            pq.write_table(pa.Table.from_pylist(rows), path)
+            written.append(path)
+    return written

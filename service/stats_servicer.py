@@ -1,0 +1,310 @@
+"""The ``StatsService`` servicer: league and player statistics from the ``stats`` projection.
+
+Thin, like ``GameServicer``: check the request, call ``projections.stats_queries`` in the
+application's thread pool, convert the plain data to messages. Every call is public (no seat
+token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is a
+``NotFound``: NOT_FOUND with a ``google.rpc.ResourceInfo``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from projections import stats_queries
+from projections.db import Database
+from service.errors import BadInput, NotFound, refuse
+from service.gen.preferans.v1 import stats_pb2 as pb
+from service.gen.preferans.v1 import stats_pb2_grpc
+from service.servicer import refusing
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+
+MAX_PAGE_SIZE = 500
+MAX_ID_LENGTH = 256
+ORDERS = {
+    pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
+    pb.LEADERBOARD_ORDER_RATING: "rating",
+    pb.LEADERBOARD_ORDER_SETTLEMENT_TOTAL: "settlement_total",
+    pb.LEADERBOARD_ORDER_GAMES: "games",
+    pb.LEADERBOARD_ORDER_DEALS: "deals",
+    pb.LEADERBOARD_ORDER_CONTRACTS_MADE: "contracts_made",
+}
+
+
+class StatsNotFound(NotFound):
+    """No such league, player in a league, or pair of players who met in a league."""
+
+
+class StatsServicer(stats_pb2_grpc.StatsServiceServicer):
+    def __init__(self, db: Database, executor: ThreadPoolExecutor) -> None:
+        self.db = db
+        self.executor = executor
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: fn(*args))
+
+    async def _fail(
+        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
+    ) -> None:
+        await refuse(context, error)
+
+    def _league_or_not_found(self, league: str) -> dict[str, Any]:
+        """The league's totals (in the thread pool), or ``StatsNotFound``."""
+        totals = stats_queries.league_totals(self.db, league)
+        if totals is None:
+            raise StatsNotFound("league", league, f"no league {league!r}")
+        return totals
+
+    # -- methods --------------------------------------------------------------------------
+
+    @refusing
+    async def GetPlayerStats(  # noqa: N802 (the proto's method name)
+        self, request: pb.GetPlayerStatsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetPlayerStatsResponse:
+        league = _checked(request.league, "league")
+        player = _required(request.player_id, "player_id")
+
+        def read() -> dict[str, Any]:
+            found = stats_queries.player_stats(self.db, league, player)
+            if found is None:
+                self._league_or_not_found(league)
+                raise StatsNotFound(
+                    "player", player, f"player {player!r} has no game in league {league!r}"
+                )
+            return found
+
+        return pb.GetPlayerStatsResponse(stats=player_stats_to_proto(await self._run(read)))
+
+    @refusing
+    async def ListLeaderboard(  # noqa: N802 (the proto's method name)
+        self, request: pb.ListLeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListLeaderboardResponse:
+        league = _checked(request.league, "league")
+        order = ORDERS.get(request.order_by)
+        if order is None:
+            raise BadInput("order_by", f"unknown order_by {request.order_by}")
+        descending = request.descending if request.HasField("descending") else True
+        size = request.page_size
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise BadInput("page_size", f"page_size must be 1 to {MAX_PAGE_SIZE}")
+        query = (league, order, descending)
+        offset = decode_page_token(request.page_token, query)
+
+        def read() -> list[dict[str, Any]]:
+            rows = stats_queries.leaderboard(
+                self.db,
+                league,
+                order_by=order,
+                descending=descending,
+                limit=size + 1,
+                offset=offset,
+            )
+            if not rows and offset == 0:
+                self._league_or_not_found(league)
+            return rows
+
+        rows = await self._run(read)
+        entries = [
+            leaderboard_entry_to_proto(row, offset + index + 1)
+            for index, row in enumerate(rows[:size])
+        ]
+        token = encode_page_token(offset + size, query) if len(rows) > size else ""
+        return pb.ListLeaderboardResponse(entries=entries, next_page_token=token)
+
+    @refusing
+    async def GetHeadToHead(  # noqa: N802 (the proto's method name)
+        self, request: pb.GetHeadToHeadRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetHeadToHeadResponse:
+        league = _checked(request.league, "league")
+        a = _required(request.player_a, "player_a")
+        b = _required(request.player_b, "player_b")
+        if a == b:
+            raise BadInput("player_b", "player_b must differ from player_a")
+
+        def read() -> dict[str, Any]:
+            found = stats_queries.head_to_head(self.db, league, a, b)
+            if found is None:
+                self._league_or_not_found(league)
+                raise StatsNotFound(
+                    "head-to-head",
+                    f"{a} vs {b}",
+                    f"{a!r} and {b!r} have not played each other in league {league!r}",
+                )
+            return found
+
+        found = await self._run(read)
+        return pb.GetHeadToHeadResponse(head_to_head=head_to_head_to_proto(found))
+
+    @refusing
+    async def GetLeague(  # noqa: N802 (the proto's method name)
+        self, request: pb.GetLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetLeagueResponse:
+        league = _checked(request.league, "league")
+        totals = await self._run(self._league_or_not_found, league)
+        return pb.GetLeagueResponse(league=league_to_proto(totals))
+
+    @refusing
+    async def ListLeagues(  # noqa: N802 (the proto's method name)
+        self, request: pb.ListLeaguesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListLeaguesResponse:
+        names = await self._run(stats_queries.leagues, self.db)
+        return pb.ListLeaguesResponse(leagues=sorted(names))
+
+
+# -----------------------------------------------------------------------------------------
+# checks and page tokens
+
+
+def _checked(value: str, field: str) -> str:
+    """A league tag or player id, as given (a league may be "", the untagged league)."""
+    if len(value) > MAX_ID_LENGTH:
+        raise BadInput(field, f"{field} is longer than {MAX_ID_LENGTH} characters")
+    return value
+
+
+def _required(value: str, field: str) -> str:
+    if not value:
+        raise BadInput(field, f"{field} is required")
+    return _checked(value, field)
+
+
+def _fingerprint(query: tuple[str, str, bool]) -> str:
+    """Binds a page token to the query it continues (league, order, direction)."""
+    text = json.dumps(list(query), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def encode_page_token(offset: int, query: tuple[str, str, bool]) -> str:
+    raw = json.dumps({"o": offset, "q": _fingerprint(query)}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_page_token(token: str, query: tuple[str, str, bool]) -> int:
+    """The offset a token continues from; ``BadInput`` unless this server issued it for the
+    same query."""
+    if not token:
+        return 0
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token.encode()).decode())
+        offset = data["o"]
+        fingerprint = data["q"]
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise ValueError(token)
+    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        raise BadInput("page_token", "page_token is not one this server issued") from None
+    if fingerprint != _fingerprint(query):
+        raise BadInput(
+            "page_token", "page_token belongs to another query (league, order_by, descending)"
+        )
+    return offset
+
+
+# -----------------------------------------------------------------------------------------
+# plain data → messages
+
+
+def _counts(mapping: dict[str, Any]) -> dict[str, int]:
+    return {str(k): int(v) for k, v in mapping.items()}
+
+
+def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
+    contracts = s["contracts"]
+    misere = s["misere"]
+    whist = s["whist"]
+    raspasy = s["raspasy"]
+    return pb.PlayerStats(
+        league=s["league"],
+        player_id=s["player_id"],
+        games=int(s["games"]),
+        games_started=int(s["games_started"]),
+        deals=int(s["deals"]),
+        rating=float(s["rating"]),
+        settlement_total=str(s["settlement_total"]),
+        pool=int(s["pool"]),
+        gora=int(s["gora"]),
+        whists_written=int(s["whists_written"]),
+        whists_received=int(s["whists_received"]),
+        contracts=pb.ContractStats(
+            declared=int(contracts["declared"]),
+            made=int(contracts["made"]),
+            failed=int(contracts["failed"]),
+            by_level=_counts(contracts["by_level"]),
+            by_strain=_counts(contracts["by_strain"]),
+            undertricks_avg=float(contracts["undertricks_avg"]),
+            undertricks=int(contracts["undertricks"]),
+        ),
+        misere=pb.MisereStats(
+            declared=int(misere["declared"]),
+            made=int(misere["made"]),
+            failed=int(misere["failed"]),
+            tricks=int(misere["tricks"]),
+        ),
+        whist=pb.WhistStats(
+            whists=int(whist["whist"]),
+            passes=int(whist["pass"]),
+            half_whists=int(whist["half_whist"]),
+            returns=int(whist["return"]),
+            whists_earned=int(whist["whists_earned"]),
+            penalties=int(whist["penalties"]),
+            penalised_deals=int(whist["penalised_deals"]),
+        ),
+        raspasy=pb.RaspasyStats(
+            deals=int(raspasy["deals"]),
+            tricks=int(raspasy["tricks"]),
+            true_zeros=int(raspasy["true_zeros"]),
+        ),
+    )
+
+
+def leaderboard_entry_to_proto(row: dict[str, Any], rank: int) -> pb.LeaderboardEntry:
+    return pb.LeaderboardEntry(
+        rank=rank,
+        player_id=row["player_id"],
+        games=int(row["games"]),
+        deals=int(row["deals"]),
+        rating=float(row["rating"]),
+        settlement_total=str(row["settlement_total"]),
+        contracts_made=int(row["contracts_made"]),
+        contracts_failed=int(row["contracts_failed"]),
+    )
+
+
+def head_to_head_to_proto(h: dict[str, Any]) -> pb.HeadToHead:
+    return pb.HeadToHead(
+        league=h["league"],
+        player_a=h["a"],
+        player_b=h["b"],
+        games=int(h["games"]),
+        a_settlement=str(h["a_settlement"]),
+        b_settlement=str(h["b_settlement"]),
+        a_ahead=int(h["a_ahead"]),
+        b_ahead=int(h["b_ahead"]),
+        equal=int(h["equal"]),
+    )
+
+
+def league_to_proto(t: dict[str, Any]) -> pb.League:
+    return pb.League(
+        league=t["league"],
+        games=int(t["games"]),
+        games_started=int(t["games_started"]),
+        deals=int(t["deals"]),
+        players=int(t["players"]),
+        contracts_declared=int(t["contracts_declared"]),
+        misere_declared=int(t["misere_declared"]),
+        raspasy_deals=int(t["raspasy_deals"]),
+        settlement_sum=str(t["settlement_sum"]),
+    )
