@@ -54,7 +54,7 @@ def refusing(method: Handler) -> Handler:
 
     @functools.wraps(method)
     async def wrapper(
-        self: GameServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        self: Delegating, request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Any:
         try:
             return await method(self, request, context)
@@ -67,7 +67,22 @@ def refusing(method: Handler) -> Handler:
     return wrapper
 
 
-class GameServicer(game_pb2_grpc.GameServiceServicer):
+class Delegating:
+    """What every servicer shares: the application's thread pool, and refusals as statuses."""
+
+    executor: ThreadPoolExecutor
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: fn(*args))
+
+    async def _fail(
+        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
+    ) -> None:
+        await refuse(context, error)
+
+
+class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     def __init__(
         self,
         app: PreferansApplication,
@@ -81,15 +96,6 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self.projections = projections
 
     # -- plumbing -------------------------------------------------------------------------
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, lambda: fn(*args))
-
-    async def _fail(
-        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
-    ) -> None:
-        await refuse(context, error)
 
     def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
         return caller_for(context, self.app).seat_in(game_id)

@@ -8,11 +8,9 @@ token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is 
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import json
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -21,10 +19,10 @@ import structlog
 
 from projections import stats_queries
 from projections.db import Database
-from service.errors import BadInput, NotFound, refuse
+from service.errors import BadInput, NotFound
 from service.gen.preferans.v1 import stats_pb2 as pb
 from service.gen.preferans.v1 import stats_pb2_grpc
-from service.servicer import refusing
+from service.servicer import Delegating, refusing
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -45,21 +43,12 @@ class StatsNotFound(NotFound):
     """No such league, player in a league, or pair of players who met in a league."""
 
 
-class StatsServicer(stats_pb2_grpc.StatsServiceServicer):
+class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     def __init__(self, db: Database, executor: ThreadPoolExecutor) -> None:
         self.db = db
         self.executor = executor
 
     # -- plumbing -------------------------------------------------------------------------
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, lambda: fn(*args))
-
-    async def _fail(
-        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
-    ) -> None:
-        await refuse(context, error)
 
     def _league_or_not_found(self, league: str) -> dict[str, Any]:
         """The league's totals (in the thread pool), or ``StatsNotFound``."""
