@@ -11,6 +11,7 @@ import argparse
 import hashlib
 import secrets
 import sys
+import uuid
 from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -109,9 +110,41 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"{args.host}:{args.port}",
             workers=args.workers,
             run_projections=not args.no_projections,
+            auditor_token=args.auditor_token,
         )
     )
     return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Re-check a stored game from its events alone (docs/AUDIT.md); exit 1 unless verified."""
+    import uuid as uuid_module
+
+    from service.application import ServiceError
+    from service.audit import verify_game
+
+    text = args.game.removeprefix("games/")
+    try:
+        game_id = uuid_module.UUID(text)
+    except ValueError:
+        Console(stderr=True).print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
+        return 2
+    app = _open_app(args.store)
+    try:
+        report = verify_game(app, game_id)
+    except ServiceError as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        return 2
+    finally:
+        app.close()
+    console = Console()
+    console.print(f"game {game_id}")
+    if report.verified:
+        console.print(f"[green]{report.summary}[/green]")
+    else:
+        console.print(f"[red]{report.summary}[/red]")
+    console.print(f"chain head {report.chain_head}")
+    return 0 if report.verified else 1
 
 
 def _advance(progress: Any, task: Any, _version: int) -> None:
@@ -297,6 +330,78 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_id(text: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise SystemExit(f"pref: {text!r} is not a game id (a UUID)") from None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a game (or one deal of it) as a hand record, JSON or text (docs/HANDRECORD.md)."""
+    from pathlib import Path
+
+    from service.application import ServiceError
+    from service.handrecord import export_game_record
+
+    app = _open_app(args.store)
+    try:
+        text = export_game_record(app, _game_id(args.game), args.deal, args.format)
+    except (ValueError, ServiceError) as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        return 1
+    finally:
+        app.close()
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Read a JSON hand record, replay it through the rules and report the first discrepancy."""
+    from pathlib import Path
+
+    from domain.handrecord import HandRecordError
+    from service.handrecord import import_record
+
+    console = Console(soft_wrap=True)
+    try:
+        _rec, verdict = import_record(Path(args.file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        console.print(f"[red]cannot read {args.file}: {exc}[/red]")
+        return 2
+    except HandRecordError as exc:
+        console.print(f"[red]{args.file}: {exc}[/red]")
+        return 2
+    if verdict.consistent:
+        console.print(
+            f"consistent: {verdict.deals} deals, {verdict.actions} decisions replayed, "
+            "every decision legal, every score as the rules give it"
+        )
+        return 0
+    console.print(f"[red]discrepancy:[/red] {verdict.message}")
+    return 1
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """A stored game as it was, decision by decision (every hand open, for a referee)."""
+    from service.application import ServiceError
+    from service.handrecord import game_record
+    from service.replay import run_replay
+
+    app = _open_app(args.store)
+    try:
+        rec = game_record(app, _game_id(args.game), args.deal)
+    except (ValueError, ServiceError) as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        return 1
+    finally:
+        app.close()
+    return run_replay(rec, Console(), step=args.step)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -325,7 +430,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not run the projection worker in this process (run `pref projections run`)",
     )
+    srv.add_argument(
+        "--auditor-token",
+        default=None,
+        help="the auditor credential's secret (default: $PREF_AUDITOR_TOKEN; none: no audit API)",
+    )
     srv.set_defaults(func=cmd_serve)
+
+    audit = sub.add_parser("audit", help="re-check a stored game from its event log")
+    audit.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
+    audit.add_argument("--store", help=store_help)
+    audit.set_defaults(func=cmd_audit)
 
     bots = sub.add_parser("bots", help="bots play whole games through a server")
     bots.add_argument("--server", default="127.0.0.1:50051")
@@ -377,6 +492,25 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", help="any text: the same text seats the same players")
     sim.add_argument("--no-projections", action="store_true", help="do not update read models")
     sim.set_defaults(func=cmd_simulate)
+
+    exp = sub.add_parser("export", help="write a game or one deal as a hand record")
+    exp.add_argument("game", help="the game id")
+    exp.add_argument("--deal", type=int, help="only this deal (default: the whole game)")
+    exp.add_argument("--format", choices=("json", "text"), default="json")
+    exp.add_argument("--out", help="file to write (default: standard output)")
+    exp.add_argument("--store", help=store_help)
+    exp.set_defaults(func=cmd_export)
+
+    imp = sub.add_parser("import", help="replay a JSON hand record and verify it")
+    imp.add_argument("file", help="a hand record written by `pref export` (JSON)")
+    imp.set_defaults(func=cmd_import)
+
+    rep = sub.add_parser("replay", help="a game as it was, decision by decision")
+    rep.add_argument("game", help="the game id")
+    rep.add_argument("--deal", type=int, help="only this deal (default: every deal)")
+    rep.add_argument("--step", action="store_true", help="wait for Enter between events")
+    rep.add_argument("--store", help=store_help)
+    rep.set_defaults(func=cmd_replay)
 
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)

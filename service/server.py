@@ -9,6 +9,7 @@ the grace period, then the store is closed.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,9 +21,17 @@ from grpc_reflection.v1alpha import reflection
 
 from projections import ProjectionWorker, standard_runners
 from service.application import PreferansApplication
+from service.audit_servicer import AuditServicer
 from service.auth import AuthInterceptor
 from service.config import StoreConfig
-from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, stats_pb2, stats_pb2_grpc
+from service.gen.preferans.v1 import (
+    audit_pb2,
+    audit_pb2_grpc,
+    game_pb2,
+    game_pb2_grpc,
+    stats_pb2,
+    stats_pb2_grpc,
+)
 from service.hub import EventHub
 from service.logs import RequestIdInterceptor
 from service.servicer import GameServicer
@@ -31,6 +40,8 @@ from service.stats_servicer import StatsServicer
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 STATS_SERVICE_NAME = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
+AUDIT_SERVICE_NAME = audit_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+AUDITOR_TOKEN_ENV = "PREF_AUDITOR_TOKEN"
 
 KEEPALIVE_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
@@ -75,8 +86,14 @@ async def create_server(
     *,
     workers: int = 16,
     run_projections: bool = True,
+    auditor_token: str | None = None,
 ) -> Server:
-    """Build and start a server on ``address`` (port 0 picks a free port)."""
+    """Build and start a server on ``address`` (port 0 picks a free port).
+
+    ``auditor_token`` is the secret of the auditor credential (default: ``$PREF_AUDITOR_TOKEN``;
+    without one, the audit API refuses every call)."""
+    if auditor_token is None:
+        auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
     if store.flavor == "postgres":
         env.setdefault("POSTGRES_POOL_SIZE", str(workers + 2))
@@ -98,12 +115,22 @@ async def create_server(
         GameServicer(app, executor, hub, projections), server
     )
     stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(app.db, executor), server)
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(
+        AuditServicer(app, executor, auditor_token), server
+    )
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME):
+    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, STATS_SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (
+            SERVICE_NAME,
+            STATS_SERVICE_NAME,
+            AUDIT_SERVICE_NAME,
+            health.SERVICE_NAME,
+            reflection.SERVICE_NAME,
+        ),
+        server,
     )
     port = server.add_insecure_port(address)
     await server.start()
@@ -112,10 +139,21 @@ async def create_server(
 
 
 async def serve(
-    store: StoreConfig, address: str, *, workers: int = 16, run_projections: bool = True
+    store: StoreConfig,
+    address: str,
+    *,
+    workers: int = 16,
+    run_projections: bool = True,
+    auditor_token: str | None = None,
 ) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
-    running = await create_server(store, address, workers=workers, run_projections=run_projections)
+    running = await create_server(
+        store,
+        address,
+        workers=workers,
+        run_projections=run_projections,
+        auditor_token=auditor_token,
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

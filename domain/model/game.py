@@ -20,6 +20,7 @@ from typing import Any, cast
 
 from eventsourcing.domain import Aggregate, event
 
+from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import (
     action_fingerprint,
     entry_to_dict,
@@ -101,6 +102,20 @@ class Game(Aggregate):
         seat: int
         request_id: str
 
+        def mutate(self, aggregate: Any) -> Any:
+            """Bind the event to the one before it (``chain``, docs/AUDIT.md), then apply it.
+
+            A new event gets its ``chain`` here, from the game's chain head, so the stored event
+            includes it; a stored event keeps the value it was recorded with (the audit, not
+            the aggregate, checks it). Events recorded before tamper evidence have none: they
+            get one in memory only, so later events still chain on."""
+            if stored_chain(self) is None:
+                previous = GENESIS if aggregate is None else aggregate._chain_head
+                object.__setattr__(self, "chain", link(previous, self))
+            game: Any = super().mutate(aggregate)
+            game._chain_head = self.__dict__["chain"]
+            return game
+
     class Created(Event, Aggregate.Created):
         TOPIC = EVENT_PREFIX + "GameCreated"
         players: list[str]
@@ -168,6 +183,12 @@ class Game(Aggregate):
     @property
     def finished(self) -> bool:
         return self.state.finished
+
+    @property
+    def chain_head(self) -> str:
+        """The tamper-evidence chain of the game's last event (docs/AUDIT.md)."""
+        head: str = self.__dict__["_chain_head"]
+        return head
 
     def answer_for(self, request_id: str, fingerprint: str) -> int | None:
         """The version a request already produced, or ``None`` if it is new."""

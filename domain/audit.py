@@ -1,0 +1,468 @@
+"""The audit of one game: an independent re-check of its whole event log (docs/AUDIT.md).
+
+``verify(game_id, log)`` takes the game's events as decoded from the store, in stored order
+(an ``Undecodable`` stands for a stored row that could not be decoded), and checks, event by
+event, in order:
+
+1. the versions run 1, 2, 3, … without a gap;
+2. the tamper-evidence chain (``domain.model.chain``): each stored ``chain`` equals the link
+   computed from the previous event's chain and the event's content;
+3. the event's meaning, by replaying the log through the pure rules core: the creation, each
+   deal (its hands and talon are what its deck deals, and, once the game's seed is revealed,
+   the deck and talon pair are ``shuffle_from_seed(seed, number)``), each decision (legal, and
+   made by the seat whose turn it was), each deal's score and scoresheet entry, and the final
+   settlement (with the revealed seed against the commitment of the creation).
+
+It stops at the first discrepancy and explains it, with the event's position. Nothing here
+reads a store, a clock or any state derived from the log: only the events given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.model.chain import GENESIS, link, stored_chain
+from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.replay import ACTIONS, EVENT_PREFIX
+from domain.rules import (
+    Card,
+    GameState,
+    Phase,
+    RuleSet,
+    Shuffle,
+    apply,
+    deal_cards,
+    finish_deal,
+    new_game,
+    settle,
+    shuffle_from_seed,
+    start_deal,
+)
+from domain.rules.cards import card_list
+from domain.rules.errors import IllegalAction, NotYourTurn, RulesError
+from domain.rules.game import with_deal
+
+SERVER_EVENTS = ("GameCreated", "DealDealt", "DealScored", "GameFinished")
+
+# Kinds of discrepancy (``Discrepancy.kind``).
+MISSING = "missing"
+"""A version is missing (an event was removed), or the log is cut short."""
+CHAIN = "chain"
+"""The stored chain does not match the event's content (changed, inserted)."""
+REORDERED = "reordered"
+"""The event's content and chain are those of another position."""
+UNCHAINED = "unchained"
+"""Events recorded before tamper evidence: the log cannot be checked for tampering."""
+UNREADABLE = "unreadable"
+"""A stored event cannot be decoded."""
+STRUCTURE = "structure"
+"""An event in a place where the game's course does not allow it."""
+FAIRNESS = "fairness"
+"""A deal's cards do not follow from its deck, or the deck from the revealed seed."""
+ILLEGAL = "illegal"
+"""A decision the rules do not allow, or out of turn."""
+SCORE = "score"
+"""A deal's recorded score or scoresheet entry differs from the replayed deal's."""
+SETTLEMENT = "settlement"
+"""The final settlement, or the revealed seed, is wrong."""
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A stored event that could not be decoded (in place of the event)."""
+
+    version: int
+    topic: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    version: int
+    """The event's position (``originator_version``); 0 for the log as a whole."""
+    topic: str
+    """The event's name (``CardPlayed``), or ``""``."""
+    kind: str
+    message: str
+    """A plain explanation, starting with the event's position."""
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    game_id: str
+    events: int
+    """Events read."""
+    deals: int
+    """Deals dealt."""
+    finished: bool
+    settlement: list[str] | None
+    chain_head: str
+    """The chain of the last event (to compare with a copy kept outside the store)."""
+    discrepancy: Discrepancy | None = None
+    checked: list[str] = field(default_factory=list)
+    """What was checked, in words."""
+
+    @property
+    def verified(self) -> bool:
+        return self.discrepancy is None
+
+    @property
+    def summary(self) -> str:
+        if self.discrepancy is not None:
+            return self.discrepancy.message
+        status = "finished" if self.finished else "in progress"
+        text = f"verified: {self.events} events, {self.deals} deals, game {status}"
+        if self.settlement is not None:
+            text += f"; final settlement {' / '.join(self.settlement)}"
+        else:
+            text += "; the seed is revealed when the game ends (deals checked for fairness then)"
+        return text
+
+
+class _Found(Exception):
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def _name(event: Any) -> str:
+    topic: str = getattr(type(event), "TOPIC", type(event).__name__)
+    return topic.removeprefix(EVENT_PREFIX)
+
+
+def _version(item: Any) -> int:
+    if isinstance(item, Undecodable):
+        return item.version
+    return int(item.originator_version)
+
+
+def _label(version: int, name: str) -> str:
+    return f"event {version} ({name})" if name else f"event {version}"
+
+
+def _revealed_seed(log: Sequence[Any]) -> tuple[bytes | None, str | None]:
+    """The seed the last ``GameFinished`` reveals, and its commitment from the creation."""
+    commitment: str | None = None
+    seed: bytes | None = None
+    for item in log:
+        if isinstance(item, Undecodable):
+            continue
+        name = _name(item)
+        if name == "GameCreated":
+            commitment = getattr(item, "seed_commitment", None)
+        elif name == "GameFinished":
+            try:
+                seed = bytes.fromhex(item.seed)
+            except (AttributeError, TypeError, ValueError):
+                seed = None
+    return seed, commitment
+
+
+class _Replay:
+    """The game as the pure rules core replays it, with the checks of each event."""
+
+    def __init__(self, seed: bytes | None) -> None:
+        self.seed = seed
+        self.game: GameState | None = None
+        self.rules: RuleSet | None = None
+        self.commitment = ""
+        self.deals = 0
+        self.settlement: list[str] | None = None
+        self.ended = False
+        self.expect_next: str | None = None
+        """After a DealScored: what must follow (in the same transaction)."""
+
+    def check(self, event: Any) -> None:
+        name = _name(event)
+        if self.ended:
+            raise _Found(STRUCTURE, f"{name} after GameFinished: nothing may follow the end")
+        if self.expect_next is not None and name not in self.expect_next.split("|"):
+            wanted = " or ".join(self.expect_next.split("|"))
+            raise _Found(
+                STRUCTURE, f"{name} where {wanted} must follow the deal's score (events are lost)"
+            )
+        self.expect_next = None
+        if self.game is None and name != "GameCreated":
+            raise _Found(STRUCTURE, f"the log must start with GameCreated, not {name}")
+        seat = getattr(event, "seat", None)
+        if name in SERVER_EVENTS and seat != -1:
+            raise _Found(STRUCTURE, f"seat is {seat!r}, but only the server (-1) records {name}")
+        if name == "GameCreated":
+            self._created(event)
+        elif name == "DealDealt":
+            self._dealt(event)
+        elif name == "DealScored":
+            self._scored(event)
+        elif name == "GameFinished":
+            self._finished(event)
+        elif name in ACTIONS:
+            self._decision(name, event)
+        else:
+            raise _Found(STRUCTURE, f"unknown event {name}")
+
+    def _created(self, event: Any) -> None:
+        if self.game is not None:
+            raise _Found(STRUCTURE, "a second GameCreated")
+        try:
+            self.rules = RuleSet.from_dict(event.rules)
+            self.game = new_game(self.rules, event.first_dealer)
+        except RulesError as exc:
+            raise _Found(STRUCTURE, f"the game cannot be created: {exc}") from None
+        self.commitment = str(event.seed_commitment)
+        if self.seed is not None and hashlib.sha256(self.seed).hexdigest() == self.commitment:
+            return
+        self.seed = None  # not revealed, or wrong: GameFinished reports the latter
+
+    def _dealt(self, event: Any) -> None:
+        game = self.game
+        assert game is not None
+        number = game.deal_number + 1
+        if event.number != number:
+            raise _Found(STRUCTURE, f"deal number {event.number}, but deal {number} is next")
+        if event.dealer != game.dealer:
+            raise _Found(
+                STRUCTURE, f"deal {number}: dealer {event.dealer}, but seat {game.dealer} deals"
+            )
+        try:
+            shuffle = Shuffle(tuple(event.deck), event.talon_pair)
+            self.game = start_deal(game, shuffle)
+            dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair)
+        except RulesError as exc:
+            raise _Found(
+                FAIRNESS, f"deal {number}: the recorded deck is not valid: {exc}"
+            ) from None
+        hands = [card_list(hand) for hand in dealt.hands]
+        talon = " ".join(str(Card(c)) for c in dealt.talon)
+        if list(event.hands) != hands or event.talon != talon:
+            raise _Found(
+                FAIRNESS,
+                f"deal {number}: the recorded hands and talon are not what the recorded deck "
+                f"deals (recorded {list(event.hands)} / {event.talon}; "
+                f"the deck deals {hands} / {talon})",
+            )
+        if self.seed is not None and shuffle != shuffle_from_seed(self.seed, number):
+            raise _Found(
+                FAIRNESS, f"deal {number}: the recorded deck does not match the revealed seed"
+            )
+        self.deals = number
+
+    def _decision(self, name: str, event: Any) -> None:
+        game = self.game
+        assert game is not None
+        deal = game.deal
+        if deal is None or deal.phase is Phase.SCORED:
+            raise _Found(STRUCTURE, "a decision with no deal in progress")
+        try:
+            action = ACTIONS[name](event)
+        except (RulesError, ValueError, KeyError, AttributeError, TypeError) as exc:
+            raise _Found(ILLEGAL, f"the recorded decision cannot be read: {exc}") from None
+        phase = deal.phase
+        if name == "AuctionPassed" and phase is not Phase.BIDDING:
+            raise _Found(STRUCTURE, f"an auction pass in the {phase.name.lower()} phase")
+        if name == "WhistPassed" and phase is not Phase.WHISTING:
+            raise _Found(STRUCTURE, f"a whist pass in the {phase.name.lower()} phase")
+        if name in ("WhistCalled", "WhistReturned") and phase is Phase.WHISTING:
+            returned = deal.whist.half_whister >= 0
+            if returned != (name == "WhistReturned"):
+                raise _Found(
+                    STRUCTURE,
+                    "a whist recorded as "
+                    + ("a return " if not returned else "a first ")
+                    + "whist, but "
+                    + ("no" if not returned else "a")
+                    + " half-whist stands",
+                )
+        if name == "TalonTaken" and phase is Phase.TALON:
+            talon = " ".join(str(Card(c)) for c in deal.talon)
+            if event.cards != talon:
+                raise _Found(ILLEGAL, f"the talon recorded as {event.cards}, but it is {talon}")
+        try:
+            self.game = with_deal(game, apply(deal, action, event.seat))
+        except NotYourTurn as exc:
+            raise _Found(ILLEGAL, f"seat {event.seat} acted out of turn: {exc}") from None
+        except IllegalAction as exc:
+            raise _Found(ILLEGAL, f"{action} is not legal: {exc}") from None
+        except RulesError as exc:
+            raise _Found(ILLEGAL, f"{action} cannot be applied: {exc}") from None
+
+    def _scored(self, event: Any) -> None:
+        game = self.game
+        assert game is not None and self.rules is not None
+        deal = game.deal
+        if deal is None or deal.result is None:
+            raise _Found(STRUCTURE, "a score for a deal that is not over")
+        number = game.deal_number
+        after, score, entry = finish_deal(game)
+        result = deal.result
+        expected = {
+            "number": number,
+            "kind": result.kind.value,
+            "declarer": result.declarer,
+            "contract": "" if result.contract is None else str(result.contract),
+            "tricks": list(result.tricks),
+            "score": score_to_dict(score),
+            "entry": entry_to_dict(entry),
+        }
+        for key, value in expected.items():
+            recorded = getattr(event, key, None)
+            if recorded != value:
+                what = {"score": "score", "entry": "scoresheet entry"}.get(key, key)
+                raise _Found(
+                    SCORE,
+                    f"deal {number}: the recorded {what} {recorded!r} does not match the "
+                    f"replayed deal, which gives {value!r}",
+                )
+        self.game = after
+        self.expect_next = "GameFinished" if after.finished else "DealDealt"
+
+    def _finished(self, event: Any) -> None:
+        game = self.game
+        assert game is not None and self.rules is not None
+        if not game.finished:
+            raise _Found(STRUCTURE, "GameFinished before every pool is closed")
+        try:
+            seed = bytes.fromhex(event.seed)
+        except (TypeError, ValueError):
+            raise _Found(SETTLEMENT, f"the revealed seed {event.seed!r} is not hex") from None
+        if hashlib.sha256(seed).hexdigest() != self.commitment:
+            raise _Found(
+                SETTLEMENT,
+                "the revealed seed does not match the seed commitment of the game's creation",
+            )
+        settlement = settlement_to_strings(settle(game.sheet, self.rules))
+        if list(event.settlement) != settlement:
+            raise _Found(
+                SETTLEMENT,
+                f"the recorded settlement {list(event.settlement)} does not match the "
+                f"scoresheet, which settles to {settlement}",
+            )
+        self.settlement = settlement
+        self.ended = True
+
+    def end_of_log(self) -> None:
+        game = self.game
+        if self.expect_next is not None:
+            raise _Found(
+                MISSING, f"the log ends where {self.expect_next} must follow the deal's score"
+            )
+        if game is not None and game.finished and not self.ended:
+            raise _Found(MISSING, "every pool is closed but GameFinished is missing")
+
+
+def _reordered(log: Sequence[Any], index: int) -> int | None:
+    """The position whose chain the event at ``index`` carries, if it is another one."""
+    event = log[index]
+    chain = stored_chain(event)
+    chains = [None if isinstance(e, Undecodable) else stored_chain(e) for e in log]
+    for other in range(len(log)):
+        if other == index:
+            continue
+        version = other + 1
+        candidates = {chains[other - 1] if other > 0 else GENESIS, chains[other], chains[index]}
+        for previous in candidates:
+            if previous is not None and link(previous, event, version) == chain:
+                return version
+    return None
+
+
+def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
+    """Check a game's log (decoded events and ``Undecodable`` rows, in stored order)."""
+    seed, commitment = _revealed_seed(log)
+    replay = _Replay(seed if commitment is not None else None)
+    head = GENESIS
+    unchained: Discrepancy | None = None
+    found: Discrepancy | None = None
+    if not log:
+        found = Discrepancy(0, "", MISSING, "the game has no events")
+    for index, item in enumerate(log):
+        expected = index + 1
+        version = _version(item)
+        name = (
+            item.topic.removeprefix(EVENT_PREFIX) if isinstance(item, Undecodable) else _name(item)
+        )
+        if version != expected:
+            if version > expected:
+                message = (
+                    f"event {expected} is missing: versions jump from {expected - 1} to {version}"
+                    if expected > 1
+                    else f"event 1 is missing: the log starts at version {version}"
+                )
+            else:
+                message = f"event {version} appears again after event {expected - 1}"
+            found = Discrepancy(expected, "", MISSING, message)
+            break
+        label = _label(version, name)
+        if isinstance(item, Undecodable):
+            found = Discrepancy(
+                version,
+                name,
+                UNREADABLE,
+                f"{label}: the stored event cannot be read: {item.reason}",
+            )
+            break
+        chain = stored_chain(item)
+        computed = link(head, item)
+        if chain is None:
+            if unchained is None:
+                unchained = Discrepancy(
+                    version,
+                    name,
+                    UNCHAINED,
+                    f"{label}: no chain (recorded before tamper evidence): changes to the "
+                    "log cannot be detected from this event on",
+                )
+            chain = computed
+        elif chain != computed:
+            other = _reordered(log, index)
+            if other is not None:
+                found = Discrepancy(
+                    version,
+                    name,
+                    REORDERED,
+                    f"{label}: out of order: its content and chain are those of event {other} "
+                    "— the events were reordered",
+                )
+            else:
+                found = Discrepancy(
+                    version,
+                    name,
+                    CHAIN,
+                    f"{label}: the stored chain does not match its content — the event was "
+                    "changed (or inserted, or an earlier event was changed)",
+                )
+            break
+        head = chain
+        try:
+            replay.check(item)
+        except _Found as problem:
+            found = Discrepancy(version, name, problem.kind, f"{label}: {problem.message}")
+            break
+    else:
+        try:
+            replay.end_of_log()
+        except _Found as problem:
+            last = len(log)
+            found = Discrepancy(last, "", problem.kind, f"after event {last}: {problem.message}")
+    if found is None and unchained is not None:
+        found = unchained
+    return AuditReport(
+        game_id=game_id,
+        events=len(log),
+        deals=replay.deals,
+        finished=replay.ended,
+        settlement=replay.settlement,
+        chain_head=head,
+        discrepancy=found,
+        checked=[
+            "versions without gaps",
+            "the tamper-evidence chain",
+            "every deal's cards against its deck, and the deck against the revealed seed",
+            "every decision against the rules, with the acting seat",
+            "every deal's score and scoresheet entry",
+            "the revealed seed against its commitment, and the settlement",
+        ],
+    )

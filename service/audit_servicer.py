@@ -1,0 +1,205 @@
+"""The ``AuditService`` servicer: the auditor's independent checks of a game's log.
+
+Every call needs the auditor credential, ``authorization: Bearer auditor:<secret>``, checked
+against the secret the server was started with (``PREF_AUDITOR_TOKEN`` or ``pref serve
+--auditor-token``); ``ExportHandRecord`` also accepts a seat token of the game once it has
+ended. No credential → UNAUTHENTICATED; a seat token (or anything else) → PERMISSION_DENIED.
+The work runs in the application's thread pool (``service.audit``); errors become statuses in
+``service.errors``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hmac
+import json
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+
+from domain.audit import UNCHAINED, AuditReport
+from service.application import PreferansApplication
+from service.audit import LogEntry, event_log, verify_game
+from service.auth import verify as verify_seat_token
+from service.errors import BadInput, PermissionDenied, Unauthenticated
+from service.gen.preferans.v1 import audit_pb2 as pb
+from service.gen.preferans.v1 import audit_pb2_grpc
+from service.mapping import parse_game_name
+from service.servicer import Delegating, refusing
+
+AUDITOR_PREFIX = "auditor:"
+DEFAULT_PAGE_SIZE = 200
+MAX_PAGE_SIZE = 1000
+FORMATS = {
+    pb.HAND_RECORD_FORMAT_UNSPECIFIED: "json",
+    pb.HAND_RECORD_FORMAT_JSON: "json",
+    pb.HAND_RECORD_FORMAT_TEXT: "text",
+}
+
+
+def _bearer(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            scheme, _, token = text.partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else ""
+    return None
+
+
+class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
+    def __init__(
+        self, app: PreferansApplication, executor: ThreadPoolExecutor, auditor_token: str | None
+    ) -> None:
+        self.app = app
+        self.executor = executor
+        self.auditor_token = auditor_token or None
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _is_auditor(self, token: str | None) -> bool:
+        """True for the auditor credential; raises for none or a wrong auditor secret."""
+        if token is None:
+            raise Unauthenticated(
+                "the audit API needs the auditor credential: "
+                "send 'authorization: Bearer auditor:<secret>'"
+            )
+        if not token.startswith(AUDITOR_PREFIX):
+            return False
+        if self.auditor_token is None:
+            raise Unauthenticated(
+                "this server has no auditor credential configured (PREF_AUDITOR_TOKEN)"
+            )
+        secret = token[len(AUDITOR_PREFIX) :].encode()
+        if not hmac.compare_digest(secret, self.auditor_token.encode()):
+            raise Unauthenticated("the auditor credential is not valid")
+        return True
+
+    def _auditor(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+        if not self._is_auditor(_bearer(context)):
+            raise PermissionDenied(
+                "the audit API is for auditors: a seat token (or any other credential) "
+                "cannot use it"
+            )
+
+    # -- methods --------------------------------------------------------------------------
+
+    @refusing
+    async def VerifyGame(  # noqa: N802 (the proto's method name)
+        self, request: pb.VerifyGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.VerifyGameResponse:
+        self._auditor(context)
+        game_id = parse_game_name(request.name)
+        report = await self._run(verify_game, self.app, game_id)
+        return report_to_proto(report)
+
+    @refusing
+    async def GetEventLog(  # noqa: N802 (the proto's method name)
+        self, request: pb.GetEventLogRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetEventLogResponse:
+        self._auditor(context)
+        game_id = parse_game_name(request.name)
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        if not 1 <= size <= MAX_PAGE_SIZE:
+            raise BadInput("page_size", f"page_size must be 1 to {MAX_PAGE_SIZE}")
+        after = decode_log_token(request.page_token, game_id)
+        entries, more = await self._run(event_log, self.app, game_id, after, size)
+        token = encode_log_token(entries[-1].version, game_id) if more and entries else ""
+        return pb.GetEventLogResponse(
+            entries=[entry_to_proto(e) for e in entries], next_page_token=token
+        )
+
+    @refusing
+    async def ExportHandRecord(  # noqa: N802 (the proto's method name)
+        self, request: pb.ExportHandRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ExportHandRecordResponse:
+        game_id = parse_game_name(request.name)
+        token = _bearer(context)
+        if not self._is_auditor(token):
+            caller = verify_seat_token(self.app, token)
+            if caller.game_id is None:
+                raise Unauthenticated(caller.problem)
+            caller.seat_in(game_id)  # PERMISSION_DENIED for another game's token
+            game = await self._run(self.app.get_game, game_id)
+            if not game.finished:
+                raise PermissionDenied(
+                    "a seat may export the hand record once the game has ended; "
+                    "until then only auditors may"
+                )
+        fmt = FORMATS.get(request.format)
+        if fmt is None:
+            raise BadInput("format", f"unknown format {request.format}")
+        if request.deal_number < 0:
+            raise BadInput("deal_number", "deal_number must be 0 (the whole game) or a deal")
+        deal = request.deal_number or None
+        text = await self._run(_export, self.app, game_id, deal, fmt)
+        return pb.ExportHandRecordResponse(text=text)
+
+
+def _export(app: PreferansApplication, game_id: uuid.UUID, deal: int | None, fmt: str) -> str:
+    from service.handrecord import export_game_record
+
+    try:
+        return export_game_record(app, game_id, deal, fmt)
+    except ValueError as exc:
+        raise BadInput("deal_number" if deal is not None else "format", str(exc)) from None
+
+
+def report_to_proto(report: AuditReport) -> pb.VerifyGameResponse:
+    found = report.discrepancy
+    if found is None:
+        verdict = pb.AUDIT_VERDICT_VERIFIED
+    elif found.kind == UNCHAINED:
+        verdict = pb.AUDIT_VERDICT_UNCHAINED
+    else:
+        verdict = pb.AUDIT_VERDICT_DISCREPANCY
+    response = pb.VerifyGameResponse(
+        verdict=verdict,
+        summary=report.summary,
+        events=report.events,
+        deals=report.deals,
+        finished=report.finished,
+        settlement=report.settlement or [],
+        chain_head=report.chain_head,
+    )
+    if found is not None:
+        response.discrepancy.CopyFrom(
+            pb.Discrepancy(
+                version=found.version, topic=found.topic, kind=found.kind, message=found.message
+            )
+        )
+    return response
+
+
+def entry_to_proto(entry: LogEntry) -> pb.EventLogEntry:
+    return pb.EventLogEntry(
+        version=entry.version,
+        topic=entry.topic,
+        timestamp=entry.timestamp,
+        fields_json=entry.fields_json,
+        chain=entry.chain,
+        decode_error=entry.decode_error,
+    )
+
+
+def encode_log_token(after: int, game_id: uuid.UUID) -> str:
+    raw = json.dumps({"a": after, "g": str(game_id)}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def decode_log_token(token: str, game_id: uuid.UUID) -> int:
+    """The version a token continues after; ``BadInput`` unless issued for this game."""
+    if not token:
+        return 0
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token.encode()).decode())
+        after = data["a"]
+        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+            raise ValueError(token)
+        same = data["g"] == str(game_id)
+    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
+        raise BadInput("page_token", "page_token is not one this server issued") from None
+    if not same:
+        raise BadInput("page_token", "page_token was issued for another game")
+    return after
