@@ -39,11 +39,22 @@ RULES = RuleSet(pool_target=2)
 
 @pytest.fixture
 def game_id(app: PreferansApplication) -> uuid.UUID:
-    """A finished game of three bots (small pool target)."""
-    created = create(app, RULES)
-    play(app, created.game_id)
-    assert app.get_game(created.game_id).finished
-    return created.game_id
+    """A finished game of three bots (small pool target) with at least a few deals played out.
+
+    The deals come from a seed derived from the store's own random key, so a game is drawn
+    again in the rare case that it is too short for these tests (they edit the eighth card
+    played, the second deal, the first bid)."""
+    for _ in range(10):
+        created = create(app, RULES)
+        play(app, created.game_id)
+        assert app.get_game(created.game_id).finished
+        counts = {
+            name: len(versions_of(app, created.game_id, name))
+            for name in ("CardPlayed", "DealDealt", "BidCalled")
+        }
+        if counts["CardPlayed"] >= 12 and counts["DealDealt"] >= 2 and counts["BidCalled"] >= 1:
+            return created.game_id
+    raise AssertionError("ten bot games in a row were too short for these tests")
 
 
 def versions_of(app: PreferansApplication, game_id: uuid.UUID, name: str) -> list[int]:
