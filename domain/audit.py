@@ -26,6 +26,7 @@ from typing import Any
 
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.disputes import adjusted, check_adjustment, check_reason
 from domain.model.replay import ACTIONS, EVENT_PREFIX
 from domain.rules import (
     Card,
@@ -45,7 +46,9 @@ from domain.rules.cards import card_list
 from domain.rules.errors import IllegalAction, NotYourTurn, RulesError
 from domain.rules.game import with_deal
 
-SERVER_EVENTS = ("GameCreated", "DealDealt", "DealScored", "GameFinished")
+SERVER_EVENTS = ("GameCreated", "DealDealt", "DealScored", "GameFinished", "RulingRecorded")
+DISPUTES = ("DealFlagged", "RulingRecorded")
+"""Events that may also follow ``GameFinished``."""
 
 # Kinds of discrepancy (``Discrepancy.kind``).
 MISSING = "missing"
@@ -68,6 +71,9 @@ SCORE = "score"
 """A deal's recorded score or scoresheet entry differs from the replayed deal's."""
 SETTLEMENT = "settlement"
 """The final settlement, or the revealed seed, is wrong."""
+DISPUTE = "dispute"
+"""A flag or a ruling that is malformed, names a deal not scored, or a ruling's settlement
+that does not follow from the adjusted scoresheet."""
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,10 @@ class AuditReport:
     discrepancy: Discrepancy | None = None
     checked: list[str] = field(default_factory=list)
     """What was checked, in words."""
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    """Each ``DealFlagged``: version, seat, deal_number, reason."""
+    rulings: list[dict[str, Any]] = field(default_factory=list)
+    """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment (or None)."""
 
     @property
     def verified(self) -> bool:
@@ -119,6 +129,15 @@ class AuditReport:
             text += f"; final settlement {' / '.join(self.settlement)}"
         else:
             text += "; the seed is revealed when the game ends (deals checked for fairness then)"
+        if self.flags:
+            text += f"; {len(self.flags)} flag{'s' if len(self.flags) != 1 else ''}"
+        if self.rulings:
+            told = ", ".join(
+                f"deal {r['deal_number']} "
+                + ("no change" if r["adjustment"] is None else "adjusted")
+                for r in self.rulings
+            )
+            text += f"; {len(self.rulings)} ruling{'s' if len(self.rulings) != 1 else ''} ({told})"
         return text
 
 
@@ -175,10 +194,13 @@ class _Replay:
         self.ended = False
         self.expect_next: str | None = None
         """After a DealScored: what must follow (in the same transaction)."""
+        self.scored = 0
+        self.flags: list[dict[str, Any]] = []
+        self.rulings: list[dict[str, Any]] = []
 
     def check(self, event: Any) -> None:
         name = _name(event)
-        if self.ended:
+        if self.ended and name not in DISPUTES:
             raise _Found(STRUCTURE, f"{name} after GameFinished: nothing may follow the end")
         if self.expect_next is not None and name not in self.expect_next.split("|"):
             wanted = " or ".join(self.expect_next.split("|"))
@@ -199,6 +221,10 @@ class _Replay:
             self._scored(event)
         elif name == "GameFinished":
             self._finished(event)
+        elif name == "DealFlagged":
+            self._flagged(event)
+        elif name == "RulingRecorded":
+            self._ruled(event)
         elif name in ACTIONS:
             self._decision(name, event)
         else:
@@ -317,7 +343,72 @@ class _Replay:
                     f"replayed deal, which gives {value!r}",
                 )
         self.game = after
+        self.scored = number
         self.expect_next = "GameFinished" if after.finished else "DealDealt"
+
+    def _disputed(self, event: Any) -> int:
+        """The deal a flag or ruling names, checked to be scored, and its reason checked."""
+        number = getattr(event, "deal_number", None)
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise _Found(DISPUTE, f"the deal number {number!r} is not a number")
+        if not 1 <= number <= self.scored:
+            raise _Found(
+                DISPUTE, f"deal {number} is named, but only deals 1 to {self.scored} are scored"
+            )
+        try:
+            check_reason(getattr(event, "reason", None))
+        except RulesError as exc:
+            raise _Found(DISPUTE, f"deal {number}: {exc}") from None
+        return number
+
+    def _flagged(self, event: Any) -> None:
+        assert self.rules is not None
+        seat = getattr(event, "seat", None)
+        if not isinstance(seat, int) or not 0 <= seat < self.rules.players:
+            raise _Found(STRUCTURE, f"seat is {seat!r}, but a flag is raised by a seat of the game")
+        number = self._disputed(event)
+        self.flags.append(
+            {
+                "version": int(event.originator_version),
+                "seat": seat,
+                "deal_number": number,
+                "reason": event.reason,
+            }
+        )
+
+    def _ruled(self, event: Any) -> None:
+        game = self.game
+        assert game is not None and self.rules is not None
+        number = self._disputed(event)
+        try:
+            adjustment = check_adjustment(getattr(event, "adjustment", None), self.rules.players)
+            check_reason(getattr(event, "auditor", None), field="auditor")
+        except RulesError as exc:
+            raise _Found(DISPUTE, f"deal {number}: the ruling cannot be applied: {exc}") from None
+        if adjustment != event.adjustment:
+            raise _Found(DISPUTE, f"deal {number}: the adjustment is not in its recorded form")
+        self.game = game._replace(sheet=adjusted(game.sheet, adjustment))
+        recorded = getattr(event, "settlement", None)
+        if self.ended:
+            settlement = settlement_to_strings(settle(self.game.sheet, self.rules))
+            if recorded is None or list(recorded) != settlement:
+                raise _Found(
+                    DISPUTE,
+                    f"deal {number}: the ruling's settlement {recorded!r} does not match the "
+                    f"adjusted scoresheet, which settles to {settlement}",
+                )
+            self.settlement = settlement
+        elif recorded is not None:
+            raise _Found(DISPUTE, f"deal {number}: a ruling during the game records a settlement")
+        self.rulings.append(
+            {
+                "version": int(event.originator_version),
+                "deal_number": number,
+                "reason": event.reason,
+                "auditor": event.auditor,
+                "adjustment": adjustment,
+            }
+        )
 
     def _finished(self, event: Any) -> None:
         game = self.game
@@ -457,6 +548,8 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
         settlement=replay.settlement,
         chain_head=head,
         discrepancy=found,
+        flags=replay.flags,
+        rulings=replay.rulings,
         checked=[
             "versions without gaps",
             "the tamper-evidence chain",
@@ -464,5 +557,7 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
             "every decision against the rules, with the acting seat",
             "every deal's score and scoresheet entry",
             "the revealed seed against its commitment, and the settlement",
+            "every flag and ruling names a scored deal; each ruling's adjustment re-applied, "
+            "and the settlement after rulings",
         ],
     )

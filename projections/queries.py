@@ -51,6 +51,28 @@ def scoresheet(db: Database, game_id: str) -> dict[str, Any] | None:
             }
             for d in c.fetchall()
         ]
+        c.execute(
+            "SELECT version, kind, deal_number, seat, reason, auditor, adjustment FROM "
+            "scoresheet_disputes WHERE game_id = ? ORDER BY version",
+            (game_id,),
+        )
+        disputes = c.fetchall()
+        totals["flags"] = [
+            {"version": d[0], "deal_number": d[2], "seat": d[3], "reason": d[4]}
+            for d in disputes
+            if d[1] == "flag"
+        ]
+        totals["rulings"] = [
+            {
+                "version": d[0],
+                "deal_number": d[2],
+                "reason": d[4],
+                "auditor": d[5],
+                "adjustment": None if d[6] is None else json.loads(d[6]),
+            }
+            for d in disputes
+            if d[1] == "ruling"
+        ]
     return totals
 
 

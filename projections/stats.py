@@ -3,7 +3,9 @@
 Everything is derived from the events alone (docs/EVENTS.md): ``GameCreated`` (league, player
 ids by seat), the whist decisions (``WhistCalled``, ``WhistPassed``, ``HalfWhistCalled``,
 ``WhistReturned``), ``DealScored`` (kind, declarer, contract, tricks, score and sheet entry) and
-``GameFinished`` (the settlement). What each number counts is documented in docs/STATS.md.
+``GameFinished`` (the settlement) and ``RulingRecorded`` (a ruling after the end changes the
+settlement: the players' settlement totals, the league's sum, head-to-head and the game's results
+follow it; ratings are not recomputed). What each number counts is documented in docs/STATS.md.
 
 Like the other projections, events are folded into rows held in memory (loaded from the tables
 on first use) and the touched rows are written in ``flush``, inside the runner's batch
@@ -222,6 +224,10 @@ class Stats:
         )
         self._results: list[tuple[Any, ...]] = []
         """New rows of ``stats_results`` (one per player of each finished game)."""
+        self._result_updates: list[tuple[Any, ...]] = []
+        """Changed results of ``stats_results`` rows (after a ruling)."""
+        self._settled: dict[str, list[Fraction]] = {}
+        """Each finished game's current settlement (loaded from ``stats_results``)."""
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -267,6 +273,8 @@ class Stats:
             self._scored(event)
         elif name == "GameFinished":
             self._finished(event, position)
+        elif name == "RulingRecorded" and event.settlement is not None:
+            self._resettled(event)
 
     def _created(self, event: Any) -> None:
         game = self.games.get(str(event.originator_id))
@@ -348,6 +356,7 @@ class Stats:
                     after[seat],
                 )
             )
+        self._settled[str(game_id)] = results
         for i in range(len(players)):
             for j in range(i + 1, len(players)):
                 a, b = (i, j) if players[i] < players[j] else (j, i)
@@ -355,10 +364,47 @@ class Stats:
                 pair["games"] += 1
                 add_fraction(pair, "a", results[a])
                 add_fraction(pair, "b", results[b])
-                if results[a] == results[b]:
-                    pair["equal"] += 1
-                else:
-                    pair["a_ahead" if results[a] > results[b] else "b_ahead"] += 1
+                pair[_outcome(results[a], results[b])] += 1
+
+    def _settlement_of(self, game_id: str) -> list[Fraction]:
+        settled = self._settled.get(game_id)
+        if settled is None:
+            with self.db.reading() as c:
+                c.execute(
+                    "SELECT result_num, result_den FROM stats_results WHERE game_id = ? "
+                    "ORDER BY seat",
+                    (game_id,),
+                )
+                settled = [Fraction(int(num), int(den)) for num, den in c.fetchall()]
+            self._settled[game_id] = settled
+        return settled
+
+    def _resettled(self, event: Any) -> None:
+        """A ruling after the end: the settlement changes by the difference (the ratings,
+        computed when the game finished, stay as they are)."""
+        game_id = str(event.originator_id)
+        league, players = self._game(event.originator_id)
+        before = self._settlement_of(game_id)
+        after = [Fraction(value) for value in event.settlement]
+        if len(before) != len(after):  # pragma: no cover - every finished game has results
+            return
+        totals = self.leagues.get(league)
+        add_fraction(totals, "settlement", sum(after, Fraction(0)) - sum(before, Fraction(0)))
+        for seat, player in enumerate(players):
+            add_fraction(self.players.get(league, player), "settlement", after[seat] - before[seat])
+            result = after[seat]
+            self._result_updates.append(
+                (result.numerator, result.denominator, float(result), game_id, seat)
+            )
+        for i in range(len(players)):
+            for j in range(i + 1, len(players)):
+                a, b = (i, j) if players[i] < players[j] else (j, i)
+                pair = self.pairs.get(league, players[a], players[b])
+                add_fraction(pair, "a", after[a] - before[a])
+                add_fraction(pair, "b", after[b] - before[b])
+                pair[_outcome(before[a], before[b])] -= 1
+                pair[_outcome(after[a], after[b])] += 1
+        self._settled[game_id] = after
 
     # -- writing --------------------------------------------------------------------------
 
@@ -373,11 +419,22 @@ class Stats:
                 self._results,
             )
             self._results.clear()
+        if self._result_updates:
+            c.executemany(
+                "UPDATE stats_results SET result_num = ?, result_den = ?, result_real = ? "
+                "WHERE game_id = ? AND seat = ?",
+                self._result_updates,
+            )
+            self._result_updates.clear()
+        if len(self._settled) > 20000:
+            self._settled.clear()
 
     def reset(self) -> None:
         for table in (self.games, self.players, self.leagues, self.pairs):
             table.clear()
         self._results.clear()
+        self._result_updates.clear()
+        self._settled.clear()
 
 
 _WHIST_COLUMNS = {
@@ -387,3 +444,10 @@ _WHIST_COLUMNS = {
     "WhistReturned": "whist_returns",
 }
 """Each whist decision event → the player's counter it adds one to."""
+
+
+def _outcome(a: Fraction, b: Fraction) -> str:
+    """The head-to-head counter a game's two results add to."""
+    if a == b:
+        return "equal"
+    return "a_ahead" if a > b else "b_ahead"

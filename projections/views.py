@@ -100,13 +100,16 @@ class SeatViews:
 
 class Scoresheet:
     """The three-part sheet deal by deal (pool, gora, whists written on each opponent) and the
-    running totals with the settlement once the game ends."""
+    running totals with the settlement once the game ends; the seats' flags and the auditors'
+    rulings, whose adjustments are in the totals (and a ruling after the end, in the
+    settlement)."""
 
     name = "scoresheet"
 
     def __init__(self, db: Database) -> None:
         self.db = db
         self._deals: list[tuple[Any, ...]] = []
+        self._disputes: list[tuple[Any, ...]] = []
         self._totals: dict[UUID, dict[str, Any]] = {}
         self._dirty: set[UUID] = set()
 
@@ -122,10 +125,17 @@ class Scoresheet:
             "INTEGER NOT NULL, players TEXT NOT NULL, pool TEXT NOT NULL, gora TEXT NOT NULL, "
             "whists TEXT NOT NULL, deals INTEGER NOT NULL, settlement TEXT)"
         )
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS scoresheet_disputes (game_id TEXT NOT NULL, version "
+            "INTEGER NOT NULL, kind TEXT NOT NULL, deal_number INTEGER NOT NULL, seat INTEGER "
+            "NOT NULL, reason TEXT NOT NULL, auditor TEXT NOT NULL, adjustment TEXT, "
+            "PRIMARY KEY (game_id, version))"
+        )
 
     def drop_tables(self, c: Cursor) -> None:
         c.execute("DROP TABLE IF EXISTS scoresheet_deals")
         c.execute("DROP TABLE IF EXISTS scoresheet_totals")
+        c.execute("DROP TABLE IF EXISTS scoresheet_disputes")
 
     def _current(self, game_id: UUID) -> dict[str, Any]:
         totals = self._totals.get(game_id)
@@ -178,6 +188,44 @@ class Scoresheet:
             totals = self._current(game_id)
             totals["settlement"] = list(event.settlement)
             totals["version"] = event.originator_version
+        elif name == "DealFlagged":
+            self._disputes.append(
+                (
+                    str(game_id),
+                    event.originator_version,
+                    "flag",
+                    event.deal_number,
+                    event.seat,
+                    event.reason,
+                    "",
+                    None,
+                )
+            )
+            return
+        elif name == "RulingRecorded":
+            totals = self._current(game_id)
+            change = event.adjustment
+            self._disputes.append(
+                (
+                    str(game_id),
+                    event.originator_version,
+                    "ruling",
+                    event.deal_number,
+                    event.seat,
+                    event.reason,
+                    event.auditor,
+                    None if change is None else dumps(change),
+                )
+            )
+            if change is not None:
+                n = len(totals["gora"])
+                for seat in range(n):
+                    totals["gora"][seat] += change["gora"][seat]
+                    for other in range(n):
+                        totals["whists"][seat][other] += change["whists"][seat][other]
+            if event.settlement is not None:
+                totals["settlement"] = list(event.settlement)
+            totals["version"] = event.originator_version
         else:
             return
         self._dirty.add(game_id)
@@ -188,6 +236,12 @@ class Scoresheet:
                 "INSERT INTO scoresheet_deals (game_id, deal_number, version, kind, declarer, "
                 "contract, tricks, entry) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 self._deals,
+            )
+        if self._disputes:
+            c.executemany(
+                "INSERT INTO scoresheet_disputes (game_id, version, kind, deal_number, seat, "
+                "reason, auditor, adjustment) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                self._disputes,
             )
         rows = []
         for game_id in self._dirty:
@@ -214,12 +268,14 @@ class Scoresheet:
             rows,
         )
         self._deals.clear()
+        self._disputes.clear()
         self._dirty.clear()
         if len(self._totals) > 5000:
             self._totals.clear()
 
     def reset(self) -> None:
         self._deals.clear()
+        self._disputes.clear()
         self._dirty.clear()
         self._totals.clear()
 
@@ -294,6 +350,8 @@ class Games:
             )
         elif name == "GameFinished":
             row["status"] = "finished"
+            row["settlement"] = list(event.settlement)
+        elif name == "RulingRecorded" and event.settlement is not None:
             row["settlement"] = list(event.settlement)
 
     def flush(self, c: Cursor) -> None:

@@ -24,6 +24,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain.model import Game, game_id_for
 from domain.model.codec import action_fingerprint
+from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
@@ -203,6 +204,80 @@ class PreferansApplication(Application[uuid.UUID]):
             except IntegrityError:
                 # Either another writer won the race, or our own insert had committed before a
                 # retried write: the request id tells which.
+                fresh = self._load(game_id, fresh=True)
+                done = fresh.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return self._result(fresh, done, True, then)
+                raise Conflict(
+                    "another command on this game landed first; read the game and retry"
+                ) from None
+            return self._result(game, game.version, False, then)
+
+    def flag_deal(
+        self, game_id: uuid.UUID, seat: int, deal_number: int, reason: str, request_id: str
+    ) -> CommandResult:
+        """A seat disputes a scored deal (also after the game has ended). Idempotent by request
+        id; a malformed flag raises ``InvalidAction`` and records nothing."""
+        _check_request_id(request_id)
+        fingerprint = flag_fingerprint(seat, deal_number, reason)
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.flag_deal(seat, deal_number, reason, request_id),
+        )
+
+    def record_ruling(
+        self,
+        game_id: uuid.UUID,
+        deal_number: int,
+        reason: str,
+        adjustment: dict[str, Any] | None,
+        request_id: str,
+        auditor: str = "auditor",
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """An auditor's ruling on a scored deal: ``adjustment`` (gora and whists deltas, see
+        ``domain.model.disputes``) or ``None`` for "no change". Idempotent by request id."""
+        _check_request_id(request_id)
+        fingerprint = ruling_fingerprint(deal_number, reason, adjustment)
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.record_ruling(deal_number, reason, adjustment, request_id, auditor),
+            then,
+        )
+
+    def _command(
+        self,
+        game_id: uuid.UUID,
+        request_id: str,
+        fingerprint: str,
+        decide: Callable[[Game], None],
+        then: Callable[[Game], Any] | None = None,
+    ) -> CommandResult:
+        """A command that does not depend on the deal's turn (a flag, a ruling): recorded on
+        the game in memory, judged again on a fresh copy when the store has moved on."""
+        with self._lock(game_id):
+            game = self._load(game_id)
+            done = game.answer_for(request_id, fingerprint)
+            if done is not None:
+                return self._result(game, done, True, then)
+            try:
+                decide(game)
+            except InvalidAction:
+                fresh = self._load(game_id, fresh=True)
+                if fresh.version == game.version:
+                    raise
+                game = fresh
+                done = game.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return self._result(game, done, True, then)
+                decide(game)
+            try:
+                self._save(game)
+            except IntegrityError:
                 fresh = self._load(game_id, fresh=True)
                 done = fresh.answer_for(request_id, fingerprint)
                 if done is not None:

@@ -14,6 +14,7 @@ import base64
 import hmac
 import json
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -26,10 +27,18 @@ from service.auth import verify as verify_seat_token
 from service.errors import BadInput, PermissionDenied, Unauthenticated
 from service.gen.preferans.v1 import audit_pb2 as pb
 from service.gen.preferans.v1 import audit_pb2_grpc
-from service.mapping import parse_game_name
+from service.mapping import (
+    adjustment_from_proto,
+    flag_to_proto,
+    parse_game_name,
+    ruling_to_proto,
+    scoresheet_to_proto,
+)
 from service.servicer import Delegating, refusing
 
 AUDITOR_PREFIX = "auditor:"
+AUDITOR_LABEL = "auditor"
+"""Who ruled, as a ruling records it (the server has one auditor credential)."""
 DEFAULT_PAGE_SIZE = 200
 MAX_PAGE_SIZE = 1000
 FORMATS = {
@@ -55,6 +64,8 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         self.app = app
         self.executor = executor
         self.auditor_token = auditor_token or None
+        self.after_write: Callable[[uuid.UUID], None] | None = None
+        """Called after a ruling is recorded (wakes the game's watchers and projections)."""
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -136,6 +147,30 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         text = await self._run(_export, self.app, game_id, deal, fmt)
         return pb.ExportHandRecordResponse(text=text)
 
+    @refusing
+    async def RecordRuling(  # noqa: N802 (the proto's method name)
+        self, request: pb.RecordRulingRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.RecordRulingResponse:
+        self._auditor(context)
+        game_id = parse_game_name(request.name)
+        adjustment = adjustment_from_proto(request.adjustment)
+        result = await self._run(
+            lambda: self.app.record_ruling(
+                game_id,
+                request.deal_number,
+                request.reason,
+                adjustment,
+                request.request_id,
+                AUDITOR_LABEL,
+                scoresheet_to_proto,
+            )
+        )
+        if not result.replayed and self.after_write is not None:
+            self.after_write(game_id)
+        return pb.RecordRulingResponse(
+            version=result.version, replayed=result.replayed, scoresheet=result.answer
+        )
+
 
 def _export(app: PreferansApplication, game_id: uuid.UUID, deal: int | None, fmt: str) -> str:
     from service.handrecord import export_game_record
@@ -162,6 +197,8 @@ def report_to_proto(report: AuditReport) -> pb.VerifyGameResponse:
         finished=report.finished,
         settlement=report.settlement or [],
         chain_head=report.chain_head,
+        flags=[flag_to_proto(f) for f in report.flags],
+        rulings=[ruling_to_proto(r) for r in report.rulings],
     )
     if found is not None:
         response.discrepancy.CopyFrom(

@@ -355,7 +355,56 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
             for d in game.deal_results
         ],
         settlement=game.settlement or [],
+        rulings=[ruling_to_proto(r) for r in game.rulings],
+        flags=[flag_to_proto(f) for f in game.flags],
     )
+
+
+def ruling_to_proto(ruling: dict[str, Any]) -> pb.Ruling:
+    """A ruling (``Game.rulings``, the audit report's, or a ``RulingRecorded`` event's)."""
+    adjustment = ruling["adjustment"]
+    rows = []
+    if adjustment is not None:
+        n = len(adjustment["gora"])
+        rows = _rows({"pool": [0] * n, **adjustment})
+    return pb.Ruling(
+        version=ruling["version"],
+        deal_number=ruling["deal_number"],
+        reason=ruling["reason"],
+        auditor=ruling["auditor"],
+        no_change=adjustment is None,
+        adjustment=rows,
+    )
+
+
+def flag_to_proto(flag: dict[str, Any]) -> pb.DealFlag:
+    return pb.DealFlag(
+        version=flag["version"],
+        seat=flag["seat"],
+        deal_number=flag["deal_number"],
+        reason=flag["reason"],
+    )
+
+
+def adjustment_from_proto(rows: Any, players: int = 3) -> dict[str, Any] | None:
+    """A ruling's adjustment from its rows (one per seat); ``None`` ("no change") for none."""
+    if not rows:
+        return None
+    seats = sorted(row.seat for row in rows)
+    if seats != list(range(players)):
+        raise BadInput(
+            "adjustment", f"the adjustment needs one row for each seat 0 to {players - 1}"
+        )
+    gora = [0] * players
+    whists = [[0] * players for _ in range(players)]
+    for row in rows:
+        if row.pool != 0:
+            raise BadInput("adjustment", "the pool is never adjusted: pool must be 0")
+        if len(row.whists) != players:
+            raise BadInput("adjustment", f"each row needs whists on each of the {players} seats")
+        gora[row.seat] = row.gora
+        whists[row.seat] = list(row.whists)
+    return {"gora": gora, "whists": whists}
 
 
 # --- the stream: one event, redacted for one seat ----------------------------------------
@@ -415,6 +464,10 @@ def watch_message(
         out.game_finished.CopyFrom(
             pb.GameFinishedEvent(seed_hex=event.seed, settlement=list(event.settlement))
         )
+    elif name == "DealFlagged":
+        out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
+    elif name == "RulingRecorded":
+        out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
     # What became visible with this event (own hand when dealt, opened hands, talon cards).
     deal = game.state.deal
     if deal is not None and name != "DealScored":

@@ -111,13 +111,12 @@ async def create_server(
         interceptors=[RequestIdInterceptor(), AuthInterceptor(app)],
         options=KEEPALIVE_OPTIONS,
     )
-    game_pb2_grpc.add_GameServiceServicer_to_server(
-        GameServicer(app, executor, hub, projections), server
-    )
+    game_servicer = GameServicer(app, executor, hub, projections)
+    game_pb2_grpc.add_GameServiceServicer_to_server(game_servicer, server)
     stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(app.db, executor), server)
-    audit_pb2_grpc.add_AuditServiceServicer_to_server(
-        AuditServicer(app, executor, auditor_token), server
-    )
+    audit_servicer = AuditServicer(app, executor, auditor_token)
+    audit_servicer.after_write = game_servicer.after_write
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):

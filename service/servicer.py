@@ -131,7 +131,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             )
         )
         game = await self._read(created.game_id, game_to_proto)
-        self._after_write(created.game_id)
+        self.after_write(created.game_id)
         return pb.CreateGameResponse(game=game, seat_tokens=list(created.tokens))
 
     @refusing
@@ -214,10 +214,25 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             )
         )
         if not result.replayed:
-            self._after_write(game_id)
+            self.after_write(game_id)
         return pb.SubmitActionResponse(
             version=result.version, replayed=result.replayed, view=result.answer
         )
+
+    @refusing
+    async def FlagDeal(
+        self, request: pb.FlagDealRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.FlagDealResponse:
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._run(
+            lambda: self.app.flag_deal(
+                game_id, seat, request.deal_number, request.reason, request.request_id
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.FlagDealResponse(version=result.version, replayed=result.replayed)
 
     @refusing
     async def GetScoresheet(
@@ -276,7 +291,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         finally:
             self.hub.unregister(game_id, wake)
 
-    def _after_write(self, game_id: uuid.UUID) -> None:
+    def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
         if self.projections is not None:
             self.projections.poke()

@@ -27,6 +27,13 @@ from domain.model.codec import (
     score_to_dict,
     settlement_to_strings,
 )
+from domain.model.disputes import (
+    adjusted,
+    check_adjustment,
+    check_reason,
+    flag_fingerprint,
+    ruling_fingerprint,
+)
 from domain.model.replay import EVENT_PREFIX
 from domain.rules import (
     PASS,
@@ -145,6 +152,24 @@ class Game(Aggregate):
             state["hands"] = [card_list(hand) for hand in dealt.hands]
             state["talon"] = " ".join(str(Card(c)) for c in dealt.talon)
 
+    class DealFlagged(Event):
+        """A seat disputes a scored deal (docs/AUDIT.md, "Disputes"); it changes no score."""
+
+        TOPIC = EVENT_PREFIX + "DealFlagged"
+        deal_number: int
+        reason: str
+
+    class RulingRecorded(Event):
+        """An auditor's ruling on a scored deal: a scoresheet adjustment, or ``None`` for "no
+        change"; once the game has ended, the settlement that follows from the adjusted sheet."""
+
+        TOPIC = EVENT_PREFIX + "RulingRecorded"
+        deal_number: int
+        reason: str
+        auditor: str
+        adjustment: dict[str, Any] | None
+        settlement: list[str] | None
+
     # ----------------------------------------------------------------------------------
     # construction
 
@@ -172,6 +197,10 @@ class Game(Aggregate):
         self.settlement: list[str] | None = None
         self.deal_results: list[dict[str, Any]] = []
         """Each finished deal as its ``DealScored`` event recorded it (for the scoresheet)."""
+        self.flags: list[dict[str, Any]] = []
+        """Each ``DealFlagged``: version, seat, deal_number, reason."""
+        self.rulings: list[dict[str, Any]] = []
+        """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment."""
 
     # ----------------------------------------------------------------------------------
     # queries
@@ -232,6 +261,53 @@ class Game(Aggregate):
         assert deal is not None
         if deal.phase is Phase.SCORED:
             self._finish(request_id, seed)
+
+    def _check_scored(self, deal_number: int) -> None:
+        scored = len(self.deal_results)
+        if isinstance(deal_number, bool) or not isinstance(deal_number, int):
+            raise InvalidAction("deal_number must be a whole number", field="deal_number")
+        if not 1 <= deal_number <= scored:
+            raise InvalidAction(
+                f"deal {deal_number} has not been scored: "
+                + (f"deals 1 to {scored} have" if scored else "no deal has been scored yet"),
+                field="deal_number",
+            )
+
+    def flag_deal(self, seat: int, deal_number: int, reason: str, request_id: str) -> None:
+        """A seat disputes a scored deal (also after the game has ended)."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        self._check_scored(deal_number)
+        check_reason(reason)
+        self._deal_flagged(seat=seat, request_id=request_id, deal_number=deal_number, reason=reason)
+
+    def record_ruling(
+        self,
+        deal_number: int,
+        reason: str,
+        adjustment: dict[str, Any] | None,
+        request_id: str,
+        auditor: str = "auditor",
+    ) -> None:
+        """An auditor's ruling on a scored deal: the adjustment is added to the sheet, and a
+        finished game's settlement is computed again from the adjusted sheet."""
+        self._check_scored(deal_number)
+        check_reason(reason)
+        change = check_adjustment(adjustment, len(self.players))
+        check_reason(auditor, field="auditor")
+        settlement = None
+        if self.finished:
+            sheet = adjusted(self.state.sheet, change)
+            settlement = settlement_to_strings(settle(sheet, self.rule_set))
+        self._ruling_recorded(
+            seat=-1,
+            request_id=request_id,
+            deal_number=deal_number,
+            reason=reason,
+            auditor=auditor,
+            adjustment=change,
+            settlement=settlement,
+        )
 
     def _record_action(self, seat: int, action: Action, rid: str) -> None:
         kind = type(action)
@@ -441,3 +517,40 @@ class Game(Aggregate):
         self.seed_hex = seed
         self.settlement = list(settlement)
         self._note(request_id)
+
+    @event(DealFlagged)
+    def _deal_flagged(self, seat: int, request_id: str, deal_number: int, reason: str) -> None:
+        self.flags.append(
+            {
+                "version": self.version + 1,
+                "seat": seat,
+                "deal_number": deal_number,
+                "reason": reason,
+            }
+        )
+        self._note(request_id, flag_fingerprint(seat, deal_number, reason))
+
+    @event(RulingRecorded)
+    def _ruling_recorded(
+        self,
+        seat: int,
+        request_id: str,
+        deal_number: int,
+        reason: str,
+        auditor: str,
+        adjustment: dict[str, Any] | None,
+        settlement: list[str] | None,
+    ) -> None:
+        self.state = self.state._replace(sheet=adjusted(self.state.sheet, adjustment))
+        if settlement is not None:
+            self.settlement = list(settlement)
+        self.rulings.append(
+            {
+                "version": self.version + 1,
+                "deal_number": deal_number,
+                "reason": reason,
+                "auditor": auditor,
+                "adjustment": adjustment,
+            }
+        )
+        self._note(request_id, ruling_fingerprint(deal_number, reason, adjustment))

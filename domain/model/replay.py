@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from domain.model.disputes import apply_ruling
 from domain.rules import (
     ACCEPT,
     CLOSED,
@@ -90,8 +91,10 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return start_deal(state, Shuffle(tuple(event.deck), event.talon_pair))
     if name == "DealScored":
         return finish_deal(state)[0]
-    if name == "GameFinished":
+    if name in ("GameFinished", "DealFlagged"):
         return state
+    if name == "RulingRecorded":
+        return apply_ruling(state, event.adjustment)
     make = ACTIONS.get(name)
     if make is None:
         raise InvalidAction(f"unknown event {name}")

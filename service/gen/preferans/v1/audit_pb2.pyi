@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from service.gen.preferans.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -72,6 +73,75 @@ HAND_RECORD_FORMAT_TEXT: HandRecordFormat.ValueType  # 2
 Global___HandRecordFormat: _TypeAlias = HandRecordFormat  # noqa: Y015
 
 @_typing.final
+class RecordRulingRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ADJUSTMENT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game_id}`."""
+    deal_number: _builtins.int
+    """The deal ruled on (1, 2, …): one already scored."""
+    reason: _builtins.str
+    """Why, 1 to 500 printable characters."""
+    request_id: _builtins.str
+    @_builtins.property
+    def adjustment(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.ScoresheetRow]:
+        """What to add to the sheet, one row per seat 0, 1, 2 (gora, and whists written on each
+        seat; pool must be 0). Empty for "no change".
+        """
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        deal_number: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        adjustment: _abc.Iterable[_game_pb2.ScoresheetRow] | None = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjustment", b"adjustment", "deal_number", b"deal_number", "name", b"name", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordRulingRequest: _TypeAlias = RecordRulingRequest  # noqa: Y015
+
+@_typing.final
+class RecordRulingResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    SCORESHEET_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    @_builtins.property
+    def scoresheet(self) -> _game_pb2.Scoresheet:
+        """The scoresheet after the ruling."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        scoresheet: _game_pb2.Scoresheet | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scoresheet", b"scoresheet"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "scoresheet", b"scoresheet", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordRulingResponse: _TypeAlias = RecordRulingResponse  # noqa: Y015
+
+@_typing.final
 class VerifyGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -107,7 +177,7 @@ class Discrepancy(_message.Message):
     """The event's name, such as "CardPlayed" ("" when the event is missing)."""
     kind: _builtins.str
     """One of: missing, chain, reordered, unchained, unreadable, structure, fairness, illegal,
-    score, settlement.
+    score, settlement, dispute.
     """
     message: _builtins.str
     """A plain explanation starting with the position, such as "event 57 (CardPlayed): 10♥ is
@@ -141,6 +211,8 @@ class VerifyGameResponse(_message.Message):
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     CHAIN_HEAD_FIELD_NUMBER: _builtins.int
     DISCREPANCY_FIELD_NUMBER: _builtins.int
+    FLAGS_FIELD_NUMBER: _builtins.int
+    RULINGS_FIELD_NUMBER: _builtins.int
     verdict: Global___AuditVerdict.ValueType
     summary: _builtins.str
     """One line: "verified: 412 events, 12 deals, game finished; final settlement …", or the
@@ -164,6 +236,12 @@ class VerifyGameResponse(_message.Message):
     def discrepancy(self) -> Global___Discrepancy:
         """Set unless the verdict is VERIFIED."""
 
+    @_builtins.property
+    def flags(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.DealFlag]:
+        """The deals the seats flagged, and the rulings, as far as the log was checked."""
+
+    @_builtins.property
+    def rulings(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Ruling]: ...
     def __init__(
         self,
         *,
@@ -175,10 +253,12 @@ class VerifyGameResponse(_message.Message):
         settlement: _abc.Iterable[_builtins.str] | None = ...,
         chain_head: _builtins.str = ...,
         discrepancy: Global___Discrepancy | None = ...,
+        flags: _abc.Iterable[_game_pb2.DealFlag] | None = ...,
+        rulings: _abc.Iterable[_game_pb2.Ruling] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["discrepancy", b"discrepancy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chain_head", b"chain_head", "deals", b"deals", "discrepancy", b"discrepancy", "events", b"events", "finished", b"finished", "settlement", b"settlement", "summary", b"summary", "verdict", b"verdict"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chain_head", b"chain_head", "deals", b"deals", "discrepancy", b"discrepancy", "events", b"events", "finished", b"finished", "flags", b"flags", "rulings", b"rulings", "settlement", b"settlement", "summary", b"summary", "verdict", b"verdict"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

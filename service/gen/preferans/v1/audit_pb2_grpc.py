@@ -28,7 +28,8 @@ if _version_not_supported:
 class AuditServiceStub:
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -64,12 +65,18 @@ class AuditServiceStub:
                 request_serializer=preferans_dot_v1_dot_audit__pb2.ExportHandRecordRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_audit__pb2.ExportHandRecordResponse.FromString,
                 _registered_method=True)
+        self.RecordRuling = channel.unary_unary(
+                '/preferans.v1.AuditService/RecordRuling',
+                request_serializer=preferans_dot_v1_dot_audit__pb2.RecordRulingRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_audit__pb2.RecordRulingResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -109,6 +116,18 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordRuling(self, request, context):
+        """Rules on a scored deal (usually one a seat flagged with GameService.FlagDeal): a score
+        adjustment with a reason, or "no change". The adjustment is added to the scoresheet; once
+        the game has ended the settlement is computed again. Auditor credential only (a seat
+        token: PERMISSION_DENIED). Idempotent by request_id. INVALID_ARGUMENT for a deal not yet
+        scored, an empty reason, a malformed adjustment (wrong seats, a pool change, whists on
+        oneself, all zeros).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -127,6 +146,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     request_deserializer=preferans_dot_v1_dot_audit__pb2.ExportHandRecordRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_audit__pb2.ExportHandRecordResponse.SerializeToString,
             ),
+            'RecordRuling': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordRuling,
+                    request_deserializer=preferans_dot_v1_dot_audit__pb2.RecordRulingRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_audit__pb2.RecordRulingResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'preferans.v1.AuditService', rpc_method_handlers)
@@ -138,7 +162,8 @@ def add_AuditServiceServicer_to_server(servicer, server):
 class AuditService:
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -224,6 +249,33 @@ class AuditService:
             '/preferans.v1.AuditService/ExportHandRecord',
             preferans_dot_v1_dot_audit__pb2.ExportHandRecordRequest.SerializeToString,
             preferans_dot_v1_dot_audit__pb2.ExportHandRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordRuling(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.AuditService/RecordRuling',
+            preferans_dot_v1_dot_audit__pb2.RecordRulingRequest.SerializeToString,
+            preferans_dot_v1_dot_audit__pb2.RecordRulingResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -29,7 +29,8 @@ GRPC_VERSION: str
 class AuditServiceStub:
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -60,12 +61,21 @@ class AuditServiceStub:
     """A game (or one deal of it) as a hand record (docs/HANDRECORD.md). Also allowed with a
     seat token of that game once the game has ended (before: PERMISSION_DENIED).
     """
+    RecordRuling: _grpc.UnaryUnaryMultiCallable[_audit_pb2.RecordRulingRequest, _audit_pb2.RecordRulingResponse]
+    """Rules on a scored deal (usually one a seat flagged with GameService.FlagDeal): a score
+    adjustment with a reason, or "no change". The adjustment is added to the scoresheet; once
+    the game has ended the settlement is computed again. Auditor credential only (a seat
+    token: PERMISSION_DENIED). Idempotent by request_id. INVALID_ARGUMENT for a deal not yet
+    scored, an empty reason, a malformed adjustment (wrong seats, a pool change, whists on
+    oneself, all zeros).
+    """
 
 @_typing.type_check_only
 class AuditServiceAsyncStub(AuditServiceStub):
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -93,11 +103,20 @@ class AuditServiceAsyncStub(AuditServiceStub):
     """A game (or one deal of it) as a hand record (docs/HANDRECORD.md). Also allowed with a
     seat token of that game once the game has ended (before: PERMISSION_DENIED).
     """
+    RecordRuling: _aio.UnaryUnaryMultiCallable[_audit_pb2.RecordRulingRequest, _audit_pb2.RecordRulingResponse]  # type: ignore[assignment]
+    """Rules on a scored deal (usually one a seat flagged with GameService.FlagDeal): a score
+    adjustment with a reason, or "no change". The adjustment is added to the scoresheet; once
+    the game has ended the settlement is computed again. Auditor credential only (a seat
+    token: PERMISSION_DENIED). Idempotent by request_id. INVALID_ARGUMENT for a deal not yet
+    scored, an empty reason, a malformed adjustment (wrong seats, a pool change, whists on
+    oneself, all zeros).
+    """
 
 class AuditServiceServicer(metaclass=_abc_1.ABCMeta):
     """AuditService: independent checks of a game's recorded event log (docs/AUDIT.md).
 
-    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in the `authorization` metadata as
+    Authentication: every call (but ExportHandRecord, see there) needs the auditor credential in
+    the `authorization` metadata as
     `Bearer auditor:<secret>`, where the secret is the one the server was started with
     (`PREF_AUDITOR_TOKEN` or `pref serve --auditor-token`). Seat tokens cannot use this
     service.
@@ -140,6 +159,20 @@ class AuditServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_audit_pb2.ExportHandRecordResponse, _abc.Awaitable[_audit_pb2.ExportHandRecordResponse]]:
         """A game (or one deal of it) as a hand record (docs/HANDRECORD.md). Also allowed with a
         seat token of that game once the game has ended (before: PERMISSION_DENIED).
+        """
+
+    @_abc_1.abstractmethod
+    def RecordRuling(
+        self,
+        request: _audit_pb2.RecordRulingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_audit_pb2.RecordRulingResponse, _abc.Awaitable[_audit_pb2.RecordRulingResponse]]:
+        """Rules on a scored deal (usually one a seat flagged with GameService.FlagDeal): a score
+        adjustment with a reason, or "no change". The adjustment is added to the scoresheet; once
+        the game has ended the settlement is computed again. Auditor credential only (a seat
+        token: PERMISSION_DENIED). Idempotent by request_id. INVALID_ARGUMENT for a deal not yet
+        scored, an empty reason, a malformed adjustment (wrong seats, a pool change, whists on
+        oneself, all zeros).
         """
 
 def add_AuditServiceServicer_to_server(servicer: AuditServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -724,6 +724,61 @@ class SubmitActionRequest(_message.Message):
 Global___SubmitActionRequest: _TypeAlias = SubmitActionRequest  # noqa: Y015
 
 @_typing.final
+class FlagDealRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    deal_number: _builtins.int
+    """The deal disputed (1, 2, …): one already scored."""
+    reason: _builtins.str
+    """Why, 1 to 500 printable characters."""
+    request_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        deal_number: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number", "name", b"name", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FlagDealRequest: _TypeAlias = FlagDealRequest  # noqa: Y015
+
+@_typing.final
+class FlagDealResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FlagDealResponse: _TypeAlias = FlagDealResponse  # noqa: Y015
+
+@_typing.final
 class SubmitActionResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1156,6 +1211,81 @@ class ScoresheetDeal(_message.Message):
 Global___ScoresheetDeal: _TypeAlias = ScoresheetDeal  # noqa: Y015
 
 @_typing.final
+class DealFlag(_message.Message):
+    """A seat's dispute of a scored deal (FlagDeal)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The event that recorded it."""
+    seat: _builtins.int
+    deal_number: _builtins.int
+    reason: _builtins.str
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        deal_number: _builtins.int = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number", "reason", b"reason", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealFlag: _TypeAlias = DealFlag  # noqa: Y015
+
+@_typing.final
+class Ruling(_message.Message):
+    """An auditor's ruling on a scored deal (AuditService.RecordRuling)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    AUDITOR_FIELD_NUMBER: _builtins.int
+    NO_CHANGE_FIELD_NUMBER: _builtins.int
+    ADJUSTMENT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The event that recorded it."""
+    deal_number: _builtins.int
+    reason: _builtins.str
+    auditor: _builtins.str
+    """Who ruled (the auditor's label)."""
+    no_change: _builtins.bool
+    """True for "no change" (then `adjustment` is empty)."""
+    @_builtins.property
+    def adjustment(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
+        """What the ruling added to the sheet, one row per seat: gora and whists written on each
+        seat (the pool is never adjusted: it is 0).
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        deal_number: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        auditor: _builtins.str = ...,
+        no_change: _builtins.bool = ...,
+        adjustment: _abc.Iterable[Global___ScoresheetRow] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjustment", b"adjustment", "auditor", b"auditor", "deal_number", b"deal_number", "no_change", b"no_change", "reason", b"reason", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Ruling: _TypeAlias = Ruling  # noqa: Y015
+
+@_typing.final
 class Scoresheet(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1164,15 +1294,29 @@ class Scoresheet(_message.Message):
     TOTALS_FIELD_NUMBER: _builtins.int
     DEALS_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
+    RULINGS_FIELD_NUMBER: _builtins.int
+    FLAGS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     version: _builtins.int
     @_builtins.property
-    def totals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]: ...
+    def totals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
+        """The sheet now: every deal's entry plus every ruling's adjustment."""
+
     @_builtins.property
     def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetDeal]: ...
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each seat's result in whists as exact fractions ("-275/3"), once the game is over."""
+        """Each seat's result in whists as exact fractions ("-275/3"), once the game is over
+        (computed again after a ruling).
+        """
+
+    @_builtins.property
+    def rulings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Ruling]:
+        """The rulings, in the order recorded (their adjustments are in `totals`)."""
+
+    @_builtins.property
+    def flags(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealFlag]:
+        """The deals the seats disputed."""
 
     def __init__(
         self,
@@ -1182,10 +1326,12 @@ class Scoresheet(_message.Message):
         totals: _abc.Iterable[Global___ScoresheetRow] | None = ...,
         deals: _abc.Iterable[Global___ScoresheetDeal] | None = ...,
         settlement: _abc.Iterable[_builtins.str] | None = ...,
+        rulings: _abc.Iterable[Global___Ruling] | None = ...,
+        flags: _abc.Iterable[Global___DealFlag] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "name", b"name", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "flags", b"flags", "name", b"name", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1277,6 +1423,8 @@ class WatchGameResponse(_message.Message):
     DEAL_SCORED_FIELD_NUMBER: _builtins.int
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
     HEARTBEAT_FIELD_NUMBER: _builtins.int
+    DEAL_FLAGGED_FIELD_NUMBER: _builtins.int
+    RULING_RECORDED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -1295,6 +1443,10 @@ class WatchGameResponse(_message.Message):
     def game_finished(self) -> Global___GameFinishedEvent: ...
     @_builtins.property
     def heartbeat(self) -> Global___Heartbeat: ...
+    @_builtins.property
+    def deal_flagged(self) -> Global___DealFlag: ...
+    @_builtins.property
+    def ruling_recorded(self) -> Global___Ruling: ...
     @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
@@ -1318,14 +1470,16 @@ class WatchGameResponse(_message.Message):
         deal_scored: Global___DealScoredEvent | None = ...,
         game_finished: Global___GameFinishedEvent | None = ...,
         heartbeat: Global___Heartbeat | None = ...,
+        deal_flagged: Global___DealFlag | None = ...,
+        ruling_recorded: Global___Ruling | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "talon", b"talon", "time", b"time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

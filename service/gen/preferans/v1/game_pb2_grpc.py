@@ -96,6 +96,11 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.FlagDeal = channel.unary_unary(
+                '/preferans.v1.GameService/FlagDeal',
+                request_serializer=preferans_dot_v1_dot_game__pb2.FlagDealRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.FlagDealResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -186,6 +191,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FlagDeal(self, request, context):
+        """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
+        on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
+        after the game has ended; it changes no score. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -228,6 +242,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.WatchGameRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'FlagDeal': grpc.unary_unary_rpc_method_handler(
+                    servicer.FlagDeal,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.FlagDealRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.FlagDealResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -468,6 +487,33 @@ class GameService:
             '/preferans.v1.GameService/WatchGame',
             preferans_dot_v1_dot_game__pb2.WatchGameRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FlagDeal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/FlagDeal',
+            preferans_dot_v1_dot_game__pb2.FlagDealRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.FlagDealResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -83,6 +83,11 @@ class GameServiceStub:
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
     """
+    FlagDeal: _grpc.UnaryUnaryMultiCallable[_game_pb2.FlagDealRequest, _game_pb2.FlagDealResponse]
+    """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
+    on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
+    after the game has ended; it changes no score. Idempotent by request_id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -138,6 +143,11 @@ class GameServiceAsyncStub(GameServiceStub):
     """Every event of the game that the token's seat may see, redacted for that seat, from
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
+    """
+    FlagDeal: _aio.UnaryUnaryMultiCallable[_game_pb2.FlagDealRequest, _game_pb2.FlagDealResponse]  # type: ignore[assignment]
+    """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
+    on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
+    after the game has ended; it changes no score. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -239,6 +249,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Every event of the game that the token's seat may see, redacted for that seat, from
         `from_version` on, then live; heartbeats when nothing happens. Resume after a
         disconnect with the last version received: nothing is missed, nothing duplicated.
+        """
+
+    @_abc_1.abstractmethod
+    def FlagDeal(
+        self,
+        request: _game_pb2.FlagDealRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.FlagDealResponse, _abc.Awaitable[_game_pb2.FlagDealResponse]]:
+        """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
+        on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
+        after the game has ended; it changes no score. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
