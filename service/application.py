@@ -181,37 +181,14 @@ class PreferansApplication(Application[uuid.UUID]):
         ``then`` is called with the game after the command, under the game's lock (to build a
         response from a consistent state); its result is the ``CommandResult.answer``."""
         _check_request_id(request_id)
-        fingerprint = action_fingerprint(seat, action)
-        with self._lock(game_id):
-            game = self._load(game_id)
-            done = game.answer_for(request_id, fingerprint)
-            if done is not None:
-                return self._result(game, done, True, then)
-            try:
-                game.act(seat, action, request_id, self._seed(game_id))
-            except IllegalAction:
-                # Our copy may be behind another replica's writes: judge again on the store's.
-                fresh = self._load(game_id, fresh=True)
-                if fresh.version == game.version:
-                    raise
-                game = fresh
-                done = game.answer_for(request_id, fingerprint)
-                if done is not None:
-                    return self._result(game, done, True, then)
-                game.act(seat, action, request_id, self._seed(game_id))
-            try:
-                self._save(game)
-            except IntegrityError:
-                # Either another writer won the race, or our own insert had committed before a
-                # retried write: the request id tells which.
-                fresh = self._load(game_id, fresh=True)
-                done = fresh.answer_for(request_id, fingerprint)
-                if done is not None:
-                    return self._result(fresh, done, True, then)
-                raise Conflict(
-                    "another command on this game landed first; read the game and retry"
-                ) from None
-            return self._result(game, game.version, False, then)
+        return self._command(
+            game_id,
+            request_id,
+            action_fingerprint(seat, action),
+            lambda game: game.act(seat, action, request_id, self._seed(game_id)),
+            then,
+            judged_again_on=IllegalAction,
+        )
 
     def flag_deal(
         self, game_id: uuid.UUID, seat: int, deal_number: int, reason: str, request_id: str
@@ -256,9 +233,14 @@ class PreferansApplication(Application[uuid.UUID]):
         fingerprint: str,
         decide: Callable[[Game], None],
         then: Callable[[Game], Any] | None = None,
+        judged_again_on: type[Exception] = InvalidAction,
     ) -> CommandResult:
-        """A command that does not depend on the deal's turn (a flag, a ruling): recorded on
-        the game in memory, judged again on a fresh copy when the store has moved on."""
+        """Run a command on the game in memory under its lock and save it.
+
+        A request id already seen returns its first answer. If ``decide`` refuses the command
+        (``judged_again_on``), our copy may be behind another replica's writes: it is judged
+        again on a fresh copy from the store. A lost race at the save is a ``Conflict``, unless
+        the request id shows our own earlier write had in fact committed."""
         with self._lock(game_id):
             game = self._load(game_id)
             done = game.answer_for(request_id, fingerprint)
@@ -266,7 +248,7 @@ class PreferansApplication(Application[uuid.UUID]):
                 return self._result(game, done, True, then)
             try:
                 decide(game)
-            except InvalidAction:
+            except judged_again_on:
                 fresh = self._load(game_id, fresh=True)
                 if fresh.version == game.version:
                     raise
