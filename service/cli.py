@@ -116,6 +116,94 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dispute(args: argparse.Namespace, record: Any) -> int:
+    """Run a flag or a ruling against the store; print the outcome (exit 1 if refused)."""
+    import uuid as uuid_module
+
+    from domain.rules.errors import RulesError
+    from service.application import ServiceError
+
+    err = Console(stderr=True)
+    try:
+        game_id = uuid_module.UUID(args.game.removeprefix("games/"))
+    except ValueError:
+        err.print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
+        return 2
+    app = _open_app(args.store)
+    try:
+        result = record(app, game_id)
+    except (RulesError, ServiceError) as exc:
+        err.print(f"[red]refused: {getattr(exc, 'message', exc)}[/red]")
+        return 1
+    finally:
+        app.close()
+    replayed = " (already recorded: the first answer)" if result.replayed else ""
+    Console().print(f"recorded at version {result.version}{replayed}")
+    return 0
+
+
+def cmd_flag(args: argparse.Namespace) -> int:
+    """A seat flags a scored deal, with its seat token (as a client would through FlagDeal)."""
+
+    def record(app: PreferansApplication, game_id: Any) -> Any:
+        seat = app.seat_of_token(game_id, args.token)
+        if seat is None:
+            raise ValueError("the seat token is not one of this game's")
+        return app.flag_deal(
+            game_id, seat, args.deal, args.reason, args.request_id or uuid.uuid4().hex
+        )
+
+    try:
+        return _dispute(args, record)
+    except ValueError as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        return 1
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    """An auditor's ruling on a scored deal, recorded by an operator with access to the store.
+
+    ``--gora 0,2,-2`` and ``--whists 'w01,w02;w10,w12;w20,w21'`` give the adjustments (whists
+    written by each seat on the two others, clockwise); neither means "no change"."""
+
+    try:
+        adjustment = _adjustment(args.gora, args.whists)
+    except ValueError as exc:
+        Console(stderr=True).print(f"[red]{exc}[/red]")
+        return 2
+
+    def record(app: PreferansApplication, game_id: Any) -> Any:
+        return app.record_ruling(
+            game_id,
+            args.deal,
+            args.reason,
+            adjustment,
+            args.request_id or uuid.uuid4().hex,
+            auditor=args.auditor,
+        )
+
+    return _dispute(args, record)
+
+
+def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
+    if gora is None and whists is None:
+        return None
+    gora_row = [int(v) for v in gora.split(",")] if gora else [0, 0, 0]
+    matrix = [[0, 0, 0] for _ in range(3)]
+    if whists:
+        rows = whists.split(";")
+        if len(rows) != 3:
+            raise ValueError("--whists needs three rows separated by ';' (one per seat)")
+        for writer, row in enumerate(rows):
+            values = [int(v) for v in row.split(",")]
+            if len(values) != 2:
+                raise ValueError("each --whists row gives the whists on the two other seats")
+            others = [(writer + 1) % 3, (writer + 2) % 3]
+            for target, value in zip(others, values, strict=True):
+                matrix[writer][target] = value
+    return {"gora": gora_row, "whists": matrix}
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     """Re-check a stored game from its events alone (docs/AUDIT.md); exit 1 unless verified."""
     import uuid as uuid_module
@@ -441,6 +529,26 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
     audit.add_argument("--store", help=store_help)
     audit.set_defaults(func=cmd_audit)
+
+    flag = sub.add_parser("flag", help="a seat disputes a scored deal (with its seat token)")
+    flag.add_argument("game", help="the game id (or games/<id>)")
+    flag.add_argument("--deal", type=int, required=True, help="the deal's number")
+    flag.add_argument("--reason", required=True)
+    flag.add_argument("--token", required=True, help="the seat's token")
+    flag.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
+    flag.add_argument("--store", help=store_help)
+    flag.set_defaults(func=cmd_flag)
+
+    rule = sub.add_parser("rule", help="record an auditor's ruling on a scored deal")
+    rule.add_argument("game", help="the game id (or games/<id>)")
+    rule.add_argument("--deal", type=int, required=True, help="the deal's number")
+    rule.add_argument("--reason", required=True)
+    rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
+    rule.add_argument("--whists", help="whist deltas, 'w01,w02;w10,w12;w20,w21'")
+    rule.add_argument("--auditor", default="auditor", help="who rules (a label)")
+    rule.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
+    rule.add_argument("--store", help=store_help)
+    rule.set_defaults(func=cmd_rule)
 
     bots = sub.add_parser("bots", help="bots play whole games through a server")
     bots.add_argument("--server", default="127.0.0.1:50051")

@@ -294,3 +294,15 @@ def rewrite_stored_state(
             (data, game_id, version),
         )
         assert updated.rowcount == 1
+
+
+def store_argument(env: dict[str, str]) -> str:
+    """The ``--store`` argument naming the test's store."""
+    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        return env["SQLITE_DBNAME"]
+    password = env.get("POSTGRES_PASSWORD", "")
+    user = env["POSTGRES_USER"] + (f":{password}" if password else "")
+    return (
+        f"postgresql://{user}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
+        f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}"
+    )

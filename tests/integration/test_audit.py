@@ -30,6 +30,7 @@ from tests.integration.helpers import (
     events_table,
     play,
     rewrite_stored_state,
+    store_argument,
     stored_state,
     topic,
 )
@@ -159,25 +160,13 @@ def test_a_clean_game_verifies(
     assert all(len(stored_state(app, game_id, v)["chain"]) == 64 for v in (1, len(events)))
 
 
-def _store_argument(env: dict[str, str]) -> str:
-    """The ``--store`` argument naming the test's store."""
-    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
-        return env["SQLITE_DBNAME"]
-    password = env.get("POSTGRES_PASSWORD", "")
-    user = env["POSTGRES_USER"] + (f":{password}" if password else "")
-    return (
-        f"postgresql://{user}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
-        f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}"
-    )
-
-
 def test_pref_audit_command(
     app: PreferansApplication,
     game_id: uuid.UUID,
     store_env: dict[str, str],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    store = _store_argument(store_env)
+    store = store_argument(store_env)
     assert pref(["audit", str(game_id), "--store", store]) == 0
     assert "verified:" in capsys.readouterr().out
     card = versions_of(app, game_id, "CardPlayed")[3]

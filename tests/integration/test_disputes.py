@@ -22,6 +22,7 @@ from projections import queries, standard_runners
 from projections import stats_queries as sq
 from service.application import PreferansApplication
 from service.audit import verify_game
+from service.cli import main as pref
 from tests.integration.helpers import (
     PLAYERS,
     VIEW_TABLES,
@@ -29,6 +30,7 @@ from tests.integration.helpers import (
     create,
     dump_tables,
     play,
+    store_argument,
     topic,
 )
 
@@ -260,3 +262,31 @@ def test_the_audit_finds_a_forged_ruling(app: PreferansApplication) -> None:
     report = verify(str(game_id), [*log[:-1], bogus])
     assert report.discrepancy is not None and report.discrepancy.kind == DISPUTE
     assert verify(str(game_id), log).verified
+
+
+def test_flag_and_ruling_from_the_command_line(
+    app: PreferansApplication, store_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pref flag` (with a seat token) and `pref rule` (an operator for the auditor) record the
+    same events as the API; a wrong token or an illegal ruling is refused and records nothing."""
+    store = store_argument(store_env)
+    created = create(app, RULES, league="disputes")
+    play(app, created.game_id, stop=lambda g: len(g.deal_results) >= 1)
+    game = str(created.game_id)
+    token = created.tokens[1]
+    args = ["--deal", "1", "--store", store]
+    assert pref(["flag", game, "--reason", "a revoke", "--token", token, *args]) == 0
+    assert pref(["flag", game, "--reason", "x", "--token", "nonsense", *args]) == 1
+    assert pref(["rule", game, "--reason", "bad", "--gora", "1,2", *args]) == 1
+    before = len(app.game_events(created.game_id))
+    code = pref(
+        ["rule", game, "--reason", "revoke", "--gora", "0,2,-2", "--whists", "1,0;0,0;0,0", *args]
+    )
+    assert code == 0
+    capsys.readouterr()
+    fresh = app.get_game(created.game_id, min_version=before + 1)
+    assert fresh.flags and fresh.flags[-1]["seat"] == 1 and fresh.flags[-1]["reason"] == "a revoke"
+    ruling = fresh.rulings[-1]
+    assert ruling["deal_number"] == 1 and ruling["adjustment"]["gora"] == [0, 2, -2]
+    assert ruling["adjustment"]["whists"][0] == [0, 1, 0]
+    assert len(app.game_events(created.game_id)) == before + 1
