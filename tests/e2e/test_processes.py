@@ -23,7 +23,9 @@ from tests.e2e.helpers import PLAYERS, StreamReader
 
 BOT = make_bot()
 SERVICE = "preferans.v1.GameService"
-PROMPT_SECONDS = 3.0
+PROMPT_SECONDS = 5.0
+""""Promptly" (the issue's word): well under the watchers' 1 s safety poll plus a loaded
+machine's scheduling; a liveness bound, not a performance measurement."""
 
 
 def test_two_server_processes_on_one_postgresql_serve_one_game(
@@ -138,4 +140,5 @@ def test_pref_serve_exits_cleanly_on_sigterm(
     finally:
         client.close()
     assert code == 0, running.output()
-    assert elapsed < 5.0, f"took {elapsed:.1f}s to stop"
+    # The property: an open stream does not hold the shutdown for the whole 10 s grace period.
+    assert elapsed < 9.0, f"took {elapsed:.1f}s to stop"

@@ -7,7 +7,6 @@ import asyncio
 import io
 import re
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,7 +214,6 @@ def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
     client = GameClient(f"127.0.0.1:{server_port}")
-    started = time.monotonic()
     try:
         code = play_game(
             client, seat=1, player="ann", pool=2, read=read, console=console, bot_delay=0
@@ -224,7 +222,6 @@ def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:
         client.close()
     out = buffer.getvalue()
     assert code == 0, out[-3000:]
-    assert time.monotonic() - started < 60
     assert "Game over" in out and "Settlement:" in out
     settlement = re.search(r"Settlement: (.*)", out)
     assert settlement is not None and "B ann" in settlement.group(1)
