@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import grpc
 import structlog
 from google.protobuf import any_pb2, duration_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
@@ -76,16 +76,7 @@ def _status(code: grpc.StatusCode, message: str, *details: object) -> Mapped:
 
 def map_error(error: BaseException) -> Mapped | None:
     """The status for an error the service knows, or ``None`` for an unexpected one."""
-    if isinstance(error, BadInput):
-        violation = error_details_pb2.BadRequest.FieldViolation(
-            field=error.field, description=error.message
-        )
-        return _status(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            error.message,
-            error_details_pb2.BadRequest(field_violations=[violation]),
-        )
-    if isinstance(error, InvalidAction):
+    if isinstance(error, (BadInput, InvalidAction)):
         violation = error_details_pb2.BadRequest.FieldViolation(
             field=error.field, description=error.message
         )
@@ -140,9 +131,6 @@ def map_error(error: BaseException) -> Mapped | None:
         retry = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1))
         return _status(grpc.StatusCode.UNAVAILABLE, "the game store is unavailable; retry", retry)
     return None
-
-
-INTERNAL_CODE = code_pb2.INTERNAL
 
 
 async def refuse(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:

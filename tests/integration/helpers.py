@@ -267,33 +267,39 @@ def stored_state(app: PreferansApplication, game_id: uuid.UUID, version: int) ->
     return state
 
 
-def rewrite_stored_state(
-    env: dict[str, str], table: str, game_id: uuid.UUID, version: int, state: dict[str, Any]
-) -> None:
-    """Overwrite one stored event's state directly in the database, bypassing the library."""
-    data = json.dumps(state, separators=(",", ":")).encode()
+def execute_raw(
+    env: dict[str, str], statements: Sequence[tuple[str, tuple[Any, ...]]]
+) -> list[int]:
+    """Run SQL (``?`` placeholders) directly on the test's store, bypassing the library, in
+    one transaction; return each statement's row count."""
     if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
-        with sqlite3.connect(env["SQLITE_DBNAME"]) as conn:
-            cursor = conn.execute(
-                f"UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?",
-                (data, game_id.hex, version),
-            )
-            assert cursor.rowcount == 1
+        conn = sqlite3.connect(env["SQLITE_DBNAME"])
+        with conn:
+            counts = [conn.execute(query, params).rowcount for query, params in statements]
         conn.close()
-        return
+        return counts
     with psycopg.connect(
         dbname=env["POSTGRES_DBNAME"],
         host=env["POSTGRES_HOST"],
         port=int(env["POSTGRES_PORT"]),
         user=env["POSTGRES_USER"],
         options=f"-c search_path={env['POSTGRES_SCHEMA']}",
-        autocommit=True,
     ) as pg:
-        updated = pg.execute(
-            f"UPDATE {table} SET state = %s WHERE originator_id = %s AND originator_version = %s",
-            (data, game_id, version),
-        )
-        assert updated.rowcount == 1
+        return [pg.execute(q.replace("?", "%s"), params).rowcount for q, params in statements]
+
+
+def stored_id(env: dict[str, str], game_id: uuid.UUID) -> Any:
+    """A game id as the store keeps it (SQLite: hex text; PostgreSQL: a uuid)."""
+    return game_id.hex if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite" else game_id
+
+
+def rewrite_stored_state(
+    env: dict[str, str], table: str, game_id: uuid.UUID, version: int, state: dict[str, Any]
+) -> None:
+    """Overwrite one stored event's state directly in the database, bypassing the library."""
+    data = json.dumps(state, separators=(",", ":")).encode()
+    query = f"UPDATE {table} SET state = ? WHERE originator_id = ? AND originator_version = ?"
+    assert execute_raw(env, [(query, (data, stored_id(env, game_id), version))]) == [1]
 
 
 def store_argument(env: dict[str, str]) -> str:

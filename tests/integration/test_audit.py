@@ -10,11 +10,9 @@ what the chain alone cannot.
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 from typing import Any
 
-import psycopg
 import pytest
 
 from domain.audit import CHAIN, FAIRNESS, ILLEGAL, MISSING, REORDERED, SCORE, UNCHAINED
@@ -28,9 +26,11 @@ from service.cli import main as pref
 from tests.integration.helpers import (
     create,
     events_table,
+    execute_raw,
     play,
     rewrite_stored_state,
     store_argument,
+    stored_id,
     stored_state,
     topic,
 )
@@ -62,37 +62,12 @@ def versions_of(app: PreferansApplication, game_id: uuid.UUID, name: str) -> lis
     return [e.originator_version for e in app.game_events(game_id) if topic(e) == name]
 
 
-def _execute(env: dict[str, str], statements: list[tuple[str, tuple[Any, ...]]]) -> None:
-    """Run SQL (``?`` placeholders; ``{id}`` stands for the game id's stored form) directly
-    on the test's store, in one transaction."""
-    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
-        conn = sqlite3.connect(env["SQLITE_DBNAME"])
-        with conn:
-            for query, params in statements:
-                conn.execute(query, params)
-        conn.close()
-        return
-    with psycopg.connect(
-        dbname=env["POSTGRES_DBNAME"],
-        host=env["POSTGRES_HOST"],
-        port=int(env["POSTGRES_PORT"]),
-        user=env["POSTGRES_USER"],
-        options=f"-c search_path={env['POSTGRES_SCHEMA']}",
-    ) as pg:
-        for query, params in statements:
-            pg.execute(query.replace("?", "%s"), params)
-
-
-def _stored_id(env: dict[str, str], game_id: uuid.UUID) -> Any:
-    return game_id.hex if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite" else game_id
-
-
 def delete_event(
     app: PreferansApplication, env: dict[str, str], game_id: uuid.UUID, version: int
 ) -> None:
     table = events_table(app)
     query = f"DELETE FROM {table} WHERE originator_id = ? AND originator_version = ?"
-    _execute(env, [(query, (_stored_id(env, game_id), version))])
+    execute_raw(env, [(query, (stored_id(env, game_id), version))])
 
 
 def swap_events(
@@ -105,8 +80,8 @@ def swap_events(
         f"UPDATE {table} SET topic = ?, state = ? "
         "WHERE originator_id = ? AND originator_version = ?"
     )
-    key = _stored_id(env, game_id)
-    _execute(
+    key = stored_id(env, game_id)
+    execute_raw(
         env,
         [
             (query, (rows[b].topic, rows[b].state, key, a)),
@@ -343,8 +318,8 @@ def test_an_undecodable_event_and_an_unknown_game(
     version = versions_of(app, game_id, "BidCalled")[0]
     table = events_table(app)
     query = f"UPDATE {table} SET topic = ? WHERE originator_id = ? AND originator_version = ?"
-    _execute(
-        store_env, [(query, ("preferans.v1.NoSuchEvent", _stored_id(store_env, game_id), version))]
+    execute_raw(
+        store_env, [(query, ("preferans.v1.NoSuchEvent", stored_id(store_env, game_id), version))]
     )
     assert any(getattr(e, "version", 0) == version for e in read_log(app, game_id))
     found = verify_game(app, game_id).discrepancy
