@@ -27,6 +27,7 @@ class _AuditVerdict:
 class _AuditVerdictEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_AuditVerdict.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     AUDIT_VERDICT_UNSPECIFIED: _AuditVerdict.ValueType  # 0
+    """Never returned."""
     AUDIT_VERDICT_VERIFIED: _AuditVerdict.ValueType  # 1
     """Every check passed."""
     AUDIT_VERDICT_DISCREPANCY: _AuditVerdict.ValueType  # 2
@@ -40,6 +41,7 @@ class AuditVerdict(_AuditVerdict, metaclass=_AuditVerdictEnumTypeWrapper):
     """The outcome of a verification."""
 
 AUDIT_VERDICT_UNSPECIFIED: AuditVerdict.ValueType  # 0
+"""Never returned."""
 AUDIT_VERDICT_VERIFIED: AuditVerdict.ValueType  # 1
 """Every check passed."""
 AUDIT_VERDICT_DISCREPANCY: AuditVerdict.ValueType  # 2
@@ -57,6 +59,7 @@ class _HandRecordFormat:
 class _HandRecordFormatEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HandRecordFormat.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     HAND_RECORD_FORMAT_UNSPECIFIED: _HandRecordFormat.ValueType  # 0
+    """Unset: JSON."""
     HAND_RECORD_FORMAT_JSON: _HandRecordFormat.ValueType  # 1
     """JSON (the default)."""
     HAND_RECORD_FORMAT_TEXT: _HandRecordFormat.ValueType  # 2
@@ -66,6 +69,7 @@ class HandRecordFormat(_HandRecordFormat, metaclass=_HandRecordFormatEnumTypeWra
     """The form of an exported hand record."""
 
 HAND_RECORD_FORMAT_UNSPECIFIED: HandRecordFormat.ValueType  # 0
+"""Unset: JSON."""
 HAND_RECORD_FORMAT_JSON: HandRecordFormat.ValueType  # 1
 """JSON (the default)."""
 HAND_RECORD_FORMAT_TEXT: HandRecordFormat.ValueType  # 2
@@ -74,6 +78,8 @@ Global___HandRecordFormat: _TypeAlias = HandRecordFormat  # noqa: Y015
 
 @_typing.final
 class RecordRulingRequest(_message.Message):
+    """RecordRuling's input (auditor credential in `authorization`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -88,6 +94,9 @@ class RecordRulingRequest(_message.Message):
     reason: _builtins.str
     """Why, 1 to 500 printable characters."""
     request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
     @_builtins.property
     def adjustment(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.ScoresheetRow]:
         """What to add to the sheet, one row per seat 0, 1, 2 (gora, and whists written on each
@@ -113,6 +122,8 @@ Global___RecordRulingRequest: _TypeAlias = RecordRulingRequest  # noqa: Y015
 
 @_typing.final
 class RecordRulingResponse(_message.Message):
+    """RecordRuling's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
@@ -143,6 +154,8 @@ Global___RecordRulingResponse: _TypeAlias = RecordRulingResponse  # noqa: Y015
 
 @_typing.final
 class VerifyGameRequest(_message.Message):
+    """VerifyGame's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -201,6 +214,8 @@ Global___Discrepancy: _TypeAlias = Discrepancy  # noqa: Y015
 
 @_typing.final
 class VerifyGameResponse(_message.Message):
+    """VerifyGame's answer: the verdict and what was checked."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VERDICT_FIELD_NUMBER: _builtins.int
@@ -214,6 +229,7 @@ class VerifyGameResponse(_message.Message):
     FLAGS_FIELD_NUMBER: _builtins.int
     RULINGS_FIELD_NUMBER: _builtins.int
     verdict: Global___AuditVerdict.ValueType
+    """Verified, a discrepancy, or unchained (see AuditVerdict)."""
     summary: _builtins.str
     """One line: "verified: 412 events, 12 deals, game finished; final settlement …", or the
     discrepancy's message.
@@ -238,10 +254,12 @@ class VerifyGameResponse(_message.Message):
 
     @_builtins.property
     def flags(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.DealFlag]:
-        """The deals the seats flagged, and the rulings, as far as the log was checked."""
+        """The deals the seats flagged, as far as the log was checked."""
 
     @_builtins.property
-    def rulings(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Ruling]: ...
+    def rulings(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Ruling]:
+        """The auditors' rulings found in the log, in the order recorded."""
+
     def __init__(
         self,
         *,
@@ -266,6 +284,8 @@ Global___VerifyGameResponse: _TypeAlias = VerifyGameResponse  # noqa: Y015
 
 @_typing.final
 class GetEventLogRequest(_message.Message):
+    """GetEventLog's input: one game, paging."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -338,6 +358,8 @@ Global___EventLogEntry: _TypeAlias = EventLogEntry  # noqa: Y015
 
 @_typing.final
 class GetEventLogResponse(_message.Message):
+    """One page of a game's event log."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     ENTRIES_FIELD_NUMBER: _builtins.int
@@ -345,7 +367,9 @@ class GetEventLogResponse(_message.Message):
     next_page_token: _builtins.str
     """Pass as `page_token` to read on; empty after the last entry."""
     @_builtins.property
-    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___EventLogEntry]: ...
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___EventLogEntry]:
+        """Up to `page_size` events, in version order."""
+
     def __init__(
         self,
         *,
@@ -362,6 +386,8 @@ Global___GetEventLogResponse: _TypeAlias = GetEventLogResponse  # noqa: Y015
 
 @_typing.final
 class ExportHandRecordRequest(_message.Message):
+    """ExportHandRecord's input (auditor credential, or a seat token of the game once it ended)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -390,6 +416,8 @@ Global___ExportHandRecordRequest: _TypeAlias = ExportHandRecordRequest  # noqa: 
 
 @_typing.final
 class ExportHandRecordResponse(_message.Message):
+    """ExportHandRecord's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TEXT_FIELD_NUMBER: _builtins.int

@@ -27,14 +27,25 @@ class _GameStatus:
 class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GAME_STATUS_UNSPECIFIED: _GameStatus.ValueType  # 0
+    """Never returned for a game; as a ListGames filter it means "any status"."""
     GAME_STATUS_PLAYING: _GameStatus.ValueType  # 1
+    """Deals are still being played: some pool has not reached the target."""
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 2
+    """Every pool is closed; the seed is revealed and the settlement known. Only flags and
+    rulings can still be recorded.
+    """
 
-class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper): ...
+class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
+    """Whether a game is still being played."""
 
 GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
+"""Never returned for a game; as a ListGames filter it means "any status"."""
 GAME_STATUS_PLAYING: GameStatus.ValueType  # 1
+"""Deals are still being played: some pool has not reached the target."""
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
+"""Every pool is closed; the seed is revealed and the settlement known. Only flags and
+rulings can still be recorded.
+"""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
 class _Phase:
@@ -44,31 +55,57 @@ class _Phase:
 class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PHASE_UNSPECIFIED: _Phase.ValueType  # 0
+    """Never sent."""
     PHASE_BIDDING: _Phase.ValueType  # 1
+    """The auction: bids, "here", misère, passes."""
     PHASE_TALON: _Phase.ValueType  # 2
+    """The declarer takes the talon (turned up for all)."""
     PHASE_DISCARD: _Phase.ValueType  # 3
+    """The declarer discards two cards."""
     PHASE_CONTRACT: _Phase.ValueType  # 4
+    """The declarer names the final contract."""
     PHASE_WHISTING: _Phase.ValueType  # 5
+    """The defenders whist, pass, half-whist or return."""
     PHASE_DEFENCE: _Phase.ValueType  # 6
+    """The sole whister (or the misère defence, where the rules allow it) chooses open or
+    closed defence.
+    """
     PHASE_PLAY: _Phase.ValueType  # 7
+    """Tricks are being played (also raspasy)."""
     PHASE_CLAIM: _Phase.ValueType  # 8
+    """A claim is on the table; the other seats accept or reject it in turn."""
     PHASE_SCORED: _Phase.ValueType  # 9
+    """The deal is over and scored (also: the game is over); every card is visible."""
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
     Views.
+
+    Where the current deal is; each phase has its own legal actions.
     """
 
 PHASE_UNSPECIFIED: Phase.ValueType  # 0
+"""Never sent."""
 PHASE_BIDDING: Phase.ValueType  # 1
+"""The auction: bids, "here", misère, passes."""
 PHASE_TALON: Phase.ValueType  # 2
+"""The declarer takes the talon (turned up for all)."""
 PHASE_DISCARD: Phase.ValueType  # 3
+"""The declarer discards two cards."""
 PHASE_CONTRACT: Phase.ValueType  # 4
+"""The declarer names the final contract."""
 PHASE_WHISTING: Phase.ValueType  # 5
+"""The defenders whist, pass, half-whist or return."""
 PHASE_DEFENCE: Phase.ValueType  # 6
+"""The sole whister (or the misère defence, where the rules allow it) chooses open or
+closed defence.
+"""
 PHASE_PLAY: Phase.ValueType  # 7
+"""Tricks are being played (also raspasy)."""
 PHASE_CLAIM: Phase.ValueType  # 8
+"""A claim is on the table; the other seats accept or reject it in turn."""
 PHASE_SCORED: Phase.ValueType  # 9
+"""The deal is over and scored (also: the game is over); every card is visible."""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
@@ -111,14 +148,20 @@ Global___RuleSet: _TypeAlias = RuleSet  # noqa: Y015
 
 @_typing.final
 class Player(_message.Message):
+    """A player at a table."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PLAYER_ID_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     player_id: _builtins.str
-    """The player's stable id (across games and leagues)."""
+    """The player's stable id (across games and leagues): the key of their statistics
+    (StatsService). Required in CreateGame.
+    """
     display_name: _builtins.str
-    """Display name (optional)."""
+    """A name to show. Accepted by CreateGame but not stored yet: responses leave it empty, so
+    clients show `player_id`.
+    """
     def __init__(
         self,
         *,
@@ -135,6 +178,8 @@ Global___Player: _TypeAlias = Player  # noqa: Y015
 
 @_typing.final
 class CreateGameRequest(_message.Message):
+    """CreateGame's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PLAYERS_FIELD_NUMBER: _builtins.int
@@ -149,10 +194,12 @@ class CreateGameRequest(_message.Message):
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
-        """Three players, by seat 0, 1, 2."""
+        """Exactly three players, by seat: the first is seat 0, and so on clockwise."""
 
     @_builtins.property
-    def rules(self) -> Global___RuleSet: ...
+    def rules(self) -> Global___RuleSet:
+        """The table's conventions; unset means the "default" rule set."""
+
     def __init__(
         self,
         *,
@@ -171,15 +218,21 @@ Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):
+    """CreateGame's answer (the same on a retry with the same request_id)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def game(self) -> Global___Game: ...
+    def game(self) -> Global___Game:
+        """The new game, with its first deal dealt (version and dealer set)."""
+
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Secret tokens, by seat. Give each player only their own."""
+        """Three secret tokens, by seat (index 0 is seat 0's). Give each player only their own: it
+        is the `Bearer` credential for that seat.
+        """
 
     def __init__(
         self,
@@ -197,11 +250,13 @@ Global___CreateGameResponse: _TypeAlias = CreateGameResponse  # noqa: Y015
 
 @_typing.final
 class JoinGameRequest(_message.Message):
+    """JoinGame's input; the seat token goes in the `authorization` metadata."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """`games/{game_id}`."""
+    """The game, `games/{game_id}`; the token must belong to it (else PERMISSION_DENIED)."""
     def __init__(
         self,
         *,
@@ -217,17 +272,23 @@ Global___JoinGameRequest: _TypeAlias = JoinGameRequest  # noqa: Y015
 
 @_typing.final
 class JoinGameResponse(_message.Message):
+    """JoinGame's answer: who the token makes you."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat of the token in `authorization`."""
+    """The seat (0, 1 or 2) of the token in `authorization`."""
     @_builtins.property
-    def player(self) -> Global___Player: ...
+    def player(self) -> Global___Player:
+        """The player sitting in that seat (as given to CreateGame)."""
+
     @_builtins.property
-    def game(self) -> Global___Game: ...
+    def game(self) -> Global___Game:
+        """The game's public facts now."""
+
     def __init__(
         self,
         *,
@@ -245,6 +306,8 @@ Global___JoinGameResponse: _TypeAlias = JoinGameResponse  # noqa: Y015
 
 @_typing.final
 class Game(_message.Message):
+    """A game's public facts (no cards): what GetGame, JoinGame and CreateGame return."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -259,26 +322,37 @@ class Game(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """`games/{game_id}`."""
+    """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
+    """The league tag given at creation ("" for none)."""
     status: Global___GameStatus.ValueType
+    """Playing or finished."""
     deal_number: _builtins.int
-    """Number of the current deal (1-based)."""
+    """Number of the current deal (1-based); once finished, the number of the last deal."""
     dealer: _builtins.int
-    """Seat of the current dealer."""
+    """Seat (0, 1, 2) of the current deal's dealer; the first hand is the next seat clockwise."""
     seed_commitment: _builtins.str
     """SHA-256 (hex) of the secret seed every deal is shuffled from; the seed is revealed at
     the end (`seed_hex`), so anyone can check the deals were fair.
     """
     seed_hex: _builtins.str
+    """The secret seed in hex, revealed once the game is finished ("" before). Its SHA-256 must
+    equal `seed_commitment`; docs/AUDIT.md shows how to recompute every deal from it.
+    """
     version: _builtins.int
     """The game's event count: every command returns the version it produced."""
     @_builtins.property
-    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]: ...
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
+        """The three players, by seat 0, 1, 2."""
+
     @_builtins.property
-    def rules(self) -> Global___RuleSet: ...
+    def rules(self) -> Global___RuleSet:
+        """The rule set in force, fixed for the whole game, with every option in `options_json`."""
+
     @_builtins.property
-    def create_time(self) -> _timestamp_pb2.Timestamp: ...
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When the game was created (the server's clock, UTC)."""
+
     def __init__(
         self,
         *,
@@ -304,13 +378,18 @@ Global___Game: _TypeAlias = Game  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
+    """GetGame's input (public: no token needed)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     MIN_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The game, `games/{game_id}`."""
     min_version: _builtins.int
-    """Wait (briefly) until the game has reached at least this version."""
+    """Wait up to a few seconds until the game has reached at least this version (a version a
+    command returned); 0 answers at once. After the wait it answers with what it has.
+    """
     def __init__(
         self,
         *,
@@ -327,11 +406,15 @@ Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
 
 @_typing.final
 class GetGameResponse(_message.Message):
+    """GetGame's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def game(self) -> Global___Game: ...
+    def game(self) -> Global___Game:
+        """The game's public facts."""
+
     def __init__(
         self,
         *,
@@ -347,6 +430,10 @@ Global___GetGameResponse: _TypeAlias = GetGameResponse  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):
+    """ListGames' input: filters and paging. Reads the `games` read model, which follows the
+    event log a moment behind the commands.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
@@ -358,7 +445,7 @@ class ListGamesRequest(_message.Message):
     page_token: _builtins.str
     """From a previous response's next_page_token."""
     league: _builtins.str
-    """Only games of this league (empty: all)."""
+    """Only games of this league (empty: every league, tagged or not)."""
     status: Global___GameStatus.ValueType
     """Only games in this status (unspecified: all)."""
     def __init__(
@@ -379,13 +466,18 @@ Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
 
 @_typing.final
 class ListGamesResponse(_message.Message):
+    """One page of ListGames."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     GAMES_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
+    """Pass as `page_token` (with the same filters) for the next page; empty on the last page."""
     @_builtins.property
-    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]: ...
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]:
+        """Games, newest first (by creation time)."""
+
     def __init__(
         self,
         *,
@@ -402,6 +494,8 @@ Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
 
 @_typing.final
 class GameSummary(_message.Message):
+    """A game in a list: enough to show and pick it, no rules or cards."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -412,15 +506,24 @@ class GameSummary(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """`games/{game_id}`."""
     league: _builtins.str
+    """The league tag ("" for none)."""
     status: Global___GameStatus.ValueType
+    """Playing or finished."""
     deal_number: _builtins.int
+    """The current (or, once finished, the last) deal's number."""
     version: _builtins.int
+    """The game's version as far as the read model has followed it (may trail GetGame's)."""
     @_builtins.property
-    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The three player ids, by seat 0, 1, 2."""
+
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Final results in whists as exact fractions ("27/2"), once finished."""
+        """Each seat's final result in whists as exact fractions ("27/2"), by seat; empty until
+        finished.
+        """
 
     def __init__(
         self,
@@ -445,6 +548,9 @@ Global___GameSummary: _TypeAlias = GameSummary  # noqa: Y015
 class Action(_message.Message):
     """---------------------------------------------------------------------------------------
     Actions: every decision of the rules.
+
+    One decision of a seat: exactly one field of `kind` is set. SeatView.legal lists the ones
+    allowed now, ready to send.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -498,10 +604,14 @@ class Action(_message.Message):
 
     @_builtins.property
     def accept_claim(self) -> Global___AcceptClaim:
-        """Accept or reject the claim on the table."""
+        """Accept the claim on the table (the deal ends when every other seat has accepted)."""
 
     @_builtins.property
-    def reject_claim(self) -> Global___RejectClaim: ...
+    def reject_claim(self) -> Global___RejectClaim:
+        """Reject the claim on the table: play goes on, and the claimant may not claim again in
+        this trick.
+        """
+
     def __init__(
         self,
         *,
@@ -530,6 +640,8 @@ Global___Action: _TypeAlias = Action  # noqa: Y015
 
 @_typing.final
 class Pass(_message.Message):
+    """A pass (Action.pass): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -545,6 +657,8 @@ Global___Pass: _TypeAlias = Pass  # noqa: Y015
 
 @_typing.final
 class Here(_message.Message):
+    """"Here" (Action.here): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -560,6 +674,8 @@ Global___Here: _TypeAlias = Here  # noqa: Y015
 
 @_typing.final
 class TakeTalon(_message.Message):
+    """Taking the talon (Action.take_talon): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -575,12 +691,16 @@ Global___TakeTalon: _TypeAlias = TakeTalon  # noqa: Y015
 
 @_typing.final
 class Discard(_message.Message):
+    """The declarer's discard (Action.discard)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     CARDS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Exactly two cards from the declarer's twelve."""
+        """Exactly two different cards from the declarer's twelve. In another seat's copy of the
+        action (ActionEvent) it is empty until the deal is over.
+        """
 
     def __init__(
         self,
@@ -597,6 +717,8 @@ Global___Discard: _TypeAlias = Discard  # noqa: Y015
 
 @_typing.final
 class Whist(_message.Message):
+    """A whist or return whist (Action.whist): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -612,6 +734,8 @@ Global___Whist: _TypeAlias = Whist  # noqa: Y015
 
 @_typing.final
 class HalfWhist(_message.Message):
+    """A half-whist (Action.half_whist): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -627,10 +751,15 @@ Global___HalfWhist: _TypeAlias = HalfWhist  # noqa: Y015
 
 @_typing.final
 class ChooseDefence(_message.Message):
+    """The sole whister's choice of defence (Action.choose_defence)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     OPEN_FIELD_NUMBER: _builtins.int
     open: _builtins.bool
+    """True: open defence (both defending hands lie face up and the whister plays both);
+    false: closed.
+    """
     def __init__(
         self,
         *,
@@ -646,12 +775,16 @@ Global___ChooseDefence: _TypeAlias = ChooseDefence  # noqa: Y015
 
 @_typing.final
 class Claim(_message.Message):
+    """A claim of the remaining tricks (Action.claim; also SeatView.pending_claim)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     TRICKS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """For each seat 0, 1, 2: how many of the remaining tricks it takes."""
+        """For each seat 0, 1, 2: how many of the remaining tricks it takes. Three numbers, each
+        0 or more, summing to `10 - tricks_played`.
+        """
 
     def __init__(
         self,
@@ -668,6 +801,8 @@ Global___Claim: _TypeAlias = Claim  # noqa: Y015
 
 @_typing.final
 class AcceptClaim(_message.Message):
+    """Accepting the claim on the table (Action.accept_claim): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -683,6 +818,8 @@ Global___AcceptClaim: _TypeAlias = AcceptClaim  # noqa: Y015
 
 @_typing.final
 class RejectClaim(_message.Message):
+    """Rejecting the claim on the table (Action.reject_claim): no fields."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -698,16 +835,23 @@ Global___RejectClaim: _TypeAlias = RejectClaim  # noqa: Y015
 
 @_typing.final
 class SubmitActionRequest(_message.Message):
+    """SubmitAction's input; the acting seat is the token's (in `authorization`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """`games/{game_id}`."""
+    """The game, `games/{game_id}`."""
     request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
     @_builtins.property
-    def action(self) -> Global___Action: ...
+    def action(self) -> Global___Action:
+        """The decision, one of SeatView.legal (or a claim when `can_claim`)."""
+
     def __init__(
         self,
         *,
@@ -725,6 +869,8 @@ Global___SubmitActionRequest: _TypeAlias = SubmitActionRequest  # noqa: Y015
 
 @_typing.final
 class FlagDealRequest(_message.Message):
+    """FlagDeal's input; the flagging seat is the token's."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -738,6 +884,9 @@ class FlagDealRequest(_message.Message):
     reason: _builtins.str
     """Why, 1 to 500 printable characters."""
     request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
     def __init__(
         self,
         *,
@@ -756,6 +905,8 @@ Global___FlagDealRequest: _TypeAlias = FlagDealRequest  # noqa: Y015
 
 @_typing.final
 class FlagDealResponse(_message.Message):
+    """FlagDeal's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
@@ -780,6 +931,8 @@ Global___FlagDealResponse: _TypeAlias = FlagDealResponse  # noqa: Y015
 
 @_typing.final
 class SubmitActionResponse(_message.Message):
+    """SubmitAction's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
@@ -817,8 +970,11 @@ class SeatCards(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """Whose cards these are (0, 1, 2)."""
     @_builtins.property
-    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The cards in notation ("7♠", "10♥", …)."""
+
     def __init__(
         self,
         *,
@@ -835,11 +991,14 @@ Global___SeatCards: _TypeAlias = SeatCards  # noqa: Y015
 
 @_typing.final
 class Call(_message.Message):
+    """A call of the auction or of the whisting, with who made it."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     CALL_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that called (0, 1, 2)."""
     call: _builtins.str
     """In notation: "6♠", "misère", "here", "pass", "whist", "half-whist"."""
     def __init__(
@@ -858,12 +1017,16 @@ Global___Call: _TypeAlias = Call  # noqa: Y015
 
 @_typing.final
 class PlayedCard(_message.Message):
+    """A card on the table, with whose hand it came from."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose card it is (in open defence the whister may have played it for them)."""
     card: _builtins.str
+    """The card in notation ("Q♦")."""
     def __init__(
         self,
         *,
@@ -880,15 +1043,21 @@ Global___PlayedCard: _TypeAlias = PlayedCard  # noqa: Y015
 
 @_typing.final
 class Trick(_message.Message):
+    """A completed trick."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEADER_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     leader: _builtins.int
+    """The seat that led the trick."""
     winner: _builtins.int
+    """The seat that won it (and leads the next)."""
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedCard]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedCard]:
+        """The three cards in the order played."""
+
     def __init__(
         self,
         *,
@@ -906,14 +1075,21 @@ Global___Trick: _TypeAlias = Trick  # noqa: Y015
 
 @_typing.final
 class DealResult(_message.Message):
+    """How a finished deal ended."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     KIND_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
-    """"game", "misere", "raspasy", "passed-out", "half-whist"."""
+    """"game" (a trick contract played out or claimed), "misere", "raspasy" (all passed),
+    "passed-out" (both defenders passed: the contract is given without play), "half-whist"
+    (a half-whist stood: no play).
+    """
     @_builtins.property
-    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks taken by each seat 0, 1, 2."""
+
     def __init__(
         self,
         *,
@@ -930,6 +1106,10 @@ Global___DealResult: _TypeAlias = DealResult  # noqa: Y015
 
 @_typing.final
 class SeatView(_message.Message):
+    """What one seat may see of its game now (the current deal, or the end of the game): exactly
+    what the rules let that seat see (docs/EVENTS.md "Who may see what").
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -968,23 +1148,37 @@ class SeatView(_message.Message):
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
+    """The viewing seat (the token's): 0, 1 or 2."""
     deal_number: _builtins.int
+    """The current deal's number (1-based); once the game is over, the last deal's."""
     version: _builtins.int
+    """The game's version this view reflects."""
     dealer: _builtins.int
+    """The current deal's dealer; the first hand (who calls and leads first) is the next seat."""
     phase: Global___Phase.ValueType
+    """Where the deal is; PHASE_SCORED once the game is over."""
     to_act: _builtins.int
     """The hand on turn, and the seat that must decide (they differ when a sole open whister
     plays his partner's cards); -1 once the deal is over.
     """
     actor: _builtins.int
+    """The seat that must decide now (see `to_act`); -1 once the deal is over. It is this
+    seat's turn exactly when `actor` equals `seat`.
+    """
     declarer: _builtins.int
-    """-1 before the auction ends and on raspasy."""
+    """The seat that won the auction; -1 before the auction ends and on raspasy."""
     winning_bid: _builtins.str
+    """The auction's winning bid ("7♥", "misère"); "" before the auction ends and on raspasy."""
     contract: _builtins.str
+    """The final contract the declarer named; "" until named (and on raspasy)."""
     open_defence: _builtins.bool
-    """Set once chosen."""
+    """True for open defence, false for closed; unset until chosen (and with two whisters,
+    who always defend closed).
+    """
     tricks_played: _builtins.int
+    """Tricks completed in this deal (0 to 10)."""
     claimant: _builtins.int
+    """The seat that made `pending_claim`; -1 when no claim is on the table."""
     raspasy_streak: _builtins.int
     """Raspasy deals in a row just before this deal (it can raise the auction's floor)."""
     leader: _builtins.int
@@ -1010,15 +1204,25 @@ class SeatView(_message.Message):
         """The declarer's discard: to the declarer, and to all once the deal is over."""
 
     @_builtins.property
-    def auction(self) -> _containers.RepeatedCompositeFieldContainer[Global___Call]: ...
+    def auction(self) -> _containers.RepeatedCompositeFieldContainer[Global___Call]:
+        """Every call of the auction, in order."""
+
     @_builtins.property
-    def whist_calls(self) -> _containers.RepeatedCompositeFieldContainer[Global___Call]: ...
+    def whist_calls(self) -> _containers.RepeatedCompositeFieldContainer[Global___Call]:
+        """The defenders' calls (whist, pass, half-whist, return), in order."""
+
     @_builtins.property
-    def whisters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def whisters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats defending against the contract (those who whisted), in the order they did."""
+
     @_builtins.property
-    def current_trick(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedCard]: ...
+    def current_trick(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayedCard]:
+        """The cards of the trick in progress, in the order played."""
+
     @_builtins.property
-    def last_trick(self) -> Global___Trick: ...
+    def last_trick(self) -> Global___Trick:
+        """The last completed trick of this deal (unset before the first is complete)."""
+
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken so far, by seat."""
@@ -1100,13 +1304,18 @@ Global___SeatView: _TypeAlias = SeatView  # noqa: Y015
 
 @_typing.final
 class GetSeatViewRequest(_message.Message):
+    """GetSeatView's input; the seat is the token's (in `authorization`)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     MIN_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The game, `games/{game_id}`."""
     min_version: _builtins.int
-    """Wait (briefly) until the game has reached at least this version."""
+    """Wait up to a few seconds until the game has reached at least this version (read your
+    own writes: pass the version SubmitAction returned); 0 answers at once.
+    """
     def __init__(
         self,
         *,
@@ -1123,11 +1332,15 @@ Global___GetSeatViewRequest: _TypeAlias = GetSeatViewRequest  # noqa: Y015
 
 @_typing.final
 class GetSeatViewResponse(_message.Message):
+    """GetSeatView's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VIEW_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def view(self) -> Global___SeatView: ...
+    def view(self) -> Global___SeatView:
+        """The seat's view now."""
+
     def __init__(
         self,
         *,
@@ -1143,6 +1356,10 @@ Global___GetSeatViewResponse: _TypeAlias = GetSeatViewResponse  # noqa: Y015
 
 @_typing.final
 class ScoresheetRow(_message.Message):
+    """One seat's line of a scoresheet (totals, a deal's entry, or a ruling's adjustment), in
+    points: pool and gora (mountain) points, and whists.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
@@ -1150,8 +1367,11 @@ class ScoresheetRow(_message.Message):
     GORA_FIELD_NUMBER: _builtins.int
     WHISTS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat (0, 1, 2) this row is for."""
     pool: _builtins.int
+    """Pool points written for this seat (0 in a ruling's adjustment)."""
     gora: _builtins.int
+    """Gora (mountain) points written on this seat: penalties, settled against it at the end."""
     @_builtins.property
     def whists(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Whists this seat wrote on each seat 0, 1, 2 (0 on itself)."""
@@ -1174,6 +1394,8 @@ Global___ScoresheetRow: _TypeAlias = ScoresheetRow  # noqa: Y015
 
 @_typing.final
 class ScoresheetDeal(_message.Message):
+    """One scored deal on the scoresheet."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
@@ -1183,11 +1405,17 @@ class ScoresheetDeal(_message.Message):
     TRICKS_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
+    """The deal's number (1, 2, …)."""
     kind: _builtins.str
+    """How it ended, as in DealResult.kind."""
     declarer: _builtins.int
+    """The declarer's seat; -1 on raspasy."""
     contract: _builtins.str
+    """The contract played ("7♠", "misère"); "" on raspasy."""
     @_builtins.property
-    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks taken by each seat 0, 1, 2."""
+
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
         """What the deal wrote on the sheet (after pool closing and help)."""
@@ -1223,8 +1451,11 @@ class DealFlag(_message.Message):
     version: _builtins.int
     """The event that recorded it."""
     seat: _builtins.int
+    """The seat that flagged the deal."""
     deal_number: _builtins.int
+    """The deal disputed."""
     reason: _builtins.str
+    """The seat's reason, as given to FlagDeal."""
     def __init__(
         self,
         *,
@@ -1256,7 +1487,9 @@ class Ruling(_message.Message):
     version: _builtins.int
     """The event that recorded it."""
     deal_number: _builtins.int
+    """The deal ruled on."""
     reason: _builtins.str
+    """The auditor's reason, as given to RecordRuling."""
     auditor: _builtins.str
     """Who ruled (the auditor's label)."""
     no_change: _builtins.bool
@@ -1287,6 +1520,8 @@ Global___Ruling: _TypeAlias = Ruling  # noqa: Y015
 
 @_typing.final
 class Scoresheet(_message.Message):
+    """A game's scoresheet: pool, gora and whists, deal by deal and in total."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
@@ -1297,13 +1532,17 @@ class Scoresheet(_message.Message):
     RULINGS_FIELD_NUMBER: _builtins.int
     FLAGS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The game, `games/{game_id}`."""
     version: _builtins.int
+    """The game's version this sheet reflects."""
     @_builtins.property
     def totals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
         """The sheet now: every deal's entry plus every ruling's adjustment."""
 
     @_builtins.property
-    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetDeal]: ...
+    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetDeal]:
+        """Every scored deal, in order, with what it wrote on the sheet."""
+
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Each seat's result in whists as exact fractions ("-275/3"), once the game is over
@@ -1339,13 +1578,16 @@ Global___Scoresheet: _TypeAlias = Scoresheet  # noqa: Y015
 
 @_typing.final
 class GetScoresheetRequest(_message.Message):
+    """GetScoresheet's input (public: no token needed)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
     MIN_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The game, `games/{game_id}`."""
     min_version: _builtins.int
-    """Wait (briefly) until the scoresheet includes this version."""
+    """Wait up to a few seconds until the scoresheet includes this version; 0 answers at once."""
     def __init__(
         self,
         *,
@@ -1362,11 +1604,15 @@ Global___GetScoresheetRequest: _TypeAlias = GetScoresheetRequest  # noqa: Y015
 
 @_typing.final
 class GetScoresheetResponse(_message.Message):
+    """GetScoresheet's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SCORESHEET_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def scoresheet(self) -> Global___Scoresheet: ...
+    def scoresheet(self) -> Global___Scoresheet:
+        """The sheet now."""
+
     def __init__(
         self,
         *,
@@ -1384,6 +1630,8 @@ Global___GetScoresheetResponse: _TypeAlias = GetScoresheetResponse  # noqa: Y015
 class WatchGameRequest(_message.Message):
     """---------------------------------------------------------------------------------------
     The stream.
+
+    WatchGame's input; the seat is the token's (in `authorization`).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1392,6 +1640,7 @@ class WatchGameRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     HEARTBEAT_SECONDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
+    """The game, `games/{game_id}`."""
     from_version: _builtins.int
     """Send events with a version greater than this (0: from the start)."""
     heartbeat_seconds: _builtins.int
@@ -1413,6 +1662,10 @@ Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
 
 @_typing.final
 class WatchGameResponse(_message.Message):
+    """One message of the WatchGame stream: an event of the game as the watching seat may see
+    it, or a heartbeat.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
@@ -1430,23 +1683,41 @@ class WatchGameResponse(_message.Message):
     version: _builtins.int
     """The event's version; on a heartbeat, the game's latest version."""
     @_builtins.property
-    def time(self) -> _timestamp_pb2.Timestamp: ...
+    def time(self) -> _timestamp_pb2.Timestamp:
+        """When the event was recorded (server clock, UTC); unset on a heartbeat."""
+
     @_builtins.property
-    def game_created(self) -> Global___GameCreatedEvent: ...
+    def game_created(self) -> Global___GameCreatedEvent:
+        """The game was created (always version 1)."""
+
     @_builtins.property
-    def deal_dealt(self) -> Global___DealDealtEvent: ...
+    def deal_dealt(self) -> Global___DealDealtEvent:
+        """A deal was dealt; this seat's new hand is in `revealed`."""
+
     @_builtins.property
-    def action(self) -> Global___ActionEvent: ...
+    def action(self) -> Global___ActionEvent:
+        """A seat's decision (a call, the talon, the discard, a card, a claim, …)."""
+
     @_builtins.property
-    def deal_scored(self) -> Global___DealScoredEvent: ...
+    def deal_scored(self) -> Global___DealScoredEvent:
+        """A deal ended and was scored; every card of it is public now."""
+
     @_builtins.property
-    def game_finished(self) -> Global___GameFinishedEvent: ...
+    def game_finished(self) -> Global___GameFinishedEvent:
+        """Every pool closed: the seed is revealed and the settlement known."""
+
     @_builtins.property
-    def heartbeat(self) -> Global___Heartbeat: ...
+    def heartbeat(self) -> Global___Heartbeat:
+        """Nothing happened for `heartbeat_seconds`."""
+
     @_builtins.property
-    def deal_flagged(self) -> Global___DealFlag: ...
+    def deal_flagged(self) -> Global___DealFlag:
+        """A seat flagged a scored deal (FlagDeal)."""
+
     @_builtins.property
-    def ruling_recorded(self) -> Global___Ruling: ...
+    def ruling_recorded(self) -> Global___Ruling:
+        """An auditor ruled on a scored deal (AuditService.RecordRuling)."""
+
     @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
@@ -1487,6 +1758,8 @@ Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
 
 @_typing.final
 class GameCreatedEvent(_message.Message):
+    """The game was created."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     PLAYERS_FIELD_NUMBER: _builtins.int
@@ -1495,12 +1768,19 @@ class GameCreatedEvent(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league tag ("" for none)."""
     seed_commitment: _builtins.str
+    """SHA-256 (hex) of the secret seed, published now; the seed comes with GameFinishedEvent."""
     first_dealer: _builtins.int
+    """The seat that deals the first deal."""
     @_builtins.property
-    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]: ...
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
+        """The three players, by seat."""
+
     @_builtins.property
-    def rules(self) -> Global___RuleSet: ...
+    def rules(self) -> Global___RuleSet:
+        """The rule set, fixed for the whole game."""
+
     def __init__(
         self,
         *,
@@ -1520,12 +1800,16 @@ Global___GameCreatedEvent: _TypeAlias = GameCreatedEvent  # noqa: Y015
 
 @_typing.final
 class DealDealtEvent(_message.Message):
+    """A deal was dealt (the cards a seat may see come in WatchGameResponse.revealed)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     DEALER_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
+    """The deal's number (1, 2, …)."""
     dealer: _builtins.int
+    """Its dealer; the first hand is the next seat clockwise."""
     def __init__(
         self,
         *,
@@ -1542,6 +1826,8 @@ Global___DealDealtEvent: _TypeAlias = DealDealtEvent  # noqa: Y015
 
 @_typing.final
 class ActionEvent(_message.Message):
+    """A decision of a seat."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
@@ -1574,6 +1860,8 @@ Global___ActionEvent: _TypeAlias = ActionEvent  # noqa: Y015
 
 @_typing.final
 class DealScoredEvent(_message.Message):
+    """A deal ended and was written on the scoresheet; everything about it is public now."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
@@ -1586,21 +1874,33 @@ class DealScoredEvent(_message.Message):
     TALON_FIELD_NUMBER: _builtins.int
     DISCARD_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
+    """The deal's number."""
     kind: _builtins.str
+    """How it ended, as in DealResult.kind."""
     declarer: _builtins.int
+    """The declarer's seat; -1 on raspasy."""
     contract: _builtins.str
+    """The contract ("7♠", "misère"); "" on raspasy."""
     @_builtins.property
-    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Tricks taken by each seat 0, 1, 2."""
+
     @_builtins.property
-    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]: ...
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
+        """What the deal wrote on the sheet, one row per seat (after pool closing and help)."""
+
     @_builtins.property
     def dealt_hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Once a deal is over everything is visible: the hands as dealt, the talon, the discard."""
 
     @_builtins.property
-    def talon(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def talon(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The two talon cards."""
+
     @_builtins.property
-    def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The declarer's two discarded cards (empty when there was no discard, as on raspasy)."""
+
     def __init__(
         self,
         *,
@@ -1624,13 +1924,18 @@ Global___DealScoredEvent: _TypeAlias = DealScoredEvent  # noqa: Y015
 
 @_typing.final
 class GameFinishedEvent(_message.Message):
+    """The game ended: every pool is closed."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     SEED_HEX_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     seed_hex: _builtins.str
+    """The secret seed in hex: its SHA-256 equals the published `seed_commitment`."""
     @_builtins.property
-    def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Each seat's result in whists, by seat, exact fractions ("-275/3"); they sum to zero."""
+
     def __init__(
         self,
         *,
@@ -1647,6 +1952,10 @@ Global___GameFinishedEvent: _TypeAlias = GameFinishedEvent  # noqa: Y015
 
 @_typing.final
 class Heartbeat(_message.Message):
+    """A keep-alive on a quiet stream: nothing happened; WatchGameResponse.version is the game's
+    latest version.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(

@@ -28,11 +28,15 @@ class _LeaderboardOrderEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Lead
     LEADERBOARD_ORDER_UNSPECIFIED: _LeaderboardOrder.ValueType  # 0
     """The rating."""
     LEADERBOARD_ORDER_RATING: _LeaderboardOrder.ValueType  # 1
+    """The rating (PlayerStats.rating)."""
     LEADERBOARD_ORDER_SETTLEMENT_TOTAL: _LeaderboardOrder.ValueType  # 2
     """The sum of the game settlements."""
     LEADERBOARD_ORDER_GAMES: _LeaderboardOrder.ValueType  # 3
+    """Finished games played."""
     LEADERBOARD_ORDER_DEALS: _LeaderboardOrder.ValueType  # 4
+    """Deals played."""
     LEADERBOARD_ORDER_CONTRACTS_MADE: _LeaderboardOrder.ValueType  # 5
+    """Trick contracts made as declarer."""
 
 class LeaderboardOrder(_LeaderboardOrder, metaclass=_LeaderboardOrderEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -44,11 +48,15 @@ class LeaderboardOrder(_LeaderboardOrder, metaclass=_LeaderboardOrderEnumTypeWra
 LEADERBOARD_ORDER_UNSPECIFIED: LeaderboardOrder.ValueType  # 0
 """The rating."""
 LEADERBOARD_ORDER_RATING: LeaderboardOrder.ValueType  # 1
+"""The rating (PlayerStats.rating)."""
 LEADERBOARD_ORDER_SETTLEMENT_TOTAL: LeaderboardOrder.ValueType  # 2
 """The sum of the game settlements."""
 LEADERBOARD_ORDER_GAMES: LeaderboardOrder.ValueType  # 3
+"""Finished games played."""
 LEADERBOARD_ORDER_DEALS: LeaderboardOrder.ValueType  # 4
+"""Deals played."""
 LEADERBOARD_ORDER_CONTRACTS_MADE: LeaderboardOrder.ValueType  # 5
+"""Trick contracts made as declarer."""
 Global___LeaderboardOrder: _TypeAlias = LeaderboardOrder  # noqa: Y015
 
 @_typing.final
@@ -109,9 +117,13 @@ class ContractStats(_message.Message):
     UNDERTRICKS_AVG_FIELD_NUMBER: _builtins.int
     UNDERTRICKS_FIELD_NUMBER: _builtins.int
     declared: _builtins.int
-    """Contracts declared (played, or conceded when both defenders passed)."""
+    """Contracts declared and scored: played, passed out (both defenders passed) or ended by a
+    half-whist.
+    """
     made: _builtins.int
-    """Contracts made: at least as many tricks as the level."""
+    """Contracts made: at least as many tricks as the level, or passed out, or ended by a
+    half-whist.
+    """
     failed: _builtins.int
     """Contracts failed (`declared` = `made` + `failed`)."""
     undertricks_avg: _builtins.float
@@ -156,9 +168,11 @@ class MisereStats(_message.Message):
     FAILED_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     declared: _builtins.int
+    """Misères the player declared and played."""
     made: _builtins.int
     """Made: no trick taken."""
     failed: _builtins.int
+    """Failed: at least one trick taken (`declared` = `made` + `failed`)."""
     tricks: _builtins.int
     """Tricks taken in them, summed."""
     def __init__(
@@ -255,6 +269,8 @@ Global___RaspasyStats: _TypeAlias = RaspasyStats  # noqa: Y015
 
 @_typing.final
 class PlayerStats(_message.Message):
+    """One player's statistics in one league (docs/STATS.md says what each number counts)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -273,7 +289,9 @@ class PlayerStats(_message.Message):
     WHIST_FIELD_NUMBER: _builtins.int
     RASPASY_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league tag ("" for the untagged league)."""
     player_id: _builtins.str
+    """The player's id, as given to CreateGame."""
     games: _builtins.int
     """Finished games of the league the player played."""
     games_started: _builtins.int
@@ -295,13 +313,21 @@ class PlayerStats(_message.Message):
     whists_received: _builtins.int
     """Whists opponents wrote on the player."""
     @_builtins.property
-    def contracts(self) -> Global___ContractStats: ...
+    def contracts(self) -> Global___ContractStats:
+        """The player's trick contracts as declarer."""
+
     @_builtins.property
-    def misere(self) -> Global___MisereStats: ...
+    def misere(self) -> Global___MisereStats:
+        """The player's misères."""
+
     @_builtins.property
-    def whist(self) -> Global___WhistStats: ...
+    def whist(self) -> Global___WhistStats:
+        """The player's decisions and results as a defender."""
+
     @_builtins.property
-    def raspasy(self) -> Global___RaspasyStats: ...
+    def raspasy(self) -> Global___RaspasyStats:
+        """The player's raspasy deals."""
+
     def __init__(
         self,
         *,
@@ -331,6 +357,8 @@ Global___PlayerStats: _TypeAlias = PlayerStats  # noqa: Y015
 
 @_typing.final
 class GetPlayerStatsRequest(_message.Message):
+    """GetPlayerStats' input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -355,11 +383,15 @@ Global___GetPlayerStatsRequest: _TypeAlias = GetPlayerStatsRequest  # noqa: Y015
 
 @_typing.final
 class GetPlayerStatsResponse(_message.Message):
+    """GetPlayerStats' answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     STATS_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def stats(self) -> Global___PlayerStats: ...
+    def stats(self) -> Global___PlayerStats:
+        """The player's statistics in the league."""
+
     def __init__(
         self,
         *,
@@ -375,6 +407,8 @@ Global___GetPlayerStatsResponse: _TypeAlias = GetPlayerStatsResponse  # noqa: Y0
 
 @_typing.final
 class LeaderboardEntry(_message.Message):
+    """One player's line on a leaderboard (the same numbers as in PlayerStats)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     RANK_FIELD_NUMBER: _builtins.int
@@ -388,13 +422,19 @@ class LeaderboardEntry(_message.Message):
     rank: _builtins.int
     """1-based position in the requested order (across pages)."""
     player_id: _builtins.str
+    """The player's id."""
     games: _builtins.int
+    """Finished games of the league the player played."""
     deals: _builtins.int
+    """Deals the player played (scored)."""
     rating: _builtins.float
+    """The player's Elo rating in the league (1500 before the first finished game)."""
     settlement_total: _builtins.str
-    """Exact fraction in whists ("-275/3")."""
+    """The sum of the player's game settlements: an exact fraction in whists ("-275/3")."""
     contracts_made: _builtins.int
+    """Trick contracts the player made as declarer."""
     contracts_failed: _builtins.int
+    """Trick contracts the player failed as declarer."""
     def __init__(
         self,
         *,
@@ -417,6 +457,8 @@ Global___LeaderboardEntry: _TypeAlias = LeaderboardEntry  # noqa: Y015
 
 @_typing.final
 class ListLeaderboardRequest(_message.Message):
+    """ListLeaderboard's input: one league, an order, paging."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -457,6 +499,8 @@ Global___ListLeaderboardRequest: _TypeAlias = ListLeaderboardRequest  # noqa: Y0
 
 @_typing.final
 class ListLeaderboardResponse(_message.Message):
+    """One page of a leaderboard."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     ENTRIES_FIELD_NUMBER: _builtins.int
@@ -464,7 +508,9 @@ class ListLeaderboardResponse(_message.Message):
     next_page_token: _builtins.str
     """Empty on the last page."""
     @_builtins.property
-    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]: ...
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___LeaderboardEntry]:
+        """Up to `page_size` entries, in the requested order."""
+
     def __init__(
         self,
         *,
@@ -483,6 +529,8 @@ Global___ListLeaderboardResponse: _TypeAlias = ListLeaderboardResponse  # noqa: 
 class HeadToHead(_message.Message):
     """---------------------------------------------------------------------------------------
     Head to head.
+
+    Two players compared over the finished games of a league they played together.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -497,8 +545,11 @@ class HeadToHead(_message.Message):
     B_AHEAD_FIELD_NUMBER: _builtins.int
     EQUAL_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league tag ("" for the untagged league)."""
     player_a: _builtins.str
+    """The first player's id, as asked."""
     player_b: _builtins.str
+    """The second player's id, as asked."""
     games: _builtins.int
     """Finished games of the league in which both played (at the same table)."""
     a_settlement: _builtins.str
@@ -506,10 +557,13 @@ class HeadToHead(_message.Message):
     swaps every a_ and b_ field.
     """
     b_settlement: _builtins.str
+    """b's settlement summed over those games, in whists ("-27/2")."""
     a_ahead: _builtins.int
-    """Games in which a's settlement was above b's, below it, and equal."""
+    """Games in which a's settlement was above b's."""
     b_ahead: _builtins.int
+    """Games in which b's settlement was above a's."""
     equal: _builtins.int
+    """Games in which their settlements were equal (`games` = `a_ahead` + `b_ahead` + `equal`)."""
     def __init__(
         self,
         *,
@@ -533,6 +587,8 @@ Global___HeadToHead: _TypeAlias = HeadToHead  # noqa: Y015
 
 @_typing.final
 class GetHeadToHeadRequest(_message.Message):
+    """GetHeadToHead's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -541,8 +597,9 @@ class GetHeadToHeadRequest(_message.Message):
     league: _builtins.str
     """The league tag ("" for the untagged league)."""
     player_a: _builtins.str
-    """Two different player ids (required)."""
+    """Two different player ids (required): this one is `a` in the answer."""
     player_b: _builtins.str
+    """The other player (`b` in the answer)."""
     def __init__(
         self,
         *,
@@ -560,11 +617,15 @@ Global___GetHeadToHeadRequest: _TypeAlias = GetHeadToHeadRequest  # noqa: Y015
 
 @_typing.final
 class GetHeadToHeadResponse(_message.Message):
+    """GetHeadToHead's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     HEAD_TO_HEAD_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def head_to_head(self) -> Global___HeadToHead: ...
+    def head_to_head(self) -> Global___HeadToHead:
+        """The two players' record against each other."""
+
     def __init__(
         self,
         *,
@@ -582,6 +643,8 @@ Global___GetHeadToHeadResponse: _TypeAlias = GetHeadToHeadResponse  # noqa: Y015
 class League(_message.Message):
     """---------------------------------------------------------------------------------------
     Leagues.
+
+    A league's totals.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -596,6 +659,7 @@ class League(_message.Message):
     RASPASY_DEALS_FIELD_NUMBER: _builtins.int
     SETTLEMENT_SUM_FIELD_NUMBER: _builtins.int
     league: _builtins.str
+    """The league tag ("" for the untagged league)."""
     games: _builtins.int
     """Finished games."""
     games_started: _builtins.int
@@ -605,9 +669,11 @@ class League(_message.Message):
     players: _builtins.int
     """Different players who sat down to a game of the league."""
     contracts_declared: _builtins.int
-    """Trick contracts and misères declared, and raspasy deals played."""
+    """Trick contracts declared (and scored)."""
     misere_declared: _builtins.int
+    """Misères declared (and scored)."""
     raspasy_deals: _builtins.int
+    """Raspasy deals played."""
     settlement_sum: _builtins.str
     """The sum of every settlement, in whists: "0" when the books balance."""
     def __init__(
@@ -633,6 +699,8 @@ Global___League: _TypeAlias = League  # noqa: Y015
 
 @_typing.final
 class GetLeagueRequest(_message.Message):
+    """GetLeague's input."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
@@ -653,11 +721,15 @@ Global___GetLeagueRequest: _TypeAlias = GetLeagueRequest  # noqa: Y015
 
 @_typing.final
 class GetLeagueResponse(_message.Message):
+    """GetLeague's answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUE_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def league(self) -> Global___League: ...
+    def league(self) -> Global___League:
+        """The league's totals."""
+
     def __init__(
         self,
         *,
@@ -673,6 +745,8 @@ Global___GetLeagueResponse: _TypeAlias = GetLeagueResponse  # noqa: Y015
 
 @_typing.final
 class ListLeaguesRequest(_message.Message):
+    """ListLeagues' input: no fields (every league is listed)."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     def __init__(
@@ -688,6 +762,8 @@ Global___ListLeaguesRequest: _TypeAlias = ListLeaguesRequest  # noqa: Y015
 
 @_typing.final
 class ListLeaguesResponse(_message.Message):
+    """ListLeagues' answer."""
+
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUES_FIELD_NUMBER: _builtins.int
