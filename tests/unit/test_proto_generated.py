@@ -9,10 +9,15 @@ extras, so the output depends only on ``proto/``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 GEN = ROOT / "service" / "gen"
@@ -72,3 +77,24 @@ def test_an_edited_proto_without_regeneration_is_caught(tmp_path: Path) -> None:
     stale = _differences(_files(out), _files(GEN))
     assert "preferans/v1/game_pb2.py" in stale
     assert "preferans/v1/game_pb2.pyi" in stale
+
+
+def test_the_protobuf_runtime_floor_covers_the_generated_code() -> None:
+    """Generated modules refuse to import on a protobuf runtime older than the one they were
+    generated for, so pyproject must not allow one."""
+    versions = {
+        Version(match.group(1))
+        for path in GEN.rglob("*_pb2.py")
+        if (match := re.search(r"^# Protobuf Python Version: (\S+)$", path.read_text(), re.M))
+    }
+    assert versions, "no generated module names its protobuf version"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (protobuf,) = (
+        Requirement(text)
+        for text in project["dependencies"]
+        if Requirement(text).name == "protobuf"
+    )
+    floors = [Version(s.version) for s in protobuf.specifier if s.operator in (">=", "==")]
+    assert floors and min(floors) >= max(versions), (
+        f"pyproject allows protobuf {protobuf.specifier}, but service/gen needs >= {max(versions)}"
+    )
