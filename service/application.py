@@ -122,7 +122,9 @@ class PreferansApplication(Application[uuid.UUID]):
         request_id = validation.request_id(request_id)
         if len(players) != PLAYERS:
             raise InvalidAction("a game needs three players, each with a non-empty id")
-        players = [validation.player_id(p, f"players[{i}].player_id") for i, p in enumerate(players)]
+        players = [
+            validation.player_id(p, f"players[{i}].player_id") for i, p in enumerate(players)
+        ]
         league = validation.league(league)
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")

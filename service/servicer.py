@@ -22,8 +22,8 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service.application import PreferansApplication
 from service import validation
+from service.application import PreferansApplication
 from service.auth import caller_for
 from service.errors import BadInput, refuse
 from service.gen.preferans.v1 import game_pb2 as pb

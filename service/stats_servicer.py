@@ -1,7 +1,8 @@
 """The ``StatsService`` servicer: league and player statistics from the ``stats`` projection.
 
-Thin, like ``GameServicer``: check the request (strings by ``service.validation``), call ``projections.stats_queries`` in the
-application's thread pool, convert the plain data to messages. Every call is public (no seat
+Thin, like ``GameServicer``: check the request (strings by ``service.validation``), call
+``projections.stats_queries`` in the application's thread pool, convert the plain data to
+messages. Every call is public (no seat
 token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is a
 ``NotFound``: NOT_FOUND with a ``google.rpc.ResourceInfo``).
 """

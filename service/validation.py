@@ -2,8 +2,12 @@
 
 Every check returns the value to use from then on: the string **NFC-normalised** (so "é" typed as
 ``e`` + U+0301 and the precomposed U+00E9 are the same player, league or request id). A string
-that breaks a rule raises ``service.errors.BadInput`` naming the field; the message says which
-rule and where (length, code point and position), and never repeats the input.
+that breaks a rule raises ``InvalidAction`` with ``field`` set — the error the application's
+commands already raise for malformed input, so the CLI reports it in one line and
+``service.errors`` maps it, like ``BadInput``, to INVALID_ARGUMENT with a ``BadRequest`` naming
+the field. (Not ``BadInput`` itself: that belongs to the gRPC adapter, which the application
+does not import.) The message says which rule and where (length, code point, position), and
+never repeats the input.
 
 Characters: after normalisation every character must be *printable* in Python's sense
 (``str.isprintable``), which refuses exactly the Unicode categories
@@ -25,6 +29,7 @@ import unicodedata
 from typing import NoReturn
 
 from domain.model.disputes import MAX_REASON as _DOMAIN_MAX_REASON
+from domain.rules.errors import InvalidAction
 
 MAX_PLAYER_ID = 64
 MAX_LEAGUE = 64
@@ -55,17 +60,13 @@ LIMITS: dict[str, int] = {
 """Maximum length of each kind of client string (code points), in one table."""
 
 
-
 _NFC_GROWTH = 4
 """NFC never turns more than this many code points into one: longer inputs are refused
 before normalising (no work on a 1 MB id)."""
 
 
 def _refuse(field: str, message: str) -> NoReturn:
-    # service.errors imports the application, which imports this module: import on use.
-    from service.errors import BadInput
-
-    raise BadInput(field, message)
+    raise InvalidAction(message, field=field)
 
 
 def _kind(char: str) -> str:

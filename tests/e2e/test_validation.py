@@ -17,10 +17,9 @@ from service.application import PreferansApplication
 from service.client import GameClient
 from service.config import StoreConfig
 from service.gen.preferans.v1 import audit_pb2 as apb
-from service.gen.preferans.v1 import audit_pb2_grpc
+from service.gen.preferans.v1 import audit_pb2_grpc, stats_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import stats_pb2 as spb
-from service.gen.preferans.v1 import stats_pb2_grpc
 from tests.e2e.conftest import ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, Refusal, refused
 
@@ -189,9 +188,7 @@ def test_flag_reason_and_action_text_are_checked_before_anything_is_recorded(
     before = recorded(reader)
 
     def flag(reason: str, request_id: str = "flag-1") -> Refusal:
-        request = pb.FlagDealRequest(
-            name=name, deal_number=1, reason=reason, request_id=request_id
-        )
+        request = pb.FlagDealRequest(name=name, deal_number=1, reason=reason, request_id=request_id)
         return refused(client.stub.FlagDeal, request, metadata=seat, timeout=30)
 
     assert_invalid(flag("bad\x00reason"), "reason")

@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
+from domain.rules.errors import InvalidAction
 from service import validation
-from service.errors import BadInput
 
 DECOMPOSED = "Ame\u0301lie"
 COMPOSED = "Am\u00e9lie"
@@ -39,9 +39,9 @@ REFUSED_CHARACTERS = {
 }
 
 
-def refusal(check: object, value: str, *args: object) -> BadInput:
+def refusal(check: object, value: str, *args: object) -> InvalidAction:
     assert callable(check)
-    with pytest.raises(BadInput) as caught:
+    with pytest.raises(InvalidAction) as caught:
         check(value, *args)
     return caught.value
 
