@@ -28,6 +28,7 @@ from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
+from service import validation
 from service.groupcommit import GroupCommitter
 
 PLAYERS = 3
@@ -117,10 +118,14 @@ class PreferansApplication(Application[uuid.UUID]):
         first_dealer: int | None = None,
     ) -> CreatedGame:
         """Create a game and deal its first deal. Retrying with the same request id returns the
-        same game and tokens."""
-        _check_request_id(request_id)
-        if len(players) != PLAYERS or any(not p.strip() for p in players):
+        same game and tokens. Strings are checked and NFC-normalised (``service.validation``)."""
+        request_id = validation.request_id(request_id)
+        if len(players) != PLAYERS:
             raise InvalidAction("a game needs three players, each with a non-empty id")
+        players = [
+            validation.player_id(p, f"players[{i}].player_id") for i, p in enumerate(players)
+        ]
+        league = validation.league(league)
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")
         game_id = game_id_for(request_id)
@@ -180,7 +185,7 @@ class PreferansApplication(Application[uuid.UUID]):
 
         ``then`` is called with the game after the command, under the game's lock (to build a
         response from a consistent state); its result is the ``CommandResult.answer``."""
-        _check_request_id(request_id)
+        request_id = validation.request_id(request_id)
         return self._command(
             game_id,
             request_id,
@@ -195,7 +200,8 @@ class PreferansApplication(Application[uuid.UUID]):
     ) -> CommandResult:
         """A seat disputes a scored deal (also after the game has ended). Idempotent by request
         id; a malformed flag raises ``InvalidAction`` and records nothing."""
-        _check_request_id(request_id)
+        request_id = validation.request_id(request_id)
+        reason = validation.reason(reason)
         fingerprint = flag_fingerprint(seat, deal_number, reason)
         return self._command(
             game_id,
@@ -216,7 +222,9 @@ class PreferansApplication(Application[uuid.UUID]):
     ) -> CommandResult:
         """An auditor's ruling on a scored deal: ``adjustment`` (gora and whists deltas, see
         ``domain.model.disputes``) or ``None`` for "no change". Idempotent by request id."""
-        _check_request_id(request_id)
+        request_id = validation.request_id(request_id)
+        reason = validation.reason(reason)
+        auditor = validation.label(auditor, "auditor")
         fingerprint = ruling_fingerprint(deal_number, reason, adjustment)
         return self._command(
             game_id,
@@ -399,13 +407,6 @@ class PreferansApplication(Application[uuid.UUID]):
         if cache is not None:
             with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
-
-
-def _check_request_id(request_id: str) -> None:
-    if not request_id or len(request_id) > 128 or not request_id.isprintable():
-        raise InvalidAction(
-            "every command needs a request_id of 1 to 128 printable characters", field="request_id"
-        )
 
 
 def _load_or_create_key(db: Database) -> bytes:

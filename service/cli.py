@@ -392,6 +392,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from domain.rules import DEFAULT, RuleSet
+    from domain.rules.errors import RulesError
     from projections import standard_runners
     from service.simulate import DEFAULT_PLAYERS, simulate
 
@@ -412,6 +413,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if not args.no_projections:
             for runner in standard_runners(app, app.db).values():
                 runner.catch_up()
+    except (ValueError, RulesError) as exc:
+        Console(stderr=True).print(f"[red]refused: {getattr(exc, 'message', exc)}[/red]")
+        return 2
     finally:
         app.close()
     Console().print(f"{args.games} games played in league {args.league!r}")

@@ -140,5 +140,15 @@ async def refuse(context: grpc.aio.ServicerContext[Any, Any], error: BaseExcepti
         log.exception("unexpected error", exc_info=error)
         await context.abort(grpc.StatusCode.INTERNAL, "internal error")
     else:
-        log.info("request refused", code=mapped.code.name, reason=mapped.status.message)
+        log.info("request refused", **_logged(error, mapped))
         await context.abort_with_status(rpc_status.to_status(mapped.status))
+
+
+def _logged(error: BaseException, mapped: Mapped) -> dict[str, str]:
+    """What a log line says about a refusal: its code and kind; for malformed input also the
+    field and our message (which never repeats the input whole; ``service.logs`` bounds it).
+    Never a rules refusal's message: "you must follow ♠: you hold 7♠ Q♠" names a hidden hand."""
+    fields = {"code": mapped.code.name, "kind": type(error).__name__}
+    if isinstance(error, (BadInput, InvalidAction)):
+        fields.update(field=error.field, reason=error.message)
+    return fields

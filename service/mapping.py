@@ -50,6 +50,7 @@ from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.view import SeatView
+from service import validation
 from service.errors import BadInput
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -63,13 +64,14 @@ def game_name(game_id: uuid.UUID) -> str:
 
 
 def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
-    """``games/{uuid}`` → the id, or ``BadInput``."""
+    """``games/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    name = validation.game_name(name, field)
     if not name.startswith(GAME_PREFIX):
-        raise BadInput(field, f"{field} must look like 'games/<uuid>', got {name!r}")
+        raise BadInput(field, f"{field} must look like 'games/<uuid>'")
     try:
         return uuid.UUID(name[len(GAME_PREFIX) :])
     except ValueError:
-        raise BadInput(field, f"{name!r} does not name a game: the id is not a UUID") from None
+        raise BadInput(field, f"{field} does not name a game: the id is not a UUID") from None
 
 
 def _cards(mask: int) -> list[str]:
@@ -111,14 +113,14 @@ def rules_to_proto(rules: RuleSet) -> pb.RuleSet:
 
 def _card(text: str, field: str) -> Card:
     try:
-        return Card.parse(text)
+        return Card.parse(validation.action_text(text, field))
     except InvalidAction as exc:
         raise BadInput(field, exc.message) from None
 
 
 def _bid(text: str, field: str) -> Bid:
     try:
-        return Bid.parse(text)
+        return Bid.parse(validation.action_text(text, field))
     except InvalidAction as exc:
         raise BadInput(field, exc.message) from None
 

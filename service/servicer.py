@@ -22,6 +22,7 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
+from service import validation
 from service.application import PreferansApplication
 from service.auth import caller_for
 from service.errors import BadInput, refuse
@@ -123,6 +124,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.CreateGameResponse:
         if len(request.players) != 3:
             raise BadInput("players", "a game needs exactly three players")
+        validation.rule_set_name(request.rules.name)
         rules = rules_from_proto(request.rules)
         players = [p.player_id for p in request.players]
         created = await self._run(
@@ -160,12 +162,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         if not 1 <= size <= 500:
             raise BadInput("page_size", "page_size must be 1 to 500")
         offset = _decode_page_token(request.page_token)
+        league = validation.league(request.league)
         status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
         rows = await self._run(
             lambda: queries.list_games(
                 self.app.db,
                 status=status.get(request.status),
-                league=request.league or None,
+                league=league or None,
                 limit=size + 1,
                 offset=offset,
             )

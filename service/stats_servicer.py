@@ -1,7 +1,8 @@
 """The ``StatsService`` servicer: league and player statistics from the ``stats`` projection.
 
-Thin, like ``GameServicer``: check the request, call ``projections.stats_queries`` in the
-application's thread pool, convert the plain data to messages. Every call is public (no seat
+Thin, like ``GameServicer``: check the request (strings by ``service.validation``), call
+``projections.stats_queries`` in the application's thread pool, convert the plain data to
+messages. Every call is public (no seat
 token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is a
 ``NotFound``: NOT_FOUND with a ``google.rpc.ResourceInfo``).
 """
@@ -19,6 +20,7 @@ import structlog
 
 from projections import stats_queries
 from projections.db import Database
+from service import validation
 from service.errors import BadInput, NotFound
 from service.gen.preferans.v1 import stats_pb2 as pb
 from service.gen.preferans.v1 import stats_pb2_grpc
@@ -28,7 +30,6 @@ T = TypeVar("T")
 log = structlog.get_logger(__name__)
 
 MAX_PAGE_SIZE = 500
-MAX_ID_LENGTH = 256
 ORDERS = {
     pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
     pb.LEADERBOARD_ORDER_RATING: "rating",
@@ -63,8 +64,8 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetPlayerStats(  # noqa: N802 (the proto's method name)
         self, request: pb.GetPlayerStatsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetPlayerStatsResponse:
-        league = _checked(request.league, "league")
-        player = _required(request.player_id, "player_id")
+        league = validation.league(request.league)
+        player = validation.player_id(request.player_id)
 
         def read() -> dict[str, Any]:
             found = stats_queries.player_stats(self.db, league, player)
@@ -81,7 +82,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def ListLeaderboard(  # noqa: N802 (the proto's method name)
         self, request: pb.ListLeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListLeaderboardResponse:
-        league = _checked(request.league, "league")
+        league = validation.league(request.league)
         order = ORDERS.get(request.order_by)
         if order is None:
             raise BadInput("order_by", f"unknown order_by {request.order_by}")
@@ -117,9 +118,9 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetHeadToHead(  # noqa: N802 (the proto's method name)
         self, request: pb.GetHeadToHeadRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetHeadToHeadResponse:
-        league = _checked(request.league, "league")
-        a = _required(request.player_a, "player_a")
-        b = _required(request.player_b, "player_b")
+        league = validation.league(request.league)
+        a = validation.player_id(request.player_a, "player_a")
+        b = validation.player_id(request.player_b, "player_b")
         if a == b:
             raise BadInput("player_b", "player_b must differ from player_a")
 
@@ -141,7 +142,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetLeague(  # noqa: N802 (the proto's method name)
         self, request: pb.GetLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetLeagueResponse:
-        league = _checked(request.league, "league")
+        league = validation.league(request.league)
         totals = await self._run(self._league_or_not_found, league)
         return pb.GetLeagueResponse(league=league_to_proto(totals))
 
@@ -155,19 +156,6 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
 
 # -----------------------------------------------------------------------------------------
 # checks and page tokens
-
-
-def _checked(value: str, field: str) -> str:
-    """A league tag or player id, as given (a league may be "", the untagged league)."""
-    if len(value) > MAX_ID_LENGTH:
-        raise BadInput(field, f"{field} is longer than {MAX_ID_LENGTH} characters")
-    return value
-
-
-def _required(value: str, field: str) -> str:
-    if not value:
-        raise BadInput(field, f"{field} is required")
-    return _checked(value, field)
 
 
 def _fingerprint(query: tuple[str, str, bool]) -> str:

@@ -197,7 +197,7 @@ def free_port() -> int:
 class ServeProcess:
     """A real ``pref serve`` process on a free port."""
 
-    def __init__(self, store: str, log_path: Path) -> None:
+    def __init__(self, store: str, log_path: Path, log_level: str = "warning") -> None:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -216,7 +216,7 @@ class ServeProcess:
                 "--workers",
                 "4",
                 "--log-level",
-                "warning",
+                log_level,
             ],
             cwd=REPO,
             stdout=self._log,
@@ -262,12 +262,13 @@ class ServeProcess:
 
 
 @pytest.fixture
-def serve_process(tmp_path: Path) -> Iterator[Callable[[str], ServeProcess]]:
-    """Start ``pref serve`` processes; each is stopped (SIGTERM, else killed) at teardown."""
+def serve_process(tmp_path: Path) -> Iterator[Callable[..., ServeProcess]]:
+    """Start ``pref serve`` processes (``factory(store, log_level="warning")``); each is
+    stopped (SIGTERM, else killed) at teardown."""
     started: list[ServeProcess] = []
 
-    def factory(store: str) -> ServeProcess:
-        running = ServeProcess(store, tmp_path / f"serve-{len(started)}.log")
+    def factory(store: str, log_level: str = "warning") -> ServeProcess:
+        running = ServeProcess(store, tmp_path / f"serve-{len(started)}.log", log_level)
         started.append(running)
         running.wait_serving()
         return running
