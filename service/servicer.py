@@ -7,7 +7,6 @@ loop never blocks. Errors are mapped to statuses in ``service.errors`` only.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
 import time
@@ -38,11 +37,16 @@ from service.mapping import (
     seat_view_to_proto,
     watch_message,
 )
+from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
 MAX_WAIT_SECONDS = 5.0
 _STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
+_STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+LIST_GAMES_TOKEN = "games"
 SAFETY_POLL_SECONDS = 1.0
 
 
@@ -89,11 +93,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         executor: ThreadPoolExecutor,
         hub: EventHub,
         projections: ProjectionWorker | None = None,
+        page_tokens: PageTokens | None = None,
     ) -> None:
         self.app = app
         self.executor = executor
         self.hub = hub
         self.projections = projections
+        self.page_tokens = page_tokens or PageTokens.random()
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -156,35 +162,30 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGamesResponse:
-        size = request.page_size or 50
-        if not 1 <= size <= 500:
-            raise BadInput("page_size", "page_size must be 1 to 500")
-        offset = _decode_page_token(request.page_token)
-        status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
-        rows = await self._run(
-            lambda: queries.list_games(
-                self.app.db,
-                status=status.get(request.status),
-                league=request.league or None,
-                limit=size + 1,
-                offset=offset,
+        """Newest first, ties by game id; pages of ``page_size`` games (0: 50, at most 500) and
+        at most ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        status = _STATUS_FILTER.get(request.status)
+        league = request.league or None
+        query = (status, league)
+        position = self.page_tokens.decode(request.page_token, LIST_GAMES_TOKEN, query)
+        after = None if position is None else (str(position[0]), str(position[1]))
+
+        def fetch(key: tuple[str, str] | None, limit: int) -> list[dict[str, Any]]:
+            return queries.list_games(
+                self.app.db, status=status, league=league, limit=limit, after=key
             )
-        )
-        more = len(rows) > size
-        games = [
-            pb.GameSummary(
-                name=f"games/{r['game_id']}",
-                player_ids=r["players"],
-                league=r["league"],
-                status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
-                deal_number=r["deal_number"],
-                version=r["version"],
-                settlement=r["settlement"] or [],
-            )
-            for r in rows[:size]
-        ]
-        token = _encode_page_token(offset + size) if more else ""
-        return pb.ListGamesResponse(games=games, next_page_token=token)
+
+        def read() -> Page[dict[str, Any], pb.GameSummary]:
+            rows = keyset_rows(fetch, lambda r: (r["created_at"], r["game_id"]), after)
+            return fill_page(rows, size, _game_summary, lambda summary: summary.ByteSize())
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            last = [page.last["created_at"], page.last["game_id"]]
+            token = self.page_tokens.encode(LIST_GAMES_TOKEN, query, last)
+        return pb.ListGamesResponse(games=page.messages, next_page_token=token)
 
     @refusing
     async def GetSeatView(
@@ -297,20 +298,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             self.projections.poke()
 
 
-def _encode_page_token(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"offset:{offset}".encode()).decode()
-
-
-def _decode_page_token(token: str) -> int:
-    if not token:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(token.encode()).decode()
-        if not text.startswith("offset:"):
-            raise ValueError(text)
-        offset = int(text.removeprefix("offset:"))
-        if offset < 0:
-            raise ValueError(text)
-    except ValueError:
-        raise BadInput("page_token", "page_token is not one this server issued") from None
-    return offset
+def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
+    return pb.GameSummary(
+        name=f"games/{r['game_id']}",
+        player_ids=r["players"],
+        league=r["league"],
+        status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
+        deal_number=r["deal_number"],
+        version=r["version"],
+        settlement=r["settlement"] or [],
+    )
