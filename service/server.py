@@ -34,6 +34,7 @@ from service.gen.preferans.v1 import (
 )
 from service.hub import EventHub
 from service.logs import RequestIdInterceptor
+from service.malformed import MalformedRequestInterceptor
 from service.pagetoken import PageTokens
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
@@ -109,7 +110,7 @@ async def create_server(
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
         projections.start()
     server = grpc.aio.server(
-        interceptors=[RequestIdInterceptor(), AuthInterceptor(app)],
+        interceptors=[RequestIdInterceptor(), AuthInterceptor(app), MalformedRequestInterceptor()],
         options=KEEPALIVE_OPTIONS,
     )
     # Page tokens are signed with a key derived from the server key: every replica accepts them.
