@@ -23,7 +23,7 @@ from projections import queries
 from projections.runner import ProjectionWorker
 from service.application import PreferansApplication
 from service.auth import caller_for
-from service.errors import BadInput, refuse
+from service.errors import BadInput, VersionNotReached, refuse
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from service.hub import EventHub
@@ -42,6 +42,9 @@ from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_siz
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
 MAX_WAIT_SECONDS = 5.0
+"""The longest a read waits for a ``min_version`` (see ``GameServicer._read``)."""
+MAX_VERSIONS_AHEAD = 8
+"""How far past the game's stored version a ``min_version`` may be and still be waited for."""
 _STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
 _STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
 DEFAULT_PAGE_SIZE = 50
@@ -107,19 +110,42 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         return caller_for(context, self.app).seat_in(game_id)
 
     async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
-        """``then(game)`` in one trip to the thread pool; with ``min_version``, wait (briefly)
-        until the game has reached it (read-your-writes, also across replicas)."""
+        """``then(game)`` in one trip to the thread pool, once the game has reached
+        ``min_version`` (read-your-writes, also across replicas).
+
+        The contract of ``min_version`` (GetGame, GetSeatView, GetScoresheet): a version the
+        game has reached answers at once; one at most ``MAX_VERSIONS_AHEAD`` past the game's
+        version in the store is waited for, at most ``MAX_WAIT_SECONDS``, then refused with
+        FAILED_PRECONDITION (``VERSION_NOT_REACHED``, the version reached in its metadata);
+        anything further ahead, or negative, is INVALID_ARGUMENT at once. A waiting call holds
+        no thread: it sleeps on the event hub and reads the store again when the game changes
+        (or every ``SAFETY_POLL_SECONDS``)."""
+        if min_version < 0:
+            raise BadInput("min_version", "min_version must be 0 or more")
+        version, answer = await self._run(self.app.read_game, game_id, then, min_version)
+        if version >= min_version:
+            return answer
+        if min_version > version + MAX_VERSIONS_AHEAD:
+            raise BadInput(
+                "min_version",
+                f"the game is at version {version}: min_version may be at most "
+                f"{version + MAX_VERSIONS_AHEAD}",
+            )
         deadline = time.monotonic() + MAX_WAIT_SECONDS
-        while True:
-            read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
-            if read[0] >= min_version or time.monotonic() >= deadline:
-                return read[1]
-            wake = self.hub.register(game_id)
-            try:
+        wake = self.hub.register(game_id)
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise VersionNotReached(version, min_version)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout=0.2)
-            finally:
-                self.hub.unregister(game_id, wake)
+                    await asyncio.wait_for(wake.wait(), timeout=min(SAFETY_POLL_SECONDS, remaining))
+                wake.clear()
+                version, answer = await self._run(self.app.read_game, game_id, then, min_version)
+                if version >= min_version:
+                    return answer
+        finally:
+            self.hub.unregister(game_id, wake)
 
     # -- methods --------------------------------------------------------------------------
 
@@ -266,31 +292,53 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             raise
         wake = self.hub.register(game_id)
         try:
-            quiet_since = time.monotonic()
-            while True:
-                if self.hub.closing:
-                    await context.abort(
-                        grpc.StatusCode.UNAVAILABLE,
-                        f"the server is stopping: resume from version {last}",
-                    )
-                wake.clear()
-                events = await self._run(self.app.game_events, game_id, last)
-                for event in events:
-                    before = Visibility(replica, seat)
-                    deal_before = replica.state.deal if replica is not None else None
-                    replica = event.mutate(replica)
-                    assert replica is not None
-                    yield watch_message(event, before, deal_before, replica, seat)
-                    last = event.originator_version
-                    quiet_since = time.monotonic()
-                if time.monotonic() - quiet_since >= heartbeat:
-                    yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
-                    quiet_since = time.monotonic()
-                timeout = min(SAFETY_POLL_SECONDS, heartbeat)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout=timeout)
+            following = self._follow(context, game_id, seat, heartbeat, last, replica, wake)
+            async with contextlib.aclosing(following):
+                async for message in following:
+                    yield message
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # a failure mid-stream is a status too, never UNKNOWN
+            await self._fail(context, exc)
+            raise
         finally:
             self.hub.unregister(game_id, wake)
+
+    async def _follow(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        game_id: uuid.UUID,
+        seat: int,
+        heartbeat: int,
+        last: int,
+        replica: Game | None,
+        wake: asyncio.Event,
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """WatchGame's loop: the game's events after ``last`` as the seat may see them, and a
+        heartbeat after ``heartbeat`` quiet seconds, until the server stops."""
+        quiet_since = time.monotonic()
+        while True:
+            if self.hub.closing:
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"the server is stopping: resume from version {last}",
+                )
+            wake.clear()
+            events = await self._run(self.app.game_events, game_id, last)
+            for event in events:
+                before = Visibility(replica, seat)
+                deal_before = replica.state.deal if replica is not None else None
+                replica = event.mutate(replica)
+                assert replica is not None
+                yield watch_message(event, before, deal_before, replica, seat)
+                last = event.originator_version
+                quiet_since = time.monotonic()
+            if time.monotonic() - quiet_since >= heartbeat:
+                yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
+                quiet_since = time.monotonic()
+            timeout = min(SAFETY_POLL_SECONDS, heartbeat)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=timeout)
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
