@@ -82,8 +82,12 @@ class PageTokens:
         return base64.urlsafe_b64encode(self._mac(body) + body).decode().rstrip("=")
 
     def fits(self, kind: str, query: Sequence[Scalar], position: Sequence[Scalar]) -> bool:
-        """Whether a token for this position stays within ``MAX_TOKEN_LENGTH``."""
-        return len(self.encode(kind, query, position)) <= MAX_TOKEN_LENGTH
+        """Whether a token for this position can be made (no infinite or NaN number) and stays
+        within ``MAX_TOKEN_LENGTH``."""
+        try:
+            return len(self.encode(kind, query, position)) <= MAX_TOKEN_LENGTH
+        except ValueError:
+            return False
 
     def decode(self, token: str, kind: str, query: Sequence[Scalar]) -> list[Scalar] | None:
         """The position a token continues after (``None`` for no token: the first page);
