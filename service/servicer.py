@@ -11,7 +11,7 @@ import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -122,7 +122,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         (or every ``SAFETY_POLL_SECONDS``)."""
         if min_version < 0:
             raise BadInput("min_version", "min_version must be 0 or more")
-        version, answer = await self._run(self.app.read_game, game_id, then, min_version)
+        read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
+        version, answer = read
         if version >= min_version:
             return answer
         if min_version > version + MAX_VERSIONS_AHEAD:
@@ -141,7 +142,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wake.wait(), timeout=min(SAFETY_POLL_SECONDS, remaining))
                 wake.clear()
-                version, answer = await self._run(self.app.read_game, game_id, then, min_version)
+                read = await self._run(self.app.read_game, game_id, then, min_version)
+                version, answer = read
                 if version >= min_version:
                     return answer
         finally:
@@ -313,7 +315,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         last: int,
         replica: Game | None,
         wake: asyncio.Event,
-    ) -> AsyncIterator[pb.WatchGameResponse]:
+    ) -> AsyncGenerator[pb.WatchGameResponse, None]:
         """WatchGame's loop: the game's events after ``last`` as the seat may see them, and a
         heartbeat after ``heartbeat`` quiet seconds, until the server stops."""
         quiet_since = time.monotonic()

@@ -51,8 +51,8 @@ def test_malformed_request_bytes_are_invalid_argument_for_every_method(
         assert not method.client_streaming, path
         for payload in GARBAGE:
             if method.server_streaming:
-                stream: Any = client.channel.unary_stream(path)(payload, timeout=10)
-                error = refused(next, iter(stream))
+                call: Any = client.channel.unary_stream(path)
+                error = refused(next, iter(call(payload, timeout=10)))
             else:
                 error = refused(client.channel.unary_unary(path), payload, timeout=10)
             assert error.code == grpc.StatusCode.INVALID_ARGUMENT, (path, payload, error)
