@@ -9,6 +9,10 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
+from google.protobuf.message import DecodeError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from domain.rules import RuleSet
 from service import servicer as servicer_module
@@ -150,3 +154,46 @@ def test_a_failure_inside_a_running_watch_is_a_typed_status(
             assert error.retry_info is not None
     finally:
         reader.close()
+
+
+def _request_class(method: Any) -> Any:
+    return message_factory.GetMessageClass(method.input_type)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_random_request_bytes_never_get_unknown(
+    server: ServerThread, client: GameClient, data: st.DataObject
+) -> None:
+    """Random bytes to a random method: undecodable ones are MALFORMED_REQUEST; the rest are
+    answered or refused with a status the service chose (never UNKNOWN)."""
+    service, method = data.draw(
+        st.sampled_from([(s.full_name, m) for s in SERVICES for m in s.methods])
+    )
+    payload = data.draw(st.binary(max_size=80))
+    path = f"/{service}/{method.name}"
+    try:
+        _request_class(method).FromString(payload)
+        decodable = True
+    except DecodeError:
+        decodable = False
+    try:
+        if method.server_streaming:
+            call: Any = client.channel.unary_stream(path)
+            stream = call(payload, timeout=10)
+            next(iter(stream))
+            stream.cancel()
+        else:
+            client.channel.unary_unary(path)(payload, timeout=10)
+    except grpc.RpcError as error:
+        assert isinstance(error, grpc.Call)
+        assert error.code() != grpc.StatusCode.UNKNOWN, (path, payload, error.details())
+        if not decodable:
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (path, payload)
+            assert refusal(error).error_info is not None
+    else:
+        assert decodable, (path, payload)
