@@ -188,7 +188,8 @@ def test_random_request_bytes_never_get_unknown(
             next(iter(stream))
             stream.cancel()
         else:
-            client.channel.unary_unary(path)(payload, timeout=10)
+            unary: Any = client.channel.unary_unary(path)
+            unary(payload, timeout=10)
     except grpc.RpcError as error:
         assert isinstance(error, grpc.Call)
         assert error.code() != grpc.StatusCode.UNKNOWN, (path, payload, error.details())
