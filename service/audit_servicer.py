@@ -120,8 +120,10 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         position = self.page_tokens.decode(request.page_token, EVENT_LOG_TOKEN, (str(game_id),))
         after = 0 if position is None else int(position[0] or 0)
         entries, more = await self._run(event_log, self.app, game_id, after, size)
-        page = fill_page(
-            entries, size, entry_to_proto, lambda e: e.ByteSize(), oversized_alone=True
+        page = await self._run(
+            lambda: fill_page(
+                entries, size, entry_to_proto, lambda e: e.ByteSize(), oversized_alone=True
+            )
         )
         last = page.last if page.more else (entries[-1] if entries else None)
         token = ""
