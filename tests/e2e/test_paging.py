@@ -213,3 +213,46 @@ def test_every_paged_method_has_a_default_page_size(audited: ServerThread) -> No
         assert [e.rank for e in board.entries] == [1, 2, 3]
     finally:
         client.close()
+
+
+def test_a_page_token_from_one_replica_continues_on_another(
+    store: StoreConfig, start_server: ServerFactory
+) -> None:
+    """Replicas on one store sign tokens with a key derived from the same server key."""
+    a, b = start_server(store), start_server(store)
+    client_a, client_b = GameClient(a.address), GameClient(b.address)
+    try:
+        for _ in range(3):
+            client_a.create_game(PLAYERS, RuleSet(pool_target=2))
+        everything = [g.name for g in _listed(client_a, 3)]
+        _listed(client_b, 3)
+        first = client_a.stub.ListGames(pb.ListGamesRequest(page_size=1))
+        rest = client_b.stub.ListGames(
+            pb.ListGamesRequest(page_size=5, page_token=first.next_page_token)
+        )
+        assert [g.name for g in [*first.games, *rest.games]] == everything
+    finally:
+        client_a.close()
+        client_b.close()
+
+
+def test_an_event_log_token_is_bound_to_its_game(audited: ServerThread) -> None:
+    client = GameClient(audited.address)
+    audit: Any = audit_pb2_grpc.AuditServiceStub(client.channel)
+    try:
+        one = client.create_game(PLAYERS, RuleSet(pool_target=2)).game.name
+        two = client.create_game(PLAYERS, RuleSet(pool_target=2)).game.name
+        page = audit.GetEventLog(apb.GetEventLogRequest(name=one, page_size=1), metadata=AUDITOR)
+        assert page.next_page_token
+        error = refused(
+            audit.GetEventLog,
+            apb.GetEventLogRequest(name=two, page_token=page.next_page_token),
+            metadata=AUDITOR,
+        )
+        assert error.code == grpc.StatusCode.INVALID_ARGUMENT and error.fields == ["page_token"]
+        rest = audit.GetEventLog(
+            apb.GetEventLogRequest(name=one, page_token=page.next_page_token), metadata=AUDITOR
+        )
+        assert rest.entries[0].version == page.entries[-1].version + 1
+    finally:
+        client.close()
