@@ -82,9 +82,11 @@ def list_games(
     status: str | None = None,
     league: str | None = None,
     limit: int = 100,
-    offset: int = 0,
+    after: tuple[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Games, newest first, optionally filtered by status or league."""
+    """Games, newest first (ties by game id), optionally filtered by status or league;
+    ``after`` is the ``(created_at, game_id)`` of the last game of the previous page (a keyset:
+    games created meanwhile never shift a page)."""
     where, params = [], []
     if status:
         where.append("status = ?")
@@ -92,13 +94,15 @@ def list_games(
     if league is not None:
         where.append("league = ?")
         params.append(league)
+    if after is not None:
+        where.append("(created_at < ? OR (created_at = ? AND game_id > ?))")
+        params.extend((after[0], after[0], after[1]))
     clause = f"WHERE {' AND '.join(where)} " if where else ""
     with db.reading() as c:
         c.execute(
             "SELECT game_id, created_at, updated_at, players, league, rules, status, deal_number, "
-            f"version, settlement FROM games {clause}ORDER BY created_at DESC, game_id LIMIT ? "
-            "OFFSET ?",
-            (*params, limit, offset),
+            f"version, settlement FROM games {clause}ORDER BY created_at DESC, game_id LIMIT ?",
+            (*params, max(0, limit)),
         )
         rows = c.fetchall()
     return [

@@ -104,18 +104,26 @@ def leaderboard(
     descending: bool = True,
     limit: int = 50,
     offset: int = 0,
+    after: tuple[Any, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The league's players in order (ties by player id ascending), one page of them."""
+    """The league's players in order (ties by player id ascending), one page of them: from
+    ``offset``, or (a keyset, stable while rows change) after the row whose sort value and
+    player id are ``after``. Each row carries its sort value as ``key``."""
     column = ORDER_COLUMNS.get(order_by)
     if column is None:
         raise ValueError(f"cannot order by {order_by!r}; one of: {', '.join(ORDER_COLUMNS)}")
     direction = "DESC" if descending else "ASC"
+    where, params = "league = ?", [league]
+    if after is not None:
+        beyond = "<" if descending else ">"
+        where += f" AND ({column} {beyond} ? OR ({column} = ? AND player_id > ?))"
+        params.extend((after[0], after[0], after[1]))
     with db.reading() as c:
         c.execute(
             "SELECT player_id, games, deals, rating, settlement_num, settlement_den, "
-            "contracts_made, contracts_failed FROM stats_players WHERE league = ? "
+            f"contracts_made, contracts_failed, {column} FROM stats_players WHERE {where} "
             f"ORDER BY {column} {direction}, player_id ASC LIMIT ? OFFSET ?",
-            (league, max(0, limit), max(0, offset)),
+            (*params, max(0, limit), max(0, offset)),
         )
         rows = c.fetchall()
     return [
@@ -127,6 +135,7 @@ def leaderboard(
             "settlement_total": fraction_text(r[4], r[5]),
             "contracts_made": int(r[6]),
             "contracts_failed": int(r[7]),
+            "key": r[8],
         }
         for r in rows
     ]

@@ -10,9 +10,7 @@ The work runs in the application's thread pool (``service.audit``); errors becom
 
 from __future__ import annotations
 
-import base64
 import hmac
-import json
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,6 +32,7 @@ from service.mapping import (
     ruling_to_proto,
     scoresheet_to_proto,
 )
+from service.pagetoken import PageTokens, fill_page, page_size
 from service.servicer import Delegating, refusing
 
 AUDITOR_PREFIX = "auditor:"
@@ -41,6 +40,7 @@ AUDITOR_LABEL = "auditor"
 """Who ruled, as a ruling records it (the server has one auditor credential)."""
 DEFAULT_PAGE_SIZE = 200
 MAX_PAGE_SIZE = 1000
+EVENT_LOG_TOKEN = "event-log"
 FORMATS = {
     pb.HAND_RECORD_FORMAT_UNSPECIFIED: "json",
     pb.HAND_RECORD_FORMAT_JSON: "json",
@@ -59,10 +59,15 @@ def _bearer(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
 
 class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     def __init__(
-        self, app: PreferansApplication, executor: ThreadPoolExecutor, auditor_token: str | None
+        self,
+        app: PreferansApplication,
+        executor: ThreadPoolExecutor,
+        auditor_token: str | None,
+        page_tokens: PageTokens | None = None,
     ) -> None:
         self.app = app
         self.executor = executor
+        self.page_tokens = page_tokens or PageTokens.random()
         self.auditor_token = auditor_token or None
         self.after_write: Callable[[uuid.UUID], None] | None = None
         """Called after a ruling is recorded (wakes the game's watchers and projections)."""
@@ -111,15 +116,20 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     ) -> pb.GetEventLogResponse:
         self._auditor(context)
         game_id = parse_game_name(request.name)
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        if not 1 <= size <= MAX_PAGE_SIZE:
-            raise BadInput("page_size", f"page_size must be 1 to {MAX_PAGE_SIZE}")
-        after = decode_log_token(request.page_token, game_id)
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        position = self.page_tokens.decode(request.page_token, EVENT_LOG_TOKEN, (str(game_id),))
+        after = 0 if position is None else int(position[0] or 0)
         entries, more = await self._run(event_log, self.app, game_id, after, size)
-        token = encode_log_token(entries[-1].version, game_id) if more and entries else ""
-        return pb.GetEventLogResponse(
-            entries=[entry_to_proto(e) for e in entries], next_page_token=token
+        page = await self._run(
+            lambda: fill_page(
+                entries, size, entry_to_proto, lambda e: e.ByteSize(), oversized_alone=True
+            )
         )
+        last = page.last if page.more else (entries[-1] if entries else None)
+        token = ""
+        if (page.more or more) and last is not None:
+            token = self.page_tokens.encode(EVENT_LOG_TOKEN, (str(game_id),), [last.version])
+        return pb.GetEventLogResponse(entries=page.messages, next_page_token=token)
 
     @refusing
     async def ExportHandRecord(  # noqa: N802 (the proto's method name)
@@ -218,25 +228,3 @@ def entry_to_proto(entry: LogEntry) -> pb.EventLogEntry:
         chain=entry.chain,
         decode_error=entry.decode_error,
     )
-
-
-def encode_log_token(after: int, game_id: uuid.UUID) -> str:
-    raw = json.dumps({"a": after, "g": str(game_id)}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode()
-
-
-def decode_log_token(token: str, game_id: uuid.UUID) -> int:
-    """The version a token continues after; ``BadInput`` unless issued for this game."""
-    if not token:
-        return 0
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()).decode())
-        after = data["a"]
-        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
-            raise ValueError(token)
-        same = data["g"] == str(game_id)
-    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
-        raise BadInput("page_token", "page_token is not one this server issued") from None
-    if not same:
-        raise BadInput("page_token", "page_token was issued for another game")
-    return after

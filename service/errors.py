@@ -3,6 +3,9 @@
 | error | status | details |
 |---|---|---|
 | ``InvalidAction``, ``BadInput`` | INVALID_ARGUMENT | ``google.rpc.BadRequest`` naming the field |
+| ``MalformedRequest`` | INVALID_ARGUMENT | ``ErrorInfo`` MALFORMED_REQUEST (``message_type``) |
+| ``GameOver`` | FAILED_PRECONDITION | ``ErrorInfo`` reason GAME_OVER |
+| ``VersionNotReached`` | FAILED_PRECONDITION | ``ErrorInfo`` VERSION_NOT_REACHED (``version``) |
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
@@ -23,7 +26,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
-from domain.rules.errors import IllegalAction, InvalidAction, NotYourTurn
+from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
 from service.application import Conflict, GameNotFound, StoreUnavailable
 
 DOMAIN = "preferans.v1"
@@ -37,6 +40,25 @@ class BadInput(Exception):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+class MalformedRequest(Exception):
+    """The request's bytes are not a valid message of the method's request type."""
+
+    def __init__(self, message_type: str) -> None:
+        super().__init__(f"the request is not a valid {message_type} message")
+        self.message_type = message_type
+
+
+class VersionNotReached(Exception):
+    """A read asked for a ``min_version`` the game did not reach within the wait."""
+
+    def __init__(self, version: int, min_version: int) -> None:
+        super().__init__(
+            f"the game is at version {version}; version {min_version} did not arrive in time"
+        )
+        self.version = version
+        self.min_version = min_version
 
 
 class NotFound(Exception):
@@ -84,6 +106,31 @@ def map_error(error: BaseException) -> Mapped | None:
             grpc.StatusCode.INVALID_ARGUMENT,
             error.message,
             error_details_pb2.BadRequest(field_violations=[violation]),
+        )
+    if isinstance(error, MalformedRequest):
+        info = error_details_pb2.ErrorInfo(
+            reason="MALFORMED_REQUEST",
+            domain=DOMAIN,
+            metadata={"message_type": error.message_type},
+        )
+        return _status(grpc.StatusCode.INVALID_ARGUMENT, str(error), info)
+    if isinstance(error, VersionNotReached):
+        info = error_details_pb2.ErrorInfo(
+            reason="VERSION_NOT_REACHED",
+            domain=DOMAIN,
+            metadata={"version": str(error.version), "min_version": str(error.min_version)},
+        )
+        return _status(grpc.StatusCode.FAILED_PRECONDITION, str(error), info)
+    if isinstance(error, GameOver):
+        info = error_details_pb2.ErrorInfo(reason="GAME_OVER", domain=DOMAIN)
+        violation = error_details_pb2.PreconditionFailure.Violation(
+            type="GAME_OVER", subject="game", description=error.message
+        )
+        return _status(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            error.message,
+            info,
+            error_details_pb2.PreconditionFailure(violations=[violation]),
         )
     if isinstance(error, NotYourTurn):
         info = error_details_pb2.ErrorInfo(

@@ -34,6 +34,8 @@ from service.gen.preferans.v1 import (
 )
 from service.hub import EventHub
 from service.logs import RequestIdInterceptor
+from service.malformed import MalformedRequestInterceptor
+from service.pagetoken import PageTokens
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
 
@@ -108,13 +110,16 @@ async def create_server(
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
         projections.start()
     server = grpc.aio.server(
-        interceptors=[RequestIdInterceptor(), AuthInterceptor(app)],
+        interceptors=[RequestIdInterceptor(), AuthInterceptor(app), MalformedRequestInterceptor()],
         options=KEEPALIVE_OPTIONS,
     )
-    game_servicer = GameServicer(app, executor, hub, projections)
+    # Page tokens are signed with a key derived from the server key: every replica accepts them.
+    page_tokens = PageTokens.derived_from(app._key)
+    game_servicer = GameServicer(app, executor, hub, projections, page_tokens)
     game_pb2_grpc.add_GameServiceServicer_to_server(game_servicer, server)
-    stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(app.db, executor), server)
-    audit_servicer = AuditServicer(app, executor, auditor_token)
+    stats_servicer = StatsServicer(app.db, executor, page_tokens)
+    stats_pb2_grpc.add_StatsServiceServicer_to_server(stats_servicer, server)
+    audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -7,12 +7,11 @@ loop never blocks. Errors are mapped to statuses in ``service.errors`` only.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -25,7 +24,7 @@ from projections.runner import ProjectionWorker
 from service import validation
 from service.application import PreferansApplication
 from service.auth import caller_for
-from service.errors import BadInput, refuse
+from service.errors import BadInput, VersionNotReached, refuse
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from service.hub import EventHub
@@ -39,11 +38,19 @@ from service.mapping import (
     seat_view_to_proto,
     watch_message,
 )
+from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
 MAX_WAIT_SECONDS = 5.0
+"""The longest a read waits for a ``min_version`` (see ``GameServicer._read``)."""
+MAX_VERSIONS_AHEAD = 8
+"""How far past the game's stored version a ``min_version`` may be and still be waited for."""
 _STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
+_STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+LIST_GAMES_TOKEN = "games"
 SAFETY_POLL_SECONDS = 1.0
 
 
@@ -90,11 +97,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         executor: ThreadPoolExecutor,
         hub: EventHub,
         projections: ProjectionWorker | None = None,
+        page_tokens: PageTokens | None = None,
     ) -> None:
         self.app = app
         self.executor = executor
         self.hub = hub
         self.projections = projections
+        self.page_tokens = page_tokens or PageTokens.random()
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -102,19 +111,44 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         return caller_for(context, self.app).seat_in(game_id)
 
     async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
-        """``then(game)`` in one trip to the thread pool; with ``min_version``, wait (briefly)
-        until the game has reached it (read-your-writes, also across replicas)."""
+        """``then(game)`` in one trip to the thread pool, once the game has reached
+        ``min_version`` (read-your-writes, also across replicas).
+
+        The contract of ``min_version`` (GetGame, GetSeatView, GetScoresheet): a version the
+        game has reached answers at once; one at most ``MAX_VERSIONS_AHEAD`` past the game's
+        version in the store is waited for, at most ``MAX_WAIT_SECONDS``, then refused with
+        FAILED_PRECONDITION (``VERSION_NOT_REACHED``, the version reached in its metadata);
+        anything further ahead, or negative, is INVALID_ARGUMENT at once. A waiting call holds
+        no thread: it sleeps on the event hub and reads the store again when the game changes
+        (or every ``SAFETY_POLL_SECONDS``)."""
+        if min_version < 0:
+            raise BadInput("min_version", "min_version must be 0 or more")
+        read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
+        version, answer = read
+        if version >= min_version:
+            return answer
+        if min_version > version + MAX_VERSIONS_AHEAD:
+            raise BadInput(
+                "min_version",
+                f"the game is at version {version}: min_version may be at most "
+                f"{version + MAX_VERSIONS_AHEAD}",
+            )
         deadline = time.monotonic() + MAX_WAIT_SECONDS
-        while True:
-            read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
-            if read[0] >= min_version or time.monotonic() >= deadline:
-                return read[1]
-            wake = self.hub.register(game_id)
-            try:
+        wake = self.hub.register(game_id)
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise VersionNotReached(version, min_version)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout=0.2)
-            finally:
-                self.hub.unregister(game_id, wake)
+                    await asyncio.wait_for(wake.wait(), timeout=min(SAFETY_POLL_SECONDS, remaining))
+                wake.clear()
+                read = await self._run(self.app.read_game, game_id, then, min_version)
+                version, answer = read
+                if version >= min_version:
+                    return answer
+        finally:
+            self.hub.unregister(game_id, wake)
 
     # -- methods --------------------------------------------------------------------------
 
@@ -158,36 +192,30 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGamesResponse:
-        size = request.page_size or 50
-        if not 1 <= size <= 500:
-            raise BadInput("page_size", "page_size must be 1 to 500")
-        offset = _decode_page_token(request.page_token)
-        league = validation.league(request.league)
-        status = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
-        rows = await self._run(
-            lambda: queries.list_games(
-                self.app.db,
-                status=status.get(request.status),
-                league=league or None,
-                limit=size + 1,
-                offset=offset,
+        """Newest first, ties by game id; pages of ``page_size`` games (0: 50, at most 500) and
+        at most ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        status = _STATUS_FILTER.get(request.status)
+        league = validation.league(request.league) or None
+        query = (status, league)
+        position = self.page_tokens.decode(request.page_token, LIST_GAMES_TOKEN, query)
+        after = None if position is None else (str(position[0]), str(position[1]))
+
+        def fetch(key: tuple[str, str] | None, limit: int) -> list[dict[str, Any]]:
+            return queries.list_games(
+                self.app.db, status=status, league=league, limit=limit, after=key
             )
-        )
-        more = len(rows) > size
-        games = [
-            pb.GameSummary(
-                name=f"games/{r['game_id']}",
-                player_ids=r["players"],
-                league=r["league"],
-                status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
-                deal_number=r["deal_number"],
-                version=r["version"],
-                settlement=r["settlement"] or [],
-            )
-            for r in rows[:size]
-        ]
-        token = _encode_page_token(offset + size) if more else ""
-        return pb.ListGamesResponse(games=games, next_page_token=token)
+
+        def read() -> Page[dict[str, Any], pb.GameSummary]:
+            rows = keyset_rows(fetch, lambda r: (r["created_at"], r["game_id"]), after)
+            return fill_page(rows, size, _game_summary, lambda summary: summary.ByteSize())
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            last = [page.last["created_at"], page.last["game_id"]]
+            token = self.page_tokens.encode(LIST_GAMES_TOKEN, query, last)
+        return pb.ListGamesResponse(games=page.messages, next_page_token=token)
 
     @refusing
     async def GetSeatView(
@@ -268,31 +296,53 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             raise
         wake = self.hub.register(game_id)
         try:
-            quiet_since = time.monotonic()
-            while True:
-                if self.hub.closing:
-                    await context.abort(
-                        grpc.StatusCode.UNAVAILABLE,
-                        f"the server is stopping: resume from version {last}",
-                    )
-                wake.clear()
-                events = await self._run(self.app.game_events, game_id, last)
-                for event in events:
-                    before = Visibility(replica, seat)
-                    deal_before = replica.state.deal if replica is not None else None
-                    replica = event.mutate(replica)
-                    assert replica is not None
-                    yield watch_message(event, before, deal_before, replica, seat)
-                    last = event.originator_version
-                    quiet_since = time.monotonic()
-                if time.monotonic() - quiet_since >= heartbeat:
-                    yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
-                    quiet_since = time.monotonic()
-                timeout = min(SAFETY_POLL_SECONDS, heartbeat)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), timeout=timeout)
+            following = self._follow(context, game_id, seat, heartbeat, last, replica, wake)
+            async with contextlib.aclosing(following):
+                async for message in following:
+                    yield message
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # a failure mid-stream is a status too, never UNKNOWN
+            await self._fail(context, exc)
+            raise
         finally:
             self.hub.unregister(game_id, wake)
+
+    async def _follow(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        game_id: uuid.UUID,
+        seat: int,
+        heartbeat: int,
+        last: int,
+        replica: Game | None,
+        wake: asyncio.Event,
+    ) -> AsyncGenerator[pb.WatchGameResponse, None]:
+        """WatchGame's loop: the game's events after ``last`` as the seat may see them, and a
+        heartbeat after ``heartbeat`` quiet seconds, until the server stops."""
+        quiet_since = time.monotonic()
+        while True:
+            if self.hub.closing:
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"the server is stopping: resume from version {last}",
+                )
+            wake.clear()
+            events = await self._run(self.app.game_events, game_id, last)
+            for event in events:
+                before = Visibility(replica, seat)
+                deal_before = replica.state.deal if replica is not None else None
+                replica = event.mutate(replica)
+                assert replica is not None
+                yield watch_message(event, before, deal_before, replica, seat)
+                last = event.originator_version
+                quiet_since = time.monotonic()
+            if time.monotonic() - quiet_since >= heartbeat:
+                yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
+                quiet_since = time.monotonic()
+            timeout = min(SAFETY_POLL_SECONDS, heartbeat)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=timeout)
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
@@ -300,20 +350,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             self.projections.poke()
 
 
-def _encode_page_token(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"offset:{offset}".encode()).decode()
-
-
-def _decode_page_token(token: str) -> int:
-    if not token:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(token.encode()).decode()
-        if not text.startswith("offset:"):
-            raise ValueError(text)
-        offset = int(text.removeprefix("offset:"))
-        if offset < 0:
-            raise ValueError(text)
-    except ValueError:
-        raise BadInput("page_token", "page_token is not one this server issued") from None
-    return offset
+def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
+    return pb.GameSummary(
+        name=f"games/{r['game_id']}",
+        player_ids=r["players"],
+        league=r["league"],
+        status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
+        deal_number=r["deal_number"],
+        version=r["version"],
+        settlement=r["settlement"] or [],
+    )

@@ -9,9 +9,7 @@ token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is 
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -24,12 +22,15 @@ from service import validation
 from service.errors import BadInput, NotFound
 from service.gen.preferans.v1 import stats_pb2 as pb
 from service.gen.preferans.v1 import stats_pb2_grpc
+from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.servicer import Delegating, refusing
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
 
+DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+LEADERBOARD_TOKEN = "leaderboard"
 ORDERS = {
     pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
     pb.LEADERBOARD_ORDER_RATING: "rating",
@@ -45,9 +46,12 @@ class StatsNotFound(NotFound):
 
 
 class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
-    def __init__(self, db: Database, executor: ThreadPoolExecutor) -> None:
+    def __init__(
+        self, db: Database, executor: ThreadPoolExecutor, page_tokens: PageTokens | None = None
+    ) -> None:
         self.db = db
         self.executor = executor
+        self.page_tokens = page_tokens or PageTokens.random()
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -87,32 +91,45 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
         if order is None:
             raise BadInput("order_by", f"unknown order_by {request.order_by}")
         descending = request.descending if request.HasField("descending") else True
-        size = request.page_size
-        if not 1 <= size <= MAX_PAGE_SIZE:
-            raise BadInput("page_size", f"page_size must be 1 to {MAX_PAGE_SIZE}")
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         query = (league, order, descending)
-        offset = decode_page_token(request.page_token, query)
+        after, rank = _leaderboard_position(
+            self.page_tokens.decode(request.page_token, LEADERBOARD_TOKEN, query)
+        )
 
-        def read() -> list[dict[str, Any]]:
-            rows = stats_queries.leaderboard(
-                self.db,
-                league,
-                order_by=order,
-                descending=descending,
-                limit=size + 1,
-                offset=offset,
+        def fetch(key: tuple[Any, str] | None, limit: int) -> list[dict[str, Any]]:
+            return stats_queries.leaderboard(
+                self.db, league, order_by=order, descending=descending, limit=limit, after=key
             )
-            if not rows and offset == 0:
-                self._league_or_not_found(league)
-            return rows
 
-        rows = await self._run(read)
-        entries = [
-            leaderboard_entry_to_proto(row, offset + index + 1)
-            for index, row in enumerate(rows[:size])
-        ]
-        token = encode_page_token(offset + size, query) if len(rows) > size else ""
-        return pb.ListLeaderboardResponse(entries=entries, next_page_token=token)
+        def position(row: dict[str, Any], at: int) -> list[Any]:
+            return [row["key"], row["player_id"], at]
+
+        def read() -> Page[dict[str, Any], pb.LeaderboardEntry]:
+            counter = itertools.count(rank + 1)
+            ranked = (
+                {**row, "rank": next(counter)}
+                for row in keyset_rows(fetch, lambda r: (r["key"], r["player_id"]), after)
+            )
+            page = fill_page(
+                ranked,
+                size,
+                lambda row: leaderboard_entry_to_proto(row, row["rank"]),
+                lambda entry: entry.ByteSize(),
+                lambda row: self.page_tokens.fits(
+                    LEADERBOARD_TOKEN, query, position(row, row["rank"])
+                ),
+            )
+            if not page.messages and after is None:
+                self._league_or_not_found(league)
+            return page
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            last = page.last
+            token = self.page_tokens.encode(LEADERBOARD_TOKEN, query, position(last, last["rank"]))
+        return pb.ListLeaderboardResponse(entries=page.messages, next_page_token=token)
 
     @refusing
     async def GetHeadToHead(  # noqa: N802 (the proto's method name)
@@ -158,35 +175,12 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
 # checks and page tokens
 
 
-def _fingerprint(query: tuple[str, str, bool]) -> str:
-    """Binds a page token to the query it continues (league, order, direction)."""
-    text = json.dumps(list(query), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def encode_page_token(offset: int, query: tuple[str, str, bool]) -> str:
-    raw = json.dumps({"o": offset, "q": _fingerprint(query)}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode()
-
-
-def decode_page_token(token: str, query: tuple[str, str, bool]) -> int:
-    """The offset a token continues from; ``BadInput`` unless this server issued it for the
-    same query."""
-    if not token:
-        return 0
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token.encode()).decode())
-        offset = data["o"]
-        fingerprint = data["q"]
-        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
-            raise ValueError(token)
-    except (ValueError, TypeError, KeyError, UnicodeDecodeError):
-        raise BadInput("page_token", "page_token is not one this server issued") from None
-    if fingerprint != _fingerprint(query):
-        raise BadInput(
-            "page_token", "page_token belongs to another query (league, order_by, descending)"
-        )
-    return offset
+def _leaderboard_position(position: list[Any] | None) -> tuple[tuple[Any, str] | None, int]:
+    """A leaderboard token's position: the last row's sort value and player id, and its rank."""
+    if position is None:
+        return None, 0
+    value, player, rank = position
+    return (value, str(player)), int(rank)
 
 
 # -----------------------------------------------------------------------------------------

@@ -79,7 +79,7 @@ from domain.rules.actions import (
 )
 from domain.rules.bids import Bid
 from domain.rules.cards import card_list
-from domain.rules.errors import InvalidAction
+from domain.rules.errors import GameOver, InvalidAction
 from domain.rules.state import DealState
 
 
@@ -252,6 +252,8 @@ class Game(Aggregate):
     def act(self, seat: int, action: Action, request_id: str, seed: bytes) -> None:
         """Validate one player's decision and record it, with whatever follows from it:
         the deal's score (atomically with its last card), then the next deal or the end."""
+        if self.finished:
+            raise GameOver("the game is over: nothing more can be played")
         deal = self.state.deal
         if deal is None:
             raise InvalidAction("no deal is in progress")
