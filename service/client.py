@@ -18,13 +18,25 @@ from domain.rules import Action, RuleSet
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from service.mapping import action_to_proto, rules_to_proto
+from service.tls import channel as tls_channel
 
 RETRIED = (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE)
 
 
 class GameClient:
-    def __init__(self, target: str, *, channel: grpc.Channel | None = None) -> None:
-        self.channel = channel or grpc.insecure_channel(target)
+    """The game API at ``target``: over TLS when given a CA file (``tls_ca``) and, for mTLS, a
+    client certificate and key; plaintext otherwise."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        channel: grpc.Channel | None = None,
+        tls_ca: str | None = None,
+        tls_cert: str | None = None,
+        tls_key: str | None = None,
+    ) -> None:
+        self.channel = channel or tls_channel(target, ca=tls_ca, cert=tls_cert, key=tls_key)
         self.stub = game_pb2_grpc.GameServiceStub(self.channel)
 
     def close(self) -> None:

@@ -4,6 +4,10 @@ The composition root: one application (event store), one thread pool for it, one
 (one store subscription per process), the projection worker, health checking and reflection.
 SIGTERM and SIGINT stop it gracefully: health turns NOT_SERVING, in-flight calls finish within
 the grace period, then the store is closed.
+
+The listener serves TLS when given ``ServerTls`` (``service.tls``); every call is charged to its
+caller's budgets (``service.quotas``). The port is this server's alone: gRPC's default
+SO_REUSEPORT would let a second server share it silently, so it is off unless ``reuse_port``.
 """
 
 from __future__ import annotations
@@ -33,9 +37,12 @@ from service.gen.preferans.v1 import (
     stats_pb2_grpc,
 )
 from service.hub import EventHub
+from service.limits import Limits
 from service.logs import RequestIdInterceptor
+from service.quotas import CallerIdentity, QuotaInterceptor, still_open_games
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
+from service.tls import ServerTls, is_loopback
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -53,6 +60,31 @@ KEEPALIVE_OPTIONS = [
     ("grpc.max_connection_age_ms", 30 * 60_000),
     ("grpc.max_connection_age_grace_ms", 60_000),
 ]
+
+
+class BindError(RuntimeError):
+    """The server cannot listen on its address (in use, or not an address of this host)."""
+
+
+def _listen(server: grpc.aio.Server, address: str, tls: ServerTls | None) -> int:
+    """Bind ``address`` (TLS when configured); the port bound, or ``BindError``."""
+    credentials = tls.credentials() if tls is not None else None
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError:
+        port = 0
+    if not port:
+        raise BindError(f"cannot listen on {address}: the address is in use or not available")
+    if tls is None and not is_loopback(address.rpartition(":")[0]):
+        log.warning(
+            "serving without TLS on a non-loopback address: seat tokens and the auditor "
+            "credential travel in clear text (give --tls-cert and --tls-key)",
+            address=address,
+        )
+    return port
 
 
 @dataclass
@@ -87,11 +119,16 @@ async def create_server(
     workers: int = 16,
     run_projections: bool = True,
     auditor_token: str | None = None,
+    limits: Limits | None = None,
+    tls: ServerTls | None = None,
+    reuse_port: bool = False,
 ) -> Server:
     """Build and start a server on ``address`` (port 0 picks a free port).
 
     ``auditor_token`` is the secret of the auditor credential (default: ``$PREF_AUDITOR_TOKEN``;
-    without one, the audit API refuses every call)."""
+    without one, the audit API refuses every call). ``limits``: the per-caller budgets and
+    message limits (default: ``Limits()``); ``tls``: serve TLS (optionally mTLS); ``reuse_port``:
+    let other processes bind the same port (off: a second server fails with ``BindError``)."""
     if auditor_token is None:
         auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
@@ -107,9 +144,17 @@ async def create_server(
     if run_projections:
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
         projections.start()
+    limits = limits if limits is not None else Limits()
+    quotas = QuotaInterceptor(
+        limits, CallerIdentity(app, auditor_token), still_open_games(app), executor
+    )
     server = grpc.aio.server(
-        interceptors=[RequestIdInterceptor(), AuthInterceptor(app)],
-        options=KEEPALIVE_OPTIONS,
+        interceptors=[RequestIdInterceptor(), AuthInterceptor(app), quotas],
+        options=[
+            *KEEPALIVE_OPTIONS,
+            *limits.grpc_options(),
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+        ],
     )
     game_servicer = GameServicer(app, executor, hub, projections)
     game_pb2_grpc.add_GameServiceServicer_to_server(game_servicer, server)
@@ -131,9 +176,17 @@ async def create_server(
         ),
         server,
     )
-    port = server.add_insecure_port(address)
+    try:
+        port = _listen(server, address, tls)
+    except BaseException:
+        hub.stop()
+        if projections is not None:
+            projections.stop()
+        executor.shutdown(wait=False, cancel_futures=True)
+        app.close()
+        raise
     await server.start()
-    log.info("serving", address=address, port=port, store=store.describe())
+    log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
     return Server(server, port, app, hub, executor, health_servicer, projections)
 
 
@@ -144,6 +197,9 @@ async def serve(
     workers: int = 16,
     run_projections: bool = True,
     auditor_token: str | None = None,
+    limits: Limits | None = None,
+    tls: ServerTls | None = None,
+    reuse_port: bool = False,
 ) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
     running = await create_server(
@@ -152,6 +208,9 @@ async def serve(
         workers=workers,
         run_projections=run_projections,
         auditor_token=auditor_token,
+        limits=limits,
+        tls=tls,
+        reuse_port=reuse_port,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

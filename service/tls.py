@@ -1,0 +1,107 @@
+"""TLS for the gRPC listener and the Python client: certificate files in, credentials out.
+
+The server serves TLS when given a certificate chain and its private key (PEM files); with a
+client CA as well it requires every client to present a certificate that CA signed (mTLS).
+Each setting is a flag of ``pref serve`` or an environment variable (a k8s Secret mounted as
+files): ``PREF_TLS_CERT``, ``PREF_TLS_KEY``, ``PREF_TLS_CLIENT_CA``. Clients trust a CA file
+(``--tls-ca`` / ``PREF_TLS_CA``; the system roots when TLS is asked without one) and may present
+their own certificate for mTLS (``--tls-cert``/``--tls-key``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+
+CERT_ENV = "PREF_TLS_CERT"
+KEY_ENV = "PREF_TLS_KEY"
+CLIENT_CA_ENV = "PREF_TLS_CLIENT_CA"
+CA_ENV = "PREF_TLS_CA"
+CLIENT_CERT_ENV = "PREF_TLS_CLIENT_CERT"
+CLIENT_KEY_ENV = "PREF_TLS_CLIENT_KEY"
+
+
+class TlsConfigError(ValueError):
+    """The TLS settings are incomplete or a file cannot be read."""
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise TlsConfigError(f"cannot read the {what} {path!r}: {exc.strerror}") from None
+
+
+@dataclass(frozen=True)
+class ServerTls:
+    """The server's certificate chain and key, and the CA of client certificates (mTLS)."""
+
+    cert_file: str
+    key_file: str
+    client_ca_file: str | None = None
+
+    def credentials(self) -> grpc.ServerCredentials:
+        cert = _read(self.cert_file, "TLS certificate")
+        key = _read(self.key_file, "TLS private key")
+        client_ca = _read(self.client_ca_file, "client CA") if self.client_ca_file else None
+        return grpc.ssl_server_credentials(
+            [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
+        )
+
+
+def server_tls(
+    cert: str | None,
+    key: str | None,
+    client_ca: str | None,
+    env: Mapping[str, str] | None = None,
+) -> ServerTls | None:
+    """The server's TLS settings from flags, else the environment; ``None`` for plaintext."""
+    env = os.environ if env is None else env
+    cert = cert or env.get(CERT_ENV) or None
+    key = key or env.get(KEY_ENV) or None
+    client_ca = client_ca or env.get(CLIENT_CA_ENV) or None
+    if cert is None and key is None:
+        if client_ca is not None:
+            raise TlsConfigError("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    if cert is None or key is None:
+        raise TlsConfigError("TLS needs both --tls-cert and --tls-key")
+    return ServerTls(cert, key, client_ca)
+
+
+def channel(
+    target: str,
+    *,
+    ca: str | None = None,
+    cert: str | None = None,
+    key: str | None = None,
+    tls: bool = False,
+) -> grpc.Channel:
+    """A channel to ``target``: TLS when a CA or a client certificate is given (or ``tls``),
+    plaintext otherwise."""
+    if ca is None and cert is None and key is None and not tls:
+        return grpc.insecure_channel(target)
+    if (cert is None) != (key is None):
+        raise TlsConfigError("a client certificate needs both --tls-cert and --tls-key")
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=_read(ca, "CA certificate") if ca else None,
+        private_key=_read(key, "client private key") if key else None,
+        certificate_chain=_read(cert, "client certificate") if cert else None,
+    )
+    return grpc.secure_channel(target, credentials)
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (``127.0.0.1``, ``[::1]``)."""
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
