@@ -319,8 +319,12 @@ def _bind(
 def _bind_stream(
     behavior: Callable[..., AsyncIterator[Any]], inner: Behavior, counted: bool
 ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
-    def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-        return behavior(inner, request, context, counted)
+    # An async generator function itself: grpc.aio tells stream handlers apart by that.
+    async def call(
+        request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[Any]:
+        async for message in behavior(inner, request, context, counted):
+            yield message
 
     return call
 
