@@ -99,7 +99,6 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     import asyncio
-    import os
 
     from service.config import store_config
     from service.limits import LIMIT_HELP, limits_from
@@ -111,6 +110,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         limits = limits_from(os.environ, {name: getattr(args, name) for name in LIMIT_HELP})
         tls = server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
+        health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
+        if health_port is not None and not str(health_port).isdigit():
+            raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
+    except ValueError as exc:  # TlsConfigError too
+        print(f"pref serve: {exc}", file=sys.stderr)
+        return 2
+    try:
         asyncio.run(
             serve(
                 store_config(args.store),
@@ -121,9 +127,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 limits=limits,
                 tls=tls,
                 reuse_port=args.reuse_port,
+                health_address=f"{args.host}:{health_port}" if health_port else None,
             )
         )
-    except (BindError, TlsConfigError, ValueError) as exc:
+    except (BindError, TlsConfigError) as exc:
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -550,6 +557,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--reuse-port",
         action="store_true",
         help="let other processes listen on the same port (SO_REUSEPORT; off: refuse to start)",
+    )
+    srv.add_argument(
+        "--health-port",
+        type=int,
+        default=None,
+        help="also serve health checks alone, in plaintext, on this port (for probes that "
+        "cannot speak TLS; default: $PREF_HEALTH_PORT or none)",
     )
     srv.add_argument("--tls-cert", help="serve TLS: certificate chain, PEM ($PREF_TLS_CERT)")
     srv.add_argument("--tls-key", help="serve TLS: private key, PEM ($PREF_TLS_KEY)")

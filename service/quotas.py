@@ -320,9 +320,7 @@ def _bind_stream(
     behavior: Callable[..., AsyncIterator[Any]], inner: Behavior, counted: bool
 ) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], AsyncIterator[Any]]:
     # An async generator function itself: grpc.aio tells stream handlers apart by that.
-    async def call(
-        request: Any, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[Any]:
+    async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
         async for message in behavior(inner, request, context, counted):
             yield message
 

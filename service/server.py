@@ -66,7 +66,9 @@ class BindError(RuntimeError):
     """The server cannot listen on its address (in use, or not an address of this host)."""
 
 
-def _listen(server: grpc.aio.Server, address: str, tls: ServerTls | None) -> int:
+def _listen(
+    server: grpc.aio.Server, address: str, tls: ServerTls | None, *, warn: bool = True
+) -> int:
     """Bind ``address`` (TLS when configured); the port bound, or ``BindError``."""
     credentials = tls.credentials() if tls is not None else None
     try:
@@ -78,13 +80,30 @@ def _listen(server: grpc.aio.Server, address: str, tls: ServerTls | None) -> int
         port = 0
     if not port:
         raise BindError(f"cannot listen on {address}: the address is in use or not available")
-    if tls is None and not is_loopback(address.rpartition(":")[0]):
+    if warn and tls is None and not is_loopback(address.rpartition(":")[0]):
         log.warning(
             "serving without TLS on a non-loopback address: seat tokens and the auditor "
             "credential travel in clear text (give --tls-cert and --tls-key)",
             address=address,
         )
     return port
+
+
+def _health_listener(
+    servicer: health.aio.HealthServicer, address: str, reuse_port: bool
+) -> grpc.aio.Server:
+    """A plaintext listener with nothing but ``grpc.health.v1``: for probes that cannot speak
+    TLS (the kubelet's gRPC probe). It reveals only whether the server is SERVING."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+            ("grpc.max_receive_message_length", 1024),
+            ("grpc.max_concurrent_streams", 8),
+        ]
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    _listen(server, address, None, warn=False)
+    return server
 
 
 @dataclass
@@ -96,6 +115,7 @@ class Server:
     executor: ThreadPoolExecutor
     health: health.aio.HealthServicer
     projections: ProjectionWorker | None = None
+    health_server: grpc.aio.Server | None = None
     stopped: bool = field(default=False)
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -105,6 +125,8 @@ class Server:
         await self.health.enter_graceful_shutdown()
         self.hub.close_watchers()
         await self.server.stop(grace)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
         self.hub.stop()
         if self.projections is not None:
             self.projections.stop()
@@ -122,13 +144,15 @@ async def create_server(
     limits: Limits | None = None,
     tls: ServerTls | None = None,
     reuse_port: bool = False,
+    health_address: str | None = None,
 ) -> Server:
     """Build and start a server on ``address`` (port 0 picks a free port).
 
     ``auditor_token`` is the secret of the auditor credential (default: ``$PREF_AUDITOR_TOKEN``;
     without one, the audit API refuses every call). ``limits``: the per-caller budgets and
     message limits (default: ``Limits()``); ``tls``: serve TLS (optionally mTLS); ``reuse_port``:
-    let other processes bind the same port (off: a second server fails with ``BindError``)."""
+    let other processes bind the same port (off: a second server fails with ``BindError``);
+    ``health_address``: also serve health checks alone, in plaintext, there (for probes)."""
     if auditor_token is None:
         auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
@@ -176,8 +200,11 @@ async def create_server(
         ),
         server,
     )
+    health_server = None
     try:
         port = _listen(server, address, tls)
+        if health_address is not None:
+            health_server = _health_listener(health_servicer, health_address, reuse_port)
     except BaseException:
         hub.stop()
         if projections is not None:
@@ -186,8 +213,10 @@ async def create_server(
         app.close()
         raise
     await server.start()
+    if health_server is not None:
+        await health_server.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
-    return Server(server, port, app, hub, executor, health_servicer, projections)
+    return Server(server, port, app, hub, executor, health_servicer, projections, health_server)
 
 
 async def serve(
@@ -200,6 +229,7 @@ async def serve(
     limits: Limits | None = None,
     tls: ServerTls | None = None,
     reuse_port: bool = False,
+    health_address: str | None = None,
 ) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
     running = await create_server(
@@ -211,6 +241,7 @@ async def serve(
         limits=limits,
         tls=tls,
         reuse_port=reuse_port,
+        health_address=health_address,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

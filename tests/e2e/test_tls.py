@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -19,6 +20,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from domain.bots import make_bot
 from domain.rules import RuleSet
@@ -27,7 +29,7 @@ from service.client import GameClient
 from service.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.tls import ServerTls
-from tests.e2e.conftest import REPO, ServerFactory
+from tests.e2e.conftest import REPO, ServerFactory, free_port
 from tests.e2e.helpers import PLAYERS
 
 BOT = make_bot()
@@ -219,3 +221,19 @@ def test_pref_serve_refuses_half_a_tls_configuration(tmp_path: Path, pki: Pki) -
         assert done.returncode == 2, done.stderr
         assert f"pref serve: {expected}" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_plaintext_health_port_serves_health_only(
+    sqlite_only: StoreConfig, start_server: ServerFactory, pki: Pki
+) -> None:
+    health_port = free_port()
+    tls = ServerTls(str(pki.server_cert), str(pki.server_key))
+    start_server(sqlite_only, tls=tls, health_address=f"127.0.0.1:{health_port}")
+    with grpc.insecure_channel(f"127.0.0.1:{health_port}") as channel:
+        health: Any = health_pb2_grpc.HealthStub(channel)
+        answer = health.Check(health_pb2.HealthCheckRequest(service=""), timeout=CALL_TIMEOUT)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        games = GameClient("", channel=channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            games.stub.ListGames(pb.ListGamesRequest(page_size=1), timeout=CALL_TIMEOUT)
+        assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
