@@ -2,7 +2,8 @@
 
 ``GameClient`` holds one channel; ``SeatClient`` acts for one seat with its token. Commands get
 a fresh ``request_id`` unless one is given, and are retried with the SAME id on ABORTED and
-UNAVAILABLE, which the server makes safe.
+UNAVAILABLE, which the server makes safe; a RESOURCE_EXHAUSTED refusal (over a rate limit, nothing
+recorded) is retried after the delay of its ``RetryInfo`` when that is short (``MAX_RETRY_DELAY``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
 
 from domain.rules import Action, RuleSet
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -21,6 +24,8 @@ from service.mapping import action_to_proto, rules_to_proto
 from service.tls import channel as tls_channel
 
 RETRIED = (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE)
+MAX_RETRY_DELAY = 5.0
+"""The longest ``RetryInfo`` delay a call waits out by itself (a longer one is raised)."""
 
 
 class GameClient:
@@ -59,11 +64,11 @@ class GameClient:
         return response
 
     def get_game(self, name: str) -> pb.Game:
-        return self.stub.GetGame(pb.GetGameRequest(name=name)).game
+        return _patient(self.stub.GetGame, pb.GetGameRequest(name=name)).game
 
     def scoresheet(self, name: str, min_version: int = 0) -> pb.Scoresheet:
         request = pb.GetScoresheetRequest(name=name, min_version=min_version)
-        return self.stub.GetScoresheet(request).scoresheet
+        return _patient(self.stub.GetScoresheet, request).scoresheet
 
     def list_games(self, page_size: int = 50, page_token: str = "") -> pb.ListGamesResponse:
         request = pb.ListGamesRequest(page_size=page_size, page_token=page_token)
@@ -90,7 +95,7 @@ class SeatClient:
 
     def view(self, min_version: int = 0) -> pb.SeatView:
         request = pb.GetSeatViewRequest(name=self.name, min_version=min_version)
-        return self.client.stub.GetSeatView(request, metadata=self.metadata).view
+        return _patient(self.client.stub.GetSeatView, request, self.metadata).view
 
     def act(
         self, action: Action | pb.Action, request_id: str | None = None
@@ -112,13 +117,45 @@ class SeatClient:
         return stream
 
 
+def retry_delay(error: grpc.RpcError) -> float | None:
+    """The delay a RESOURCE_EXHAUSTED refusal asks for (``google.rpc.RetryInfo``), if any."""
+    if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
+    return None
+
+
+def _patient(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
+    """A read, retried only after a short RESOURCE_EXHAUSTED delay."""
+    for attempt in range(attempts):
+        try:
+            return method(request, metadata=metadata)
+        except grpc.RpcError as exc:
+            wait = retry_delay(exc)
+            if wait is None or wait > MAX_RETRY_DELAY or attempt == attempts - 1:
+                raise
+            time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
 def _retry(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
     delay = 0.05
     for attempt in range(attempts):
         try:
             return method(request, metadata=metadata)
         except grpc.RpcError as exc:
-            if exc.code() not in RETRIED or attempt == attempts - 1:
+            if attempt == attempts - 1:
+                raise
+            wait = retry_delay(exc)
+            if wait is not None and wait <= MAX_RETRY_DELAY:
+                time.sleep(wait)
+                continue
+            if exc.code() not in RETRIED:
                 raise
             time.sleep(delay)
             delay *= 2

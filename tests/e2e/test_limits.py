@@ -190,3 +190,37 @@ def test_a_second_server_on_the_same_port_is_refused(
     ]
     assert "Traceback" not in second.stderr
     first.wait_serving()  # the first one still serves
+
+
+def test_the_python_client_waits_out_a_short_retry_delay(
+    sqlite_only: StoreConfig, start_server: ServerFactory
+) -> None:
+    server = start_server(sqlite_only, limits=Limits(calls_per_second=0.5, call_burst=1))
+    client = GameClient(server.address)
+    try:
+        created = client.create_game(PLAYERS)
+        seat = client.seat(created.game.name, created.seat_tokens[0])
+        seat.view()
+        request = pb.GetSeatViewRequest(name=created.game.name)
+        answer = refused(client.stub.GetSeatView, request, metadata=seat.metadata)
+        assert_exhausted(answer, "seat 0 of")
+        assert seat.view().version == created.game.version  # waits for the RetryInfo delay
+    finally:
+        client.close()
+
+
+def test_a_flood_of_creations_from_one_client_is_stopped_by_default(
+    sqlite_only: StoreConfig, start_server: ServerFactory
+) -> None:
+    server = start_server(sqlite_only)  # the default limits
+    client = GameClient(server.address)
+    try:
+        accepted = 0
+        with pytest.raises(grpc.RpcError) as caught:
+            while accepted < 200:
+                client.stub.CreateGame(create_request())
+                accepted += 1
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert Limits().create_burst <= accepted < 200
+    finally:
+        client.close()
