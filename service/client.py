@@ -64,11 +64,13 @@ class GameClient:
         return response
 
     def get_game(self, name: str) -> pb.Game:
-        return _patient(self.stub.GetGame, pb.GetGameRequest(name=name)).game
+        response: pb.GetGameResponse = _patient(self.stub.GetGame, pb.GetGameRequest(name=name))
+        return response.game
 
     def scoresheet(self, name: str, min_version: int = 0) -> pb.Scoresheet:
         request = pb.GetScoresheetRequest(name=name, min_version=min_version)
-        return _patient(self.stub.GetScoresheet, request).scoresheet
+        response: pb.GetScoresheetResponse = _patient(self.stub.GetScoresheet, request)
+        return response.scoresheet
 
     def list_games(self, page_size: int = 50, page_token: str = "") -> pb.ListGamesResponse:
         request = pb.ListGamesRequest(page_size=page_size, page_token=page_token)
@@ -95,7 +97,10 @@ class SeatClient:
 
     def view(self, min_version: int = 0) -> pb.SeatView:
         request = pb.GetSeatViewRequest(name=self.name, min_version=min_version)
-        return _patient(self.client.stub.GetSeatView, request, self.metadata).view
+        response: pb.GetSeatViewResponse = _patient(
+            self.client.stub.GetSeatView, request, self.metadata
+        )
+        return response.view
 
     def act(
         self, action: Action | pb.Action, request_id: str | None = None

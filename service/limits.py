@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -76,5 +77,6 @@ def limits_from(env: Mapping[str, str], overrides: Mapping[str, float | None]) -
         least = 0 if spec.name in OPTIONAL else 1
         if not math.isfinite(value) or value < least:
             raise ValueError(f"{spec.name.replace('_', '-')} must be a number >= {least}")
-        limits = replace(limits, **{spec.name: kind(value)})
+        changes: dict[str, Any] = {spec.name: kind(value)}
+        limits = replace(limits, **changes)
     return limits

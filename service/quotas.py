@@ -2,7 +2,9 @@
 
 Who a caller is, most specific first:
 
-- a verified seat token: that seat of that game (``seat 1 of games/<id>``);
+- a verified seat token: that seat of that game (``seat 1 of games/<id>``) — except for game
+  creation: creating a game hands out three seat tokens, so a token must not open a fresh
+  creation budget (that would let creations multiply); creations count by peer or auditor;
 - the auditor credential: ``auditor``;
 - otherwise the peer address without its port: an IPv4 address, or the /64 network of an IPv6
   address (one host usually owns a whole /64, so a single address would be free to rotate).
@@ -73,10 +75,12 @@ class CallerIdentity:
         self.app = app
         self.auditor = f"{AUDITOR_PREFIX}{auditor_token}".encode() if auditor_token else None
 
-    def __call__(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
-        caller = caller_for(context, self.app)
-        if caller.game_id is not None:
-            return f"seat {caller.seat} of games/{caller.game_id}"
+    def __call__(self, context: grpc.aio.ServicerContext[Any, Any], *, seats: bool = True) -> str:
+        """The caller's name; with ``seats=False`` a seat token does not count (creations)."""
+        if seats:
+            caller = caller_for(context, self.app)
+            if caller.game_id is not None:
+                return f"seat {caller.seat} of games/{caller.game_id}"
         if self.auditor is not None:
             for key, value in context.invocation_metadata() or ():
                 if key != "authorization":
@@ -209,7 +213,8 @@ class OpenGames:
 # ----------------------------------------------------------------------------------------
 # the interceptor
 
-Behavior = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Any]
+Behavior = Callable[[Any, Any], Any]
+"""A method's implementation: ``(request, context)``."""
 
 
 class QuotaInterceptor(grpc.aio.ServerInterceptor):
@@ -218,7 +223,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     def __init__(
         self,
         limits: Limits,
-        identify: Callable[[grpc.aio.ServicerContext[Any, Any]], str],
+        identify: CallerIdentity,
         still_open: Callable[[list[uuid.UUID]], list[uuid.UUID]],
         executor: ThreadPoolExecutor,
         clock: Callable[[], float] = time.monotonic,
@@ -270,7 +275,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     async def _create(
         self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Any:
-        caller = self.identify(context)
+        caller = self.identify(context, seats=False)
         try:
             self.creates.charge(caller)
             await self.open_games.reserve(caller)

@@ -74,12 +74,14 @@ def test_creation_over_the_burst_is_refused_and_records_nothing(
         assert_exhausted(answer, "peer 127.0.0.1")
         assert "game creations" in answer.message
         assert stored(server) == before
-        # Other callers keep their own budgets: the auditor, and a seat of a game.
+        # A seat token of a game it created gives the peer no fresh creation budget ...
+        seat = client.seat(games[0].game.name, games[0].seat_tokens[0])
+        by_seat = refused(client.stub.CreateGame, create_request(), metadata=seat.metadata)
+        assert_exhausted(by_seat, "peer 127.0.0.1")
+        assert stored(server) == before
+        # ... but other callers keep their own budgets: the auditor, and the seat's commands.
         by_auditor = client.stub.CreateGame(create_request(), metadata=AUDITOR)
         assert by_auditor.game.name
-        seat = client.seat(games[0].game.name, games[0].seat_tokens[0])
-        by_seat = client.stub.CreateGame(create_request(), metadata=seat.metadata)
-        assert by_seat.game.name
         assert seat.view().version == games[0].game.version
         # Reads by the same peer are a separate budget.
         assert client.get_game(games[1].game.name).version == games[1].game.version
