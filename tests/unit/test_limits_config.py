@@ -3,12 +3,19 @@ token bucket's arithmetic on an explicit clock, and the defaults of ``pref serve
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import MutableMapping
+from typing import Any
+
+import grpc
 import pytest
+import structlog.testing
 
 from service.cli import build_parser
 from service.errors import ResourceExhausted
 from service.limits import Limits, limits_from
 from service.quotas import Budget, TokenBucket, peer_subject
+from service.server import _listen
 from service.tls import TlsConfigError, is_loopback, server_tls
 
 
@@ -90,3 +97,16 @@ def test_tls_settings_from_the_environment() -> None:
     assert server_tls(None, None, None, {}) is None
     with pytest.raises(TlsConfigError):
         server_tls(None, "/s/tls.key", None, {})
+
+
+@pytest.mark.parametrize(("host", "warned"), [("0.0.0.0", True), ("127.0.0.1", False)])
+def test_plaintext_on_a_non_loopback_address_is_warned_about(host: str, warned: bool) -> None:
+    async def bind() -> list[MutableMapping[str, Any]]:
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        with structlog.testing.capture_logs() as logs:
+            assert _listen(server, f"{host}:0", None) > 0
+        await server.stop(0)
+        return logs
+
+    logs = asyncio.run(bind())
+    assert any("without TLS" in entry["event"] for entry in logs) == warned
