@@ -516,6 +516,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(rec, Console(), step=args.step)
 
 
+def _tls_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tls-ca",
+        default=os.environ.get("PREF_TLS_CA"),
+        help="connect with TLS, trusting this CA (PEM; default: $PREF_TLS_CA)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("PREF_TLS_CLIENT_CERT"),
+        help="mTLS: this client's certificate (PEM; default: $PREF_TLS_CLIENT_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("PREF_TLS_CLIENT_KEY"),
+        help="mTLS: this client's private key (PEM; default: $PREF_TLS_CLIENT_KEY)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -614,9 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--games", type=int, default=1)
     bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     bots.add_argument("--league", default="")
-    bots.add_argument("--tls-ca", help="connect with TLS, trusting this CA (PEM)")
-    bots.add_argument("--tls-cert", help="mTLS: this client's certificate (PEM)")
-    bots.add_argument("--tls-key", help="mTLS: this client's private key (PEM)")
+    _tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
     play = sub.add_parser("play", help="play a game against two bots through a server")
@@ -625,9 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
-    play.add_argument("--tls-ca", help="connect with TLS, trusting this CA (PEM)")
-    play.add_argument("--tls-cert", help="mTLS: this client's certificate (PEM)")
-    play.add_argument("--tls-key", help="mTLS: this client's private key (PEM)")
+    _tls_client_options(play)
     play.set_defaults(func=cmd_play)
 
     stats = sub.add_parser("stats", help="league statistics (leaderboards, players, pairs)")

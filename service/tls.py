@@ -3,9 +3,9 @@
 The server serves TLS when given a certificate chain and its private key (PEM files); with a
 client CA as well it requires every client to present a certificate that CA signed (mTLS).
 Each setting is a flag of ``pref serve`` or an environment variable (a k8s Secret mounted as
-files): ``PREF_TLS_CERT``, ``PREF_TLS_KEY``, ``PREF_TLS_CLIENT_CA``. Clients trust a CA file
-(``--tls-ca`` / ``PREF_TLS_CA``; the system roots when TLS is asked without one) and may present
-their own certificate for mTLS (``--tls-cert``/``--tls-key``).
+files): ``PREF_TLS_CERT``, ``PREF_TLS_KEY``, ``PREF_TLS_CLIENT_CA``. Clients (``pref play``,
+``pref bots``) trust a CA file (``--tls-ca`` / ``PREF_TLS_CA``) and may present their own
+certificate for mTLS (``--tls-cert``/``--tls-key``, or ``PREF_TLS_CLIENT_CERT``/``_KEY``).
 """
 
 from __future__ import annotations
@@ -21,9 +21,6 @@ import grpc
 CERT_ENV = "PREF_TLS_CERT"
 KEY_ENV = "PREF_TLS_KEY"
 CLIENT_CA_ENV = "PREF_TLS_CLIENT_CA"
-CA_ENV = "PREF_TLS_CA"
-CLIENT_CERT_ENV = "PREF_TLS_CLIENT_CERT"
-CLIENT_KEY_ENV = "PREF_TLS_CLIENT_KEY"
 
 
 class TlsConfigError(ValueError):

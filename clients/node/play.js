@@ -7,7 +7,7 @@
 //   node play.js [HOST:PORT]        (or PREF_SERVER=HOST:PORT; default 127.0.0.1:50051)
 //   node play.js HOST:PORT --tls-ca ca.pem [--tls-cert me.pem --tls-key me.key]
 //                                   (TLS, trusting that CA; mTLS with a client certificate;
-//                                    or PREF_TLS_CA, PREF_TLS_CERT, PREF_TLS_KEY)
+//                                    or PREF_TLS_CA, PREF_TLS_CLIENT_CERT, PREF_TLS_CLIENT_KEY)
 //
 // Exit status: 0 when the deal was played and scored, 1 on any gRPC error or check failure.
 'use strict';
@@ -25,7 +25,11 @@ const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTO_FILE = path.join(PROTO_ROOT, 'preferans', 'v1', 'game.proto');
 
 // Arguments: an optional HOST:PORT and the --tls-* options (each also an environment variable).
-const options = { ca: process.env.PREF_TLS_CA, cert: process.env.PREF_TLS_CERT, key: process.env.PREF_TLS_KEY };
+const options = {
+  ca: process.env.PREF_TLS_CA,
+  cert: process.env.PREF_TLS_CLIENT_CERT,
+  key: process.env.PREF_TLS_CLIENT_KEY,
+};
 const positional = [];
 for (let i = 2; i < process.argv.length; i++) {
   const arg = process.argv[i];

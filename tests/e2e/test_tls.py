@@ -25,6 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from domain.bots import make_bot
 from domain.rules import RuleSet
 from service.botplay import bot_step
+from service.cli import main
 from service.client import GameClient
 from service.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -237,3 +238,18 @@ def test_plaintext_health_port_serves_health_only(
         with pytest.raises(grpc.RpcError) as caught:
             games.stub.ListGames(pb.ListGamesRequest(page_size=1), timeout=CALL_TIMEOUT)
         assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
+def test_pref_bots_plays_over_mtls(
+    sqlite_only: StoreConfig,
+    start_server: ServerFactory,
+    pki: Pki,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tls = ServerTls(str(pki.server_cert), str(pki.server_key), str(pki.ca))
+    server = start_server(sqlite_only, tls=tls)
+    command = ["bots", "--server", server.address, "--games", "1", "--pool", "1"]
+    command += ["--tls-ca", str(pki.ca), "--tls-cert", str(pki.client_cert)]
+    command += ["--tls-key", str(pki.client_key)]
+    assert main(command) == 0
+    assert "settlement" in capsys.readouterr().out
