@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+import structlog
 
+log = structlog.get_logger(__name__)
 CERT_ENV = "PREF_TLS_CERT"
 KEY_ENV = "PREF_TLS_KEY"
 CLIENT_CA_ENV = "PREF_TLS_CLIENT_CA"
@@ -36,19 +38,62 @@ def _read(path: str, what: str) -> bytes:
 
 @dataclass(frozen=True)
 class ServerTls:
-    """The server's certificate chain and key, and the CA of client certificates (mTLS)."""
+    """The server's certificate chain and key, and the CA of client certificates (mTLS).
+
+    The files are read at start (a missing one is a ``TlsConfigError``) and again when they
+    change: before each new connection's handshake the server compares their modification
+    times, so a renewed certificate (cert-manager, a k8s Secret update) is served without a
+    restart; a renewal that cannot be read is logged and the previous certificate kept."""
 
     cert_file: str
     key_file: str
     client_ca_file: str | None = None
 
-    def credentials(self) -> grpc.ServerCredentials:
+    @property
+    def files(self) -> tuple[str, ...]:
+        return (self.cert_file, self.key_file, *filter(None, (self.client_ca_file,)))
+
+    def configuration(self) -> grpc.ServerCertificateConfiguration:
         cert = _read(self.cert_file, "TLS certificate")
         key = _read(self.key_file, "TLS private key")
         client_ca = _read(self.client_ca_file, "client CA") if self.client_ca_file else None
-        return grpc.ssl_server_credentials(
-            [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
+        return grpc.ssl_server_certificate_configuration([(key, cert)], root_certificates=client_ca)
+
+    def credentials(self) -> grpc.ServerCredentials:
+        return grpc.dynamic_ssl_server_credentials(
+            self.configuration(),
+            # The stubs leave out the None that gRPC documents as "keep the current one".
+            _Reloader(self),  # type: ignore[arg-type]
+            require_client_authentication=self.client_ca_file is not None,
         )
+
+
+class _Reloader:
+    """The certificate fetcher gRPC calls before each handshake: a new configuration when the
+    files changed since the last one read, else ``None`` (keep the current one)."""
+
+    def __init__(self, tls: ServerTls) -> None:
+        self.tls = tls
+        self.stamp = self._stamp()
+
+    def _stamp(self) -> tuple[int, ...] | None:
+        try:
+            return tuple(os.stat(path).st_mtime_ns for path in self.tls.files)
+        except OSError:
+            return None
+
+    def __call__(self) -> grpc.ServerCertificateConfiguration | None:
+        stamp = self._stamp()
+        if stamp is None or stamp == self.stamp:
+            return None
+        try:
+            configuration = self.tls.configuration()
+        except TlsConfigError as exc:
+            log.warning("cannot read the renewed TLS files; keeping the old", error=str(exc))
+            return None
+        self.stamp = stamp
+        log.info("TLS certificate reloaded", cert=self.tls.cert_file)
+        return configuration
 
 
 def server_tls(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -253,3 +254,30 @@ def test_pref_bots_plays_over_mtls(
     command += ["--tls-key", str(pki.client_key)]
     assert main(command) == 0
     assert "settlement" in capsys.readouterr().out
+
+
+def test_a_renewed_certificate_is_served_without_a_restart(
+    sqlite_only: StoreConfig, start_server: ServerFactory, tmp_path: Path, clients: list[GameClient]
+) -> None:
+    first = make_pki(tmp_path / "first", ca_name="first CA")
+    live = tmp_path / "live"
+    live.mkdir()
+    cert, key = live / "tls.crt", live / "tls.key"
+    cert.write_bytes(first.server_cert.read_bytes())
+    key.write_bytes(first.server_key.read_bytes())
+    server = start_server(sqlite_only, tls=ServerTls(str(cert), str(key)))
+    before = GameClient(server.address, tls_ca=str(first.ca))
+    clients.append(before)
+    assert before.create_game(PLAYERS).game.name
+    renewed = make_pki(tmp_path / "renewed", ca_name="renewed CA")
+    cert.write_bytes(renewed.server_cert.read_bytes())
+    key.write_bytes(renewed.server_key.read_bytes())
+    for path in (cert, key):  # a distinct modification time even on a coarse file system
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**10))
+    after = GameClient(server.address, tls_ca=str(renewed.ca))  # a new connection
+    clients.append(after)
+    assert after.create_game(PLAYERS).game.name
+    stale = GameClient(server.address, tls_ca=str(first.ca))
+    clients.append(stale)
+    assert refused_connection(stale) == grpc.StatusCode.UNAVAILABLE
