@@ -4,6 +4,7 @@ QuotaFailure, nothing is recorded, and other callers are unaffected."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import uuid
@@ -16,9 +17,10 @@ from google.rpc import error_details_pb2
 
 from domain.rules import RuleSet
 from service.client import GameClient
-from service.config import StoreConfig
+from service.config import StoreConfig, sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.limits import Limits
+from service.server import BindError, create_server
 from tests.e2e.conftest import REPO, ServeProcess, ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, Refusal, StreamReader, refused
 
@@ -226,3 +228,23 @@ def test_a_flood_of_creations_from_one_client_is_stopped_by_default(
         assert Limits().create_burst <= accepted < 200
     finally:
         client.close()
+
+
+def test_sharing_a_port_needs_reuse_port_on_both(tmp_path: Path) -> None:
+    async def attempt() -> None:
+        first = await create_server(
+            sqlite_store(str(tmp_path / "a.sqlite")), "127.0.0.1:0", reuse_port=True
+        )
+        address = f"127.0.0.1:{first.port}"
+        try:
+            with pytest.raises(BindError):
+                await create_server(sqlite_store(str(tmp_path / "b.sqlite")), address)
+            second = await create_server(
+                sqlite_store(str(tmp_path / "c.sqlite")), address, reuse_port=True
+            )
+            assert second.port == first.port
+            await second.stop(grace=0)
+        finally:
+            await first.stop(grace=0)
+
+    asyncio.run(attempt())
