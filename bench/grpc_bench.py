@@ -187,6 +187,10 @@ def game_server(args: argparse.Namespace, schema: str) -> ServerProcess:
         str(args.workers),
         "--log-level",
         "warning",
+        # One load generator plays every seat of every game from one address: measure the
+        # server, not its per-caller limits.
+        *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
+        *("--watch-streams", "0"),
     ]
     if args.no_projections:
         argv.append("--no-projections")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import secrets
 import sys
 import uuid
@@ -96,24 +97,50 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the gRPC server until SIGTERM/SIGINT."""
+    """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     import asyncio
 
     from service.config import store_config
+    from service.limits import LIMIT_HELP, limits_from
     from service.logs import configure
-    from service.server import serve
+    from service.server import BindError, serve
+    from service.tls import TlsConfigError, server_tls
 
     configure(args.log_level)
-    asyncio.run(
-        serve(
-            store_config(args.store),
-            f"{args.host}:{args.port}",
-            workers=args.workers,
-            run_projections=not args.no_projections,
-            auditor_token=args.auditor_token,
+    try:
+        limits = limits_from(os.environ, {name: getattr(args, name) for name in LIMIT_HELP})
+        tls = server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
+        health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
+        if health_port is not None and not str(health_port).isdigit():
+            raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
+    except ValueError as exc:  # TlsConfigError too
+        print(f"pref serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(
+            serve(
+                store_config(args.store),
+                f"{args.host}:{args.port}",
+                workers=args.workers,
+                run_projections=not args.no_projections,
+                auditor_token=args.auditor_token,
+                limits=limits,
+                tls=tls,
+                reuse_port=args.reuse_port,
+                health_address=f"{args.host}:{health_port}" if health_port else None,
+            )
         )
-    )
+    except (BindError, TlsConfigError) as exc:
+        print(f"pref serve: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _client(args: argparse.Namespace) -> Any:
+    """The API client of ``pref bots``/``pref play`` (TLS with ``--tls-ca`` and friends)."""
+    from service.client import GameClient
+
+    return GameClient(args.server, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key)
 
 
 def _dispute(args: argparse.Namespace, record: Any) -> int:
@@ -245,9 +272,8 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
     from domain.rules import RuleSet
     from service.botplay import play_with_bots
-    from service.client import GameClient
 
-    client = GameClient(args.server)
+    client = _client(args)
     console = Console()
     try:
         for number in range(args.games):
@@ -494,6 +520,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(rec, Console(), step=args.step)
 
 
+def _tls_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tls-ca",
+        default=os.environ.get("PREF_TLS_CA"),
+        help="connect with TLS, trusting this CA (PEM; default: $PREF_TLS_CA)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("PREF_TLS_CLIENT_CERT"),
+        help="mTLS: this client's certificate (PEM; default: $PREF_TLS_CLIENT_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("PREF_TLS_CLIENT_KEY"),
+        help="mTLS: this client's private key (PEM; default: $PREF_TLS_CLIENT_KEY)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -513,10 +557,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
     srv.add_argument("--store", help=store_help)
-    srv.add_argument("--host", default="0.0.0.0", help="address to listen on")
-    srv.add_argument("--port", type=int, default=50051)
+    srv.add_argument(
+        "--host",
+        default=os.environ.get("PREF_HOST", "127.0.0.1"),
+        help="address to listen on (default: $PREF_HOST or 127.0.0.1; 0.0.0.0 for every one)",
+    )
+    srv.add_argument("--port", type=int, default=50051, help="port to listen on")
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
-    srv.add_argument("--log-level", default="info")
+    srv.add_argument("--log-level", default="info", help="debug, info, warning or error")
     srv.add_argument(
         "--no-projections",
         action="store_true",
@@ -527,6 +575,35 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the auditor credential's secret (default: $PREF_AUDITOR_TOKEN; none: no audit API)",
     )
+    srv.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="let other processes listen on the same port (SO_REUSEPORT; off: refuse to start)",
+    )
+    srv.add_argument(
+        "--health-port",
+        type=int,
+        default=None,
+        help="also serve health checks alone, in plaintext, on this port (for probes that "
+        "cannot speak TLS; default: $PREF_HEALTH_PORT or none)",
+    )
+    srv.add_argument("--tls-cert", help="serve TLS: certificate chain, PEM ($PREF_TLS_CERT)")
+    srv.add_argument("--tls-key", help="serve TLS: private key, PEM ($PREF_TLS_KEY)")
+    srv.add_argument(
+        "--tls-client-ca",
+        help="mTLS: require client certificates signed by this CA ($PREF_TLS_CLIENT_CA)",
+    )
+    from service.limits import LIMIT_HELP, OPTIONAL, Limits, env_name
+
+    for name, text in LIMIT_HELP.items():
+        default = getattr(Limits(), name)
+        off = "; 0: no limit" if name in OPTIONAL else ""
+        srv.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=type(default),
+            default=None,
+            help=f"{text} (default: ${env_name(name)} or {default}{off})",
+        )
     srv.set_defaults(func=cmd_serve)
 
     audit = sub.add_parser("audit", help="re-check a stored game from its event log")
@@ -559,6 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--games", type=int, default=1)
     bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     bots.add_argument("--league", default="")
+    _tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
     play = sub.add_parser("play", help="play a game against two bots through a server")
@@ -567,6 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
+    _tls_client_options(play)
     play.set_defaults(func=cmd_play)
 
     stats = sub.add_parser("stats", help="league statistics (leaderboards, players, pairs)")

@@ -13,6 +13,7 @@
 | ``PermissionDenied`` | PERMISSION_DENIED | |
 | ``Conflict`` | ABORTED | ``ErrorInfo`` reason CONCURRENT_WRITE |
 | ``StoreUnavailable`` | UNAVAILABLE | ``RetryInfo`` |
+| ``ResourceExhausted`` | RESOURCE_EXHAUSTED | ``RetryInfo``, ``QuotaFailure`` |
 """
 
 from __future__ import annotations
@@ -76,6 +77,17 @@ class Unauthenticated(Exception):
 
 class PermissionDenied(Exception):
     pass
+
+
+class ResourceExhausted(Exception):
+    """A caller is over a rate limit or quota (``service.quotas``): retry after ``retry_after``
+    seconds; ``subject`` names the caller as the server counts it, ``description`` the limit."""
+
+    def __init__(self, subject: str, description: str, retry_after: float) -> None:
+        super().__init__(description)
+        self.subject = subject
+        self.description = description
+        self.retry_after = retry_after
 
 
 class Mapped(NamedTuple):
@@ -177,6 +189,18 @@ def map_error(error: BaseException) -> Mapped | None:
     if isinstance(error, StoreUnavailable):
         retry = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1))
         return _status(grpc.StatusCode.UNAVAILABLE, "the game store is unavailable; retry", retry)
+    if isinstance(error, ResourceExhausted):
+        seconds = max(error.retry_after, 0.001)
+        delay = duration_pb2.Duration(seconds=int(seconds), nanos=int(seconds % 1 * 1e9))
+        violation = error_details_pb2.QuotaFailure.Violation(
+            subject=error.subject, description=error.description
+        )
+        return _status(
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"{error.description}; retry in {seconds:.1f} s",
+            error_details_pb2.RetryInfo(retry_delay=delay),
+            error_details_pb2.QuotaFailure(violations=[violation]),
+        )
     return None
 
 

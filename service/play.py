@@ -743,7 +743,9 @@ def run(args: Any) -> int:
     """``pref play``: the command-line entry point."""
     console = Console()
     player = args.name or _default_name()
-    client = GameClient(args.server)
+    client = GameClient(
+        args.server, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key
+    )
     try:
         return play_game(
             client,

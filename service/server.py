@@ -4,6 +4,10 @@ The composition root: one application (event store), one thread pool for it, one
 (one store subscription per process), the projection worker, health checking and reflection.
 SIGTERM and SIGINT stop it gracefully: health turns NOT_SERVING, in-flight calls finish within
 the grace period, then the store is closed.
+
+The listener serves TLS when given ``ServerTls`` (``service.tls``); every call is charged to its
+caller's budgets (``service.quotas``). The port is this server's alone: gRPC's default
+SO_REUSEPORT would let a second server share it silently, so it is off unless ``reuse_port``.
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from service.gen.preferans.v1 import (
     stats_pb2_grpc,
 )
 from service.hub import EventHub
+from service.limits import Limits
 from service.logs import RequestIdInterceptor
 from service.malformed import MalformedRequestInterceptor
 from service.pagetoken import PageTokens
+from service.quotas import CallerIdentity, QuotaInterceptor, still_open_games
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
+from service.tls import ServerTls, is_loopback
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -57,6 +64,50 @@ KEEPALIVE_OPTIONS = [
 ]
 
 
+class BindError(RuntimeError):
+    """The server cannot listen on its address (in use, or not an address of this host)."""
+
+
+def _listen(
+    server: grpc.aio.Server, address: str, tls: ServerTls | None, *, warn: bool = True
+) -> int:
+    """Bind ``address`` (TLS when configured); the port bound, or ``BindError``."""
+    credentials = tls.credentials() if tls is not None else None
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, credentials)
+    except RuntimeError:
+        port = 0
+    if not port:
+        raise BindError(f"cannot listen on {address}: the address is in use or not available")
+    if warn and tls is None and not is_loopback(address.rpartition(":")[0]):
+        log.warning(
+            "serving without TLS on a non-loopback address: seat tokens and the auditor "
+            "credential travel in clear text (give --tls-cert and --tls-key)",
+            address=address,
+        )
+    return port
+
+
+def _health_listener(
+    servicer: health.aio.HealthServicer, address: str, reuse_port: bool
+) -> grpc.aio.Server:
+    """A plaintext listener with nothing but ``grpc.health.v1``: for probes that cannot speak
+    TLS (the kubelet's gRPC probe). It reveals only whether the server is SERVING."""
+    server = grpc.aio.server(
+        options=[
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+            ("grpc.max_receive_message_length", 1024),
+            ("grpc.max_concurrent_streams", 8),
+        ]
+    )
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    _listen(server, address, None, warn=False)
+    return server
+
+
 @dataclass
 class Server:
     server: grpc.aio.Server
@@ -66,6 +117,7 @@ class Server:
     executor: ThreadPoolExecutor
     health: health.aio.HealthServicer
     projections: ProjectionWorker | None = None
+    health_server: grpc.aio.Server | None = None
     stopped: bool = field(default=False)
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -75,6 +127,8 @@ class Server:
         await self.health.enter_graceful_shutdown()
         self.hub.close_watchers()
         await self.server.stop(grace)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
         self.hub.stop()
         if self.projections is not None:
             self.projections.stop()
@@ -89,11 +143,18 @@ async def create_server(
     workers: int = 16,
     run_projections: bool = True,
     auditor_token: str | None = None,
+    limits: Limits | None = None,
+    tls: ServerTls | None = None,
+    reuse_port: bool = False,
+    health_address: str | None = None,
 ) -> Server:
     """Build and start a server on ``address`` (port 0 picks a free port).
 
     ``auditor_token`` is the secret of the auditor credential (default: ``$PREF_AUDITOR_TOKEN``;
-    without one, the audit API refuses every call)."""
+    without one, the audit API refuses every call). ``limits``: the per-caller budgets and
+    message limits (default: ``Limits()``); ``tls``: serve TLS (optionally mTLS); ``reuse_port``:
+    let other processes bind the same port (off: a second server fails with ``BindError``);
+    ``health_address``: also serve health checks alone, in plaintext, there (for probes)."""
     if auditor_token is None:
         auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
@@ -109,9 +170,22 @@ async def create_server(
     if run_projections:
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
         projections.start()
+    limits = limits if limits is not None else Limits()
+    quotas = QuotaInterceptor(
+        limits, CallerIdentity(app, auditor_token), still_open_games(app), executor
+    )
     server = grpc.aio.server(
-        interceptors=[RequestIdInterceptor(), AuthInterceptor(app), MalformedRequestInterceptor()],
-        options=KEEPALIVE_OPTIONS,
+        interceptors=[
+            RequestIdInterceptor(),
+            AuthInterceptor(app),
+            quotas,
+            MalformedRequestInterceptor(),
+        ],
+        options=[
+            *KEEPALIVE_OPTIONS,
+            *limits.grpc_options(),
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+        ],
     )
     # Page tokens are signed with a key derived from the server key: every replica accepts them.
     page_tokens = PageTokens.derived_from(app._key)
@@ -136,10 +210,23 @@ async def create_server(
         ),
         server,
     )
-    port = server.add_insecure_port(address)
+    health_server = None
+    try:
+        port = _listen(server, address, tls)
+        if health_address is not None:
+            health_server = _health_listener(health_servicer, health_address, reuse_port)
+    except BaseException:
+        hub.stop()
+        if projections is not None:
+            projections.stop()
+        executor.shutdown(wait=False, cancel_futures=True)
+        app.close()
+        raise
     await server.start()
-    log.info("serving", address=address, port=port, store=store.describe())
-    return Server(server, port, app, hub, executor, health_servicer, projections)
+    if health_server is not None:
+        await health_server.start()
+    log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
+    return Server(server, port, app, hub, executor, health_servicer, projections, health_server)
 
 
 async def serve(
@@ -149,6 +236,10 @@ async def serve(
     workers: int = 16,
     run_projections: bool = True,
     auditor_token: str | None = None,
+    limits: Limits | None = None,
+    tls: ServerTls | None = None,
+    reuse_port: bool = False,
+    health_address: str | None = None,
 ) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully."""
     running = await create_server(
@@ -157,6 +248,10 @@ async def serve(
         workers=workers,
         run_projections=run_projections,
         auditor_token=auditor_token,
+        limits=limits,
+        tls=tls,
+        reuse_port=reuse_port,
+        health_address=health_address,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -5,10 +5,14 @@
 // illegal move answers FAILED_PRECONDITION) and prints the first deal of the scoresheet.
 //
 //   node play.js [HOST:PORT]        (or PREF_SERVER=HOST:PORT; default 127.0.0.1:50051)
+//   node play.js HOST:PORT --tls-ca ca.pem [--tls-cert me.pem --tls-key me.key]
+//                                   (TLS, trusting that CA; mTLS with a client certificate;
+//                                    or PREF_TLS_CA, PREF_TLS_CLIENT_CERT, PREF_TLS_CLIENT_KEY)
 //
 // Exit status: 0 when the deal was played and scored, 1 on any gRPC error or check failure.
 'use strict';
 
+const fs = require('node:fs');
 const path = require('node:path');
 const crypto = require('node:crypto');
 const grpc = require('@grpc/grpc-js');
@@ -20,7 +24,30 @@ const MAX_ACTIONS = 500; // a deal needs about 40 decisions; this only guards ag
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTO_FILE = path.join(PROTO_ROOT, 'preferans', 'v1', 'game.proto');
 
-const address = process.argv[2] || process.env.PREF_SERVER || '127.0.0.1:50051';
+// Arguments: an optional HOST:PORT and the --tls-* options (each also an environment variable).
+const options = {
+  ca: process.env.PREF_TLS_CA,
+  cert: process.env.PREF_TLS_CLIENT_CERT,
+  key: process.env.PREF_TLS_CLIENT_KEY,
+};
+const positional = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = process.argv[i];
+  const flag = { '--tls-ca': 'ca', '--tls-cert': 'cert', '--tls-key': 'key' }[arg];
+  if (flag) options[flag] = process.argv[++i];
+  else positional.push(arg);
+}
+const address = positional[0] || process.env.PREF_SERVER || '127.0.0.1:50051';
+
+function channelCredentials() {
+  if (!options.ca && !options.cert && !options.key) return grpc.credentials.createInsecure();
+  if (!options.cert !== !options.key) {
+    console.error('a client certificate needs both --tls-cert and --tls-key');
+    process.exit(1);
+  }
+  const read = (file) => (file ? fs.readFileSync(file) : null);
+  return grpc.credentials.createSsl(read(options.ca), read(options.key), read(options.cert));
+}
 
 const overall = setTimeout(() => {
   console.error(`timeout: no result after ${OVERALL_TIMEOUT_MS / 1000} s (server ${address})`);
@@ -40,7 +67,7 @@ const definition = protoLoader.loadSync(PROTO_FILE, {
 });
 const proto = grpc.loadPackageDefinition(definition);
 const GameService = proto.preferans.v1.GameService;
-const client = new GameService(address, grpc.credentials.createInsecure());
+const client = new GameService(address, channelCredentials());
 
 function call(method, request, token) {
   const metadata = new grpc.Metadata();

@@ -40,9 +40,11 @@ START_TIMEOUT = 30.0
 class ServerThread:
     """``create_server`` running in its own thread and event loop, until ``stop()``."""
 
-    def __init__(self, store: StoreConfig, *, workers: int = 8) -> None:
+    def __init__(self, store: StoreConfig, *, workers: int = 8, **options: Any) -> None:
         self.store = store
         self.workers = workers
+        self.options = options
+        """More keyword arguments of ``create_server`` (limits, tls, …)."""
         self.server: Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -60,7 +62,9 @@ class ServerThread:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        self.server = await create_server(self.store, "127.0.0.1:0", workers=self.workers)
+        self.server = await create_server(
+            self.store, "127.0.0.1:0", workers=self.workers, **self.options
+        )
         self._ready.set()
         try:
             await self._stop.wait()
@@ -98,8 +102,9 @@ class ServerThread:
         assert not self._thread.is_alive(), "the server thread did not stop"
 
 
-ServerFactory = Callable[[StoreConfig], ServerThread]
-"""``start_server(store)``: a new server on that store, stopped at teardown."""
+ServerFactory = Callable[..., ServerThread]
+"""``start_server(store, **options)``: a new server on that store (``options``: more arguments
+of ``create_server``), stopped at teardown."""
 
 
 @contextlib.contextmanager
@@ -145,8 +150,8 @@ def start_server() -> Iterator[ServerFactory]:
     their store is removed."""
     started: list[ServerThread] = []
 
-    def factory(store: StoreConfig) -> ServerThread:
-        running = ServerThread(store).start()
+    def factory(store: StoreConfig, **options: Any) -> ServerThread:
+        running = ServerThread(store, **options).start()
         started.append(running)
         return running
 
