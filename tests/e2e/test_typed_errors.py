@@ -193,7 +193,11 @@ def test_random_request_bytes_never_get_unknown(
     except grpc.RpcError as error:
         assert isinstance(error, grpc.Call)
         assert error.code() != grpc.StatusCode.UNKNOWN, (path, payload, error.details())
-        if not decodable:
+        # A flood of creations meets the per-caller creation budget before its bytes are read.
+        over_budget = (
+            error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and method.name == "CreateGame"
+        )
+        if not decodable and not over_budget:
             assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (path, payload)
             assert refusal(error).error_info is not None
     else:

@@ -473,7 +473,7 @@ class ListLeaderboardRequest(_message.Message):
     descending: _builtins.bool
     """Highest first when true or unset; lowest first when false."""
     page_size: _builtins.int
-    """Entries per page: 1 to 500 (required)."""
+    """Entries per page: 1 to 500 (0 means 50)."""
     page_token: _builtins.str
     """From a previous response's next_page_token, with the same league, order_by and
     descending; empty for the first page.
