@@ -29,6 +29,7 @@ from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
 from service.groupcommit import GroupCommitter
+from service.rule_options import check_rule_set
 
 PLAYERS = 3
 T = TypeVar("T")
@@ -123,6 +124,7 @@ class PreferansApplication(Application[uuid.UUID]):
             raise InvalidAction("a game needs three players, each with a non-empty id")
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")
+        check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
         game_id = game_id_for(request_id)
         seed = self._seed(game_id)
         dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
