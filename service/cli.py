@@ -208,6 +208,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     """Re-check a stored game from its events alone (docs/AUDIT.md); exit 1 unless verified."""
     import uuid as uuid_module
 
+    from domain.audit import UNREADABLE
     from service.application import ServiceError
     from service.audit import verify_game
 
@@ -232,6 +233,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         console.print(f"[red]{report.summary}[/red]")
     console.print(f"chain head {report.chain_head}")
+    if report.discrepancy is not None and report.discrepancy.kind == UNREADABLE:
+        return 2  # the game cannot be read (docs/AUDIT.md)
     return 0 if report.verified else 1
 
 
