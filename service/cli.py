@@ -374,20 +374,30 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_stats_export(args: argparse.Namespace) -> int:
-    """Write league statistics to CSV and Parquet files."""
+    """Write league statistics to CSV and Parquet files (file names never come from league
+    names: see docs/STATS.md, "Export")."""
     from pathlib import Path
 
-    from projections import stats_queries as q
+    from projections.stats_export import export_stats
 
     app = _stats_app(args)
     try:
-        names = q.leagues(app.db) if args.league is None else [args.league]
-        for league in names:
-            for path in q.export_league(app.db, league, Path(args.out), args.formats.split(",")):
-                Console().print(str(path))
+        leagues = None if args.league is None else [args.league]
+        for path in export_stats(app.db, Path(args.out), leagues, args.formats):
+            Console().print(str(path))
     finally:
         app.close()
     return 0
+
+
+def _formats(text: str) -> list[str]:
+    """``--formats``: a comma-separated subset of csv and parquet."""
+    from projections.stats_export import FORMATS
+
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    if not chosen or any(part not in FORMATS for part in chosen):
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(FORMATS)} (comma-separated)")
+    return chosen
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -585,7 +595,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--league", help="one league (default: every league)", default=argparse.SUPPRESS
     )
     export.add_argument("--out", default="stats-export", help="directory to write into")
-    export.add_argument("--formats", default="csv,parquet", help="csv, parquet or both")
+    export.add_argument(
+        "--formats",
+        type=_formats,
+        default=["csv", "parquet"],
+        help="csv, parquet or csv,parquet (default: both)",
+    )
     export.add_argument(
         "--no-catch-up",
         action="store_true",
