@@ -432,10 +432,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _game_id(text: str) -> uuid.UUID:
+    """A game id given as a UUID or as ``games/<uuid>`` (the form the CLI prints)."""
     try:
-        return uuid.UUID(text)
+        return uuid.UUID(text.removeprefix("games/"))
     except ValueError:
-        raise SystemExit(f"pref: {text!r} is not a game id (a UUID)") from None
+        raise SystemExit(
+            f"pref: {text[:80]!r} is not a game id (a UUID, or games/<uuid>)"
+        ) from None
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -504,6 +507,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command and option of ``pref`` (each with its help text)."""
+    from projections.stats_queries import ORDER_COLUMNS
+
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
@@ -523,9 +529,9 @@ def build_parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
     srv.add_argument("--store", help=store_help)
     srv.add_argument("--host", default="0.0.0.0", help="address to listen on")
-    srv.add_argument("--port", type=int, default=50051)
+    srv.add_argument("--port", type=int, default=50051, help="port to listen on")
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
-    srv.add_argument("--log-level", default="info")
+    srv.add_argument("--log-level", default="info", help="debug, info, warning or error")
     srv.add_argument(
         "--no-projections",
         action="store_true",
@@ -546,7 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag = sub.add_parser("flag", help="a seat disputes a scored deal (with its seat token)")
     flag.add_argument("game", help="the game id (or games/<id>)")
     flag.add_argument("--deal", type=int, required=True, help="the deal's number")
-    flag.add_argument("--reason", required=True)
+    flag.add_argument("--reason", required=True, help="why the deal is disputed (1-500 chars)")
     flag.add_argument("--token", required=True, help="the seat's token")
     flag.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
     flag.add_argument("--store", help=store_help)
@@ -555,7 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="record an auditor's ruling on a scored deal")
     rule.add_argument("game", help="the game id (or games/<id>)")
     rule.add_argument("--deal", type=int, required=True, help="the deal's number")
-    rule.add_argument("--reason", required=True)
+    rule.add_argument("--reason", required=True, help="the ruling's reason (1-500 chars)")
     rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
     rule.add_argument("--whists", help="whist deltas, 'w01,w02;w10,w12;w20,w21'")
     rule.add_argument("--auditor", default="auditor", help="who rules (a label)")
@@ -564,14 +570,14 @@ def build_parser() -> argparse.ArgumentParser:
     rule.set_defaults(func=cmd_rule)
 
     bots = sub.add_parser("bots", help="bots play whole games through a server")
-    bots.add_argument("--server", default="127.0.0.1:50051")
-    bots.add_argument("--games", type=int, default=1)
+    bots.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
+    bots.add_argument("--games", type=int, default=1, help="how many games to play")
     bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
-    bots.add_argument("--league", default="")
+    bots.add_argument("--league", default="", help="league tag of the games (default: none)")
     bots.set_defaults(func=cmd_bots)
 
     play = sub.add_parser("play", help="play a game against two bots through a server")
-    play.add_argument("--server", default="127.0.0.1:50051")
+    play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
     play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
     play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     play.add_argument("--name", default="", help="your player id (default: your login)")
@@ -583,8 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--league", help="one league (default: every league)")
     stats.add_argument("--player", help="show this player's statistics")
     stats.add_argument("--against", help="with --player: their head-to-head")
-    stats.add_argument("--order-by", default="rating", help="rating, settlement_total, games, …")
-    stats.add_argument("--limit", type=int, default=50)
+    stats.add_argument(
+        "--order-by",
+        default="rating",
+        choices=tuple(ORDER_COLUMNS),
+        help="the leaderboard's order (default: rating)",
+    )
+    stats.add_argument("--limit", type=int, default=50, help="players per leaderboard")
     stats.add_argument("--no-catch-up", action="store_true", help="do not update the stats first")
     stats.set_defaults(func=cmd_stats)
     stats_sub = stats.add_subparsers(dest="action")
@@ -611,8 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="bots play whole games of a league (in process)")
     sim.add_argument("--store", help=store_help)
-    sim.add_argument("--games", type=int, default=10)
-    sim.add_argument("--league", default="")
+    sim.add_argument("--games", type=int, default=10, help="how many games to play")
+    sim.add_argument("--league", default="", help="league tag of the games (default: none)")
     sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
     sim.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     sim.add_argument("--seed", help="any text: the same text seats the same players")
@@ -620,9 +631,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     exp = sub.add_parser("export", help="write a game or one deal as a hand record")
-    exp.add_argument("game", help="the game id")
+    exp.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
     exp.add_argument("--deal", type=int, help="only this deal (default: the whole game)")
-    exp.add_argument("--format", choices=("json", "text"), default="json")
+    exp.add_argument(
+        "--format", choices=("json", "text"), default="json", help="json (default) or text"
+    )
     exp.add_argument("--out", help="file to write (default: standard output)")
     exp.add_argument("--store", help=store_help)
     exp.set_defaults(func=cmd_export)
@@ -632,7 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     rep = sub.add_parser("replay", help="a game as it was, decision by decision")
-    rep.add_argument("game", help="the game id")
+    rep.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
     rep.add_argument("--deal", type=int, help="only this deal (default: every deal)")
     rep.add_argument("--step", action="store_true", help="wait for Enter between events")
     rep.add_argument("--store", help=store_help)
@@ -654,9 +667,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _known_error(error: BaseException) -> str | None:
+    """A one-line explanation of an error an operator can act on, or ``None`` for a bug."""
+    import grpc
+    from eventsourcing.persistence import PersistenceError
+
+    from domain.rules.errors import RulesError
+    from service.application import ServiceError
+
+    if isinstance(error, grpc.RpcError) and isinstance(error, grpc.Call):
+        code, details = error.code(), error.details() or ""
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return f"cannot reach the server: {details}"
+        return f"the server refused: {code.name}: {details}"
+    if isinstance(error, PersistenceError):
+        return f"the store cannot be used: {error}"
+    if isinstance(error, OSError):
+        where = f": {error.filename}" if error.filename else ""
+        return f"{error.strerror or error}{where}"
+    if isinstance(error, RulesError):
+        return error.message
+    if isinstance(error, ServiceError):
+        return str(error)
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        return None
+    if isinstance(error, psycopg.Error):
+        return f"the store cannot be used: {error}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Usage errors exit 2 (argparse); errors an operator can act on (a server
+    or store that cannot be reached, a file that cannot be written, a refused command) print one
+    line on stderr and exit 1; anything else is a bug and keeps its traceback."""
     args = build_parser().parse_args(argv)
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except KeyboardInterrupt:
+        print("pref: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        message = _known_error(error)
+        if message is None:
+            raise
+        line = " ".join(message.split())
+        print(f"pref: {line[:500]}", file=sys.stderr)
+        return 1
     return result
 
 
