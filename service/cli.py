@@ -205,8 +205,11 @@ def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Re-check a stored game from its events alone (docs/AUDIT.md); exit 1 unless verified."""
+    """Re-check a stored game from its events alone (docs/AUDIT.md): exit 0 when verified, 1 on
+    a discrepancy, 2 when the game cannot be read (no such game, no store, an unreadable event)."""
     import uuid as uuid_module
+
+    from eventsourcing.persistence import PersistenceError
 
     from domain.audit import UNREADABLE
     from service.application import ServiceError
@@ -218,7 +221,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     except ValueError:
         Console(stderr=True).print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
         return 2
-    app = _open_app(args.store)
+    try:
+        app = _open_app(args.store)
+    except PersistenceError as exc:
+        Console(stderr=True).print(f"[red]the store cannot be used: {exc}[/red]")
+        return 2
     try:
         report = verify_game(app, game_id)
     except ServiceError as exc:

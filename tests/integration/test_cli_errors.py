@@ -87,3 +87,13 @@ def test_export_and_replay_take_the_games_form(
     with pytest.raises(SystemExit) as exited:
         pref(["export", "games/not-a-uuid", "--store", store])
     assert "is not a game id" in str(exited.value.code)
+
+
+def test_audit_of_a_store_that_cannot_be_opened_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    game = "games/00000000-0000-0000-0000-000000000001"
+    assert pref(["audit", game, "--store", str(blocker / "x.sqlite")]) == 2
+    assert "the store cannot be used" in capsys.readouterr().err

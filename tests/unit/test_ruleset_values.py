@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import pickle
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.rules import DEFAULT, RuleSet
 from domain.rules.errors import InvalidAction
 from domain.rules.ruleset_schema import options_schema
 from domain.rules.scoring import DEFENCE_SCORERS
-from service.rule_options import check_options, check_rule_set
+from service.rule_options import check_options, check_rule_set, parse_options_json
 
 
 def test_rule_sets_are_hashable_values() -> None:
@@ -80,3 +83,40 @@ def test_a_rule_set_out_of_range_cannot_be_recorded() -> None:
     with pytest.raises(InvalidAction, match="half-whist levels"):
         RuleSet(half_whist_levels=frozenset({5}))
     check_rule_set(RuleSet(pool_target=200))
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.integers(min_value=0, max_value=12)
+    | st.lists(st.integers(min_value=5, max_value=11), max_size=3)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=10),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_OPTION_VALUES = st.dictionaries(
+    st.sampled_from([f.name for f in dataclasses.fields(RuleSet)]), _JSON, max_size=4
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_OPTION_VALUES, _JSON))
+def test_any_options_json_is_accepted_whole_or_refused_typed(options: object) -> None:
+    """Whatever JSON a client sends: a rule set that records and loads back, or InvalidAction."""
+    text = json.dumps(options)
+    try:
+        parsed = parse_options_json(text)
+    except InvalidAction as refused:
+        assert refused.field.startswith("rules.options_json")
+        return
+    try:
+        rules = RuleSet.from_dict({**DEFAULT.to_dict(), **parsed})
+    except InvalidAction:
+        return  # a semantic check (e.g. levels of a table), typed
+    check_rule_set(rules)
+    assert RuleSet.from_dict(json.loads(json.dumps(rules.to_dict()))) == rules
+    hash(rules)
