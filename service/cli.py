@@ -674,55 +674,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _known_error(error: BaseException) -> str | None:
-    """A one-line explanation of an error an operator can act on, or ``None`` for a bug."""
-    import grpc
-    from eventsourcing.persistence import PersistenceError
-
-    from domain.rules.errors import RulesError
-    from service.application import ServiceError
-
-    if isinstance(error, grpc.RpcError) and isinstance(error, grpc.Call):
-        code, details = error.code(), error.details() or ""
-        if code == grpc.StatusCode.UNAVAILABLE:
-            return f"cannot reach the server: {details}"
-        return f"the server refused: {code.name}: {details}"
-    if isinstance(error, PersistenceError):
-        return f"the store cannot be used: {error}"
-    if isinstance(error, OSError):
-        where = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror or error}{where}"
-    if isinstance(error, RulesError):
-        return error.message
-    if isinstance(error, ServiceError):
-        return str(error)
-    try:
-        import psycopg
-    except ImportError:  # pragma: no cover - psycopg is a dependency
-        return None
-    if isinstance(error, psycopg.Error):
-        return f"the store cannot be used: {error}"
-    return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command. Usage errors exit 2 (argparse); errors an operator can act on (a server
-    or store that cannot be reached, a file that cannot be written, a refused command) print one
-    line on stderr and exit 1; anything else is a bug and keeps its traceback."""
+    """Run one command; errors an operator can act on end in one line (``service.cli_errors``)."""
+    from service.cli_errors import run_command
+
     args = build_parser().parse_args(argv)
-    try:
-        result: int = args.func(args)
-    except KeyboardInterrupt:
-        print("pref: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:
-        message = _known_error(error)
-        if message is None:
-            raise
-        line = " ".join(message.split())
-        print(f"pref: {line[:500]}", file=sys.stderr)
-        return 1
-    return result
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":
