@@ -120,25 +120,40 @@ class RuleSet:
     def _check(self) -> None:
         """The semantic checks (types and ranges are the schema's: ``ruleset_schema``)."""
         if self.players != 3:
-            raise InvalidAction("only three-player tables are supported by this rules core yet")
+            raise InvalidAction(
+                "only three-player tables are supported by this rules core yet",
+                field="rules.players",
+            )
         if self.pool_target <= 0:
-            raise InvalidAction("the pool target must be positive")
-        for table in (self.contract_values, self.defence_norms):
-            if tuple(sorted(table)) != LEVELS:
-                raise InvalidAction("price and norm tables need levels 6 to 10")
+            raise InvalidAction("the pool target must be positive", field="rules.pool_target")
+        for name in ("contract_values", "defence_norms"):
+            if tuple(sorted(getattr(self, name))) != LEVELS:
+                raise InvalidAction(
+                    "price and norm tables need levels 6 to 10", field=f"rules.{name}"
+                )
         if not set(self.whister_shares) <= set(LEVELS):
-            raise InvalidAction("whister shares are given by levels 6 to 10")
+            raise InvalidAction(
+                "whister shares are given by levels 6 to 10", field="rules.whister_shares"
+            )
         if not self.half_whist_levels <= set(LEVELS):
-            raise InvalidAction("half-whist levels must be 6 to 10")
+            raise InvalidAction(
+                "half-whist levels must be 6 to 10", field="rules.half_whist_levels"
+            )
         if not self.raspasy_trick_prices or not self.raspasy_exit_levels:
-            raise InvalidAction("raspasy prices and exit levels need at least one entry")
+            raise InvalidAction(
+                "raspasy prices and exit levels need at least one entry",
+                field="rules.raspasy_trick_prices",
+            )
         if any(not 6 <= level <= 10 for level in self.raspasy_exit_levels):
-            raise InvalidAction("raspasy exit levels must be 6 to 10")
+            raise InvalidAction(
+                "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
+            )
         from domain.rules.scoring import DEFENCE_SCORERS
 
         if self.whist_kind not in DEFENCE_SCORERS:
             raise InvalidAction(
-                f"unknown whist kind {self.whist_kind!r}; known: {', '.join(DEFENCE_SCORERS)}"
+                f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
+                field="rules.whist_kind",
             )
 
     def __hash__(self) -> int:
