@@ -40,7 +40,7 @@ def _one_line(text: str) -> str:
     ],
     ids=["order-by", "formats", "one unknown format", "export format"],
 )
-def test_usage_errors_exit_2_with_one_line(
+def test_usage_errors_exit_2_without_a_traceback(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     with pytest.raises(SystemExit) as exited:
