@@ -28,6 +28,7 @@ from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
 from domain.model.disputes import adjusted, check_adjustment, check_reason
 from domain.model.replay import ACTIONS, EVENT_PREFIX
+from domain.model.shape import malformed
 from domain.rules import (
     Card,
     GameState,
@@ -60,7 +61,8 @@ REORDERED = "reordered"
 UNCHAINED = "unchained"
 """Events recorded before tamper evidence: the log cannot be checked for tampering."""
 UNREADABLE = "unreadable"
-"""A stored event cannot be decoded."""
+"""A stored event cannot be decoded, or is not an event of its kind (a field missing, of the
+wrong type, or unexpected): ``pref audit`` exits 2 for it."""
 STRUCTURE = "structure"
 """An event in a place where the game's course does not allow it."""
 FAIRNESS = "fairness"
@@ -495,6 +497,12 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
                 f"{label}: the stored event cannot be read: {item.reason}",
             )
             break
+        problem = malformed(item)
+        if problem is not None:
+            found = Discrepancy(
+                version, name, UNREADABLE, f"{label}: the stored event cannot be read: {problem}"
+            )
+            break
         chain = stored_chain(item)
         computed = link(head, item)
         if chain is None:
@@ -529,8 +537,16 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
         head = chain
         try:
             replay.check(item)
-        except _Found as problem:
-            found = Discrepancy(version, name, problem.kind, f"{label}: {problem.message}")
+        except _Found as finding:
+            found = Discrepancy(version, name, finding.kind, f"{label}: {finding.message}")
+            break
+        except Exception as exc:  # a value no check foresaw: a finding, never a crash
+            found = Discrepancy(
+                version,
+                name,
+                UNREADABLE,
+                f"{label}: the stored event cannot be read: {type(exc).__name__}: {exc!s:.200}",
+            )
             break
     else:
         try:

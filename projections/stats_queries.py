@@ -1,4 +1,5 @@
-"""Reading the league statistics (``projections.stats``) as plain data, and exporting them.
+"""Reading the league statistics (``projections.stats``) as plain data (exports:
+``projections.stats_export``).
 
 Settlement values are exact fractions written as strings (``"-275/3"``, ``"40"``, ``"0"``);
 the rating is a float; everything else is an int (or a float average). What each number counts
@@ -7,10 +8,7 @@ is documented in docs/STATS.md.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Sequence
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from projections.db import Database
@@ -25,7 +23,8 @@ ORDER_COLUMNS = {
 }
 """Leaderboard orderings → the indexed column each one sorts on."""
 
-_PLAYER_COLUMNS = ("league", "player_id", "rating", "settlement_den", *PLAYER_COUNTERS)
+PLAYER_COLUMNS = ("league", "player_id", "rating", "settlement_den", *PLAYER_COUNTERS)
+"""The ``stats_players`` columns ``player_from_row`` reads."""
 
 
 def fraction_text(numerator: int, denominator: int) -> str:
@@ -44,14 +43,18 @@ def player_stats(db: Database, league: str, player_id: str) -> dict[str, Any] | 
     """Everything known about one player in one league (``None`` if he never played in it)."""
     with db.reading() as c:
         c.execute(
-            f"SELECT {', '.join(_PLAYER_COLUMNS)} FROM stats_players WHERE league = ? AND "
+            f"SELECT {', '.join(PLAYER_COLUMNS)} FROM stats_players WHERE league = ? AND "
             "player_id = ?",
             (league, player_id),
         )
         found = c.fetchone()
     if found is None:
         return None
-    row = dict(zip(_PLAYER_COLUMNS, found, strict=True))
+    return player_from_row(dict(zip(PLAYER_COLUMNS, found, strict=True)))
+
+
+def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A ``stats_players`` row (by column name) as ``player_stats`` gives it."""
     failed = int(row["contracts_failed"])
     return {
         "league": row["league"],
@@ -253,33 +256,3 @@ def export_tables(db: Database, league: str) -> dict[str, list[dict[str, Any]]]:
             if pair is not None:
                 pairs.append(pair)
     return {"players": players, "head_to_head": pairs, "results": game_results(db, league)}
-
-
-def export_league(
-    db: Database, league: str, directory: Path, formats: Sequence[str] = ("csv", "parquet")
-) -> list[Path]:
-    """Write the league's tables (``export_tables``) as ``<league>-<table>.csv`` and
-    ``.parquet`` files in ``directory``; return the paths written."""
-    unknown = set(formats) - {"csv", "parquet"}
-    if unknown:
-        raise ValueError(f"unknown export formats: {', '.join(sorted(unknown))}")
-    directory.mkdir(parents=True, exist_ok=True)
-    stem = league or "default"
-    written: list[Path] = []
-    for table, rows in export_tables(db, league).items():
-        if "csv" in formats:
-            path = directory / f"{stem}-{table}.csv"
-            with path.open("w", newline="", encoding="utf-8") as out:
-                columns = list(rows[0]) if rows else []
-                writer = csv.DictWriter(out, fieldnames=columns)
-                writer.writeheader()
-                writer.writerows(rows)
-            written.append(path)
-        if "parquet" in formats:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            path = directory / f"{stem}-{table}.parquet"
-            pq.write_table(pa.Table.from_pylist(rows), path)
-            written.append(path)
-    return written

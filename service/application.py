@@ -30,6 +30,7 @@ from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
 from service import validation
 from service.groupcommit import GroupCommitter
+from service.rule_options import check_rule_set
 
 PLAYERS = 3
 T = TypeVar("T")
@@ -128,6 +129,7 @@ class PreferansApplication(Application[uuid.UUID]):
         league = validation.league(league)
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")
+        check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
         game_id = game_id_for(request_id)
         seed = self._seed(game_id)
         dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer

@@ -16,6 +16,7 @@ from eventsourcing.persistence import PersistenceError
 
 from domain.audit import AuditReport, Undecodable, verify
 from domain.model.chain import ENVELOPE, stored_chain
+from domain.model.shape import event_topics, malformed
 from service.application import GameNotFound, PreferansApplication, StoreUnavailable
 
 
@@ -42,11 +43,19 @@ def _select(
         raise StoreUnavailable(str(exc)) from exc
 
 
+_TOPICS = event_topics()
+
+
 def _decode(app: PreferansApplication, stored: Any) -> Any:
+    """The stored row as an event, or ``Undecodable`` (an unknown topic is never resolved: a
+    topic names a module to import)."""
+    topic = str(stored.topic)
+    if topic not in _TOPICS:
+        return Undecodable(stored.originator_version, topic, f"unknown topic {topic!r:.80}")
     try:
         return app.mapper.to_domain_event(stored)
     except Exception as exc:  # any failure to decode is a finding, not a crash
-        return Undecodable(stored.originator_version, stored.topic, f"{type(exc).__name__}: {exc}")
+        return Undecodable(stored.originator_version, topic, f"{type(exc).__name__}: {exc!s:.200}")
 
 
 def read_log(app: PreferansApplication, game_id: uuid.UUID) -> list[Any]:
@@ -74,6 +83,10 @@ def event_log(
 
 
 def log_entry(event: Any, row: Any) -> LogEntry:
+    if not isinstance(event, Undecodable):
+        problem = malformed(event)
+        if problem is not None:
+            event = Undecodable(row.originator_version, row.topic, problem)
     if isinstance(event, Undecodable):
         raw = row.state.decode("utf-8", "replace") if isinstance(row.state, bytes) else ""
         return LogEntry(event.version, row.topic, "", raw, "", event.reason)

@@ -232,9 +232,13 @@ def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Re-check a stored game from its events alone (docs/AUDIT.md); exit 1 unless verified."""
+    """Re-check a stored game from its events alone (docs/AUDIT.md): exit 0 when verified, 1 on
+    a discrepancy, 2 when the game cannot be read (no such game, no store, an unreadable event)."""
     import uuid as uuid_module
 
+    from eventsourcing.persistence import PersistenceError
+
+    from domain.audit import UNREADABLE
     from service.application import ServiceError
     from service.audit import verify_game
 
@@ -244,7 +248,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     except ValueError:
         Console(stderr=True).print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
         return 2
-    app = _open_app(args.store)
+    try:
+        app = _open_app(args.store)
+    except PersistenceError as exc:
+        Console(stderr=True).print(f"[red]the store cannot be used: {exc}[/red]")
+        return 2
     try:
         report = verify_game(app, game_id)
     except ServiceError as exc:
@@ -259,6 +267,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         console.print(f"[red]{report.summary}[/red]")
     console.print(f"chain head {report.chain_head}")
+    if report.discrepancy is not None and report.discrepancy.kind == UNREADABLE:
+        return 2  # the game cannot be read (docs/AUDIT.md)
     return 0 if report.verified else 1
 
 
@@ -397,20 +407,30 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_stats_export(args: argparse.Namespace) -> int:
-    """Write league statistics to CSV and Parquet files."""
+    """Write league statistics to CSV and Parquet files (file names never come from league
+    names: see docs/STATS.md, "Export")."""
     from pathlib import Path
 
-    from projections import stats_queries as q
+    from projections.stats_export import export_stats
 
     app = _stats_app(args)
     try:
-        names = q.leagues(app.db) if args.league is None else [args.league]
-        for league in names:
-            for path in q.export_league(app.db, league, Path(args.out), args.formats.split(",")):
-                Console().print(str(path))
+        leagues = None if args.league is None else [args.league]
+        for path in export_stats(app.db, Path(args.out), leagues, args.formats):
+            Console().print(str(path))
     finally:
         app.close()
     return 0
+
+
+def _formats(text: str) -> list[str]:
+    """``--formats``: a comma-separated subset of csv and parquet."""
+    from projections.stats_export import FORMATS
+
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    if not chosen or any(part not in FORMATS for part in chosen):
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(FORMATS)} (comma-separated)")
+    return chosen
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -449,10 +469,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _game_id(text: str) -> uuid.UUID:
+    """A game id given as a UUID or as ``games/<uuid>`` (the form the CLI prints)."""
     try:
-        return uuid.UUID(text)
+        return uuid.UUID(text.removeprefix("games/"))
     except ValueError:
-        raise SystemExit(f"pref: {text!r} is not a game id (a UUID)") from None
+        raise SystemExit(
+            f"pref: {text[:80]!r} is not a game id (a UUID, or games/<uuid>)"
+        ) from None
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -539,6 +562,9 @@ def _tls_client_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every command and option of ``pref`` (each with its help text)."""
+    from projections.stats_queries import ORDER_COLUMNS
+
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
@@ -614,7 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag = sub.add_parser("flag", help="a seat disputes a scored deal (with its seat token)")
     flag.add_argument("game", help="the game id (or games/<id>)")
     flag.add_argument("--deal", type=int, required=True, help="the deal's number")
-    flag.add_argument("--reason", required=True)
+    flag.add_argument("--reason", required=True, help="why the deal is disputed (1-500 chars)")
     flag.add_argument("--token", required=True, help="the seat's token")
     flag.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
     flag.add_argument("--store", help=store_help)
@@ -623,7 +649,7 @@ def build_parser() -> argparse.ArgumentParser:
     rule = sub.add_parser("rule", help="record an auditor's ruling on a scored deal")
     rule.add_argument("game", help="the game id (or games/<id>)")
     rule.add_argument("--deal", type=int, required=True, help="the deal's number")
-    rule.add_argument("--reason", required=True)
+    rule.add_argument("--reason", required=True, help="the ruling's reason (1-500 chars)")
     rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
     rule.add_argument("--whists", help="whist deltas, 'w01,w02;w10,w12;w20,w21'")
     rule.add_argument("--auditor", default="auditor", help="who rules (a label)")
@@ -632,15 +658,15 @@ def build_parser() -> argparse.ArgumentParser:
     rule.set_defaults(func=cmd_rule)
 
     bots = sub.add_parser("bots", help="bots play whole games through a server")
-    bots.add_argument("--server", default="127.0.0.1:50051")
-    bots.add_argument("--games", type=int, default=1)
+    bots.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
+    bots.add_argument("--games", type=int, default=1, help="how many games to play")
     bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
-    bots.add_argument("--league", default="")
+    bots.add_argument("--league", default="", help="league tag of the games (default: none)")
     _tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
     play = sub.add_parser("play", help="play a game against two bots through a server")
-    play.add_argument("--server", default="127.0.0.1:50051")
+    play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
     play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
     play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     play.add_argument("--name", default="", help="your player id (default: your login)")
@@ -653,8 +679,13 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--league", help="one league (default: every league)")
     stats.add_argument("--player", help="show this player's statistics")
     stats.add_argument("--against", help="with --player: their head-to-head")
-    stats.add_argument("--order-by", default="rating", help="rating, settlement_total, games, …")
-    stats.add_argument("--limit", type=int, default=50)
+    stats.add_argument(
+        "--order-by",
+        default="rating",
+        choices=tuple(ORDER_COLUMNS),
+        help="the leaderboard's order (default: rating)",
+    )
+    stats.add_argument("--limit", type=int, default=50, help="players per leaderboard")
     stats.add_argument("--no-catch-up", action="store_true", help="do not update the stats first")
     stats.set_defaults(func=cmd_stats)
     stats_sub = stats.add_subparsers(dest="action")
@@ -665,7 +696,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--league", help="one league (default: every league)", default=argparse.SUPPRESS
     )
     export.add_argument("--out", default="stats-export", help="directory to write into")
-    export.add_argument("--formats", default="csv,parquet", help="csv, parquet or both")
+    export.add_argument(
+        "--formats",
+        type=_formats,
+        default=["csv", "parquet"],
+        help="csv, parquet or csv,parquet (default: both)",
+    )
     export.add_argument(
         "--no-catch-up",
         action="store_true",
@@ -676,8 +712,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", help="bots play whole games of a league (in process)")
     sim.add_argument("--store", help=store_help)
-    sim.add_argument("--games", type=int, default=10)
-    sim.add_argument("--league", default="")
+    sim.add_argument("--games", type=int, default=10, help="how many games to play")
+    sim.add_argument("--league", default="", help="league tag of the games (default: none)")
     sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
     sim.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
     sim.add_argument("--seed", help="any text: the same text seats the same players")
@@ -685,9 +721,11 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     exp = sub.add_parser("export", help="write a game or one deal as a hand record")
-    exp.add_argument("game", help="the game id")
+    exp.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
     exp.add_argument("--deal", type=int, help="only this deal (default: the whole game)")
-    exp.add_argument("--format", choices=("json", "text"), default="json")
+    exp.add_argument(
+        "--format", choices=("json", "text"), default="json", help="json (default) or text"
+    )
     exp.add_argument("--out", help="file to write (default: standard output)")
     exp.add_argument("--store", help=store_help)
     exp.set_defaults(func=cmd_export)
@@ -697,7 +735,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     rep = sub.add_parser("replay", help="a game as it was, decision by decision")
-    rep.add_argument("game", help="the game id")
+    rep.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
     rep.add_argument("--deal", type=int, help="only this deal (default: every deal)")
     rep.add_argument("--step", action="store_true", help="wait for Enter between events")
     rep.add_argument("--store", help=store_help)
@@ -720,9 +758,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; errors an operator can act on end in one line (``service.cli_errors``)."""
+    from service.cli_errors import run_command
+
     args = build_parser().parse_args(argv)
-    result: int = args.func(args)
-    return result
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":

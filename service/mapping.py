@@ -53,6 +53,7 @@ from domain.rules.view import SeatView
 from service import validation
 from service.errors import BadInput
 from service.gen.preferans.v1 import game_pb2 as pb
+from service.rule_options import check_options, check_rule_set, parse_options_json
 
 GAME_PREFIX = "games/"
 
@@ -82,22 +83,17 @@ def _cards(mask: int) -> list[str]:
 
 
 def rules_from_proto(message: pb.RuleSet) -> RuleSet:
+    """The rule set a client asks for, fully validated (``InvalidAction`` naming the option)."""
     base = rule_set(message.name or "default")
     options: dict[str, Any] = base.to_dict()
     if message.options_json:
-        try:
-            extra = json.loads(message.options_json)
-        except json.JSONDecodeError as exc:
-            raise BadInput("rules.options_json", f"not valid JSON: {exc}") from None
-        if not isinstance(extra, dict):
-            raise BadInput("rules.options_json", "must be a JSON object of rule options")
-        options.update(extra)
+        options.update(parse_options_json(message.options_json))
     if message.pool_target:
         options["pool_target"] = message.pool_target
-    try:
-        return RuleSet.from_dict(options)
-    except (InvalidAction, TypeError, ValueError) as exc:
-        raise BadInput("rules", str(exc)) from None
+        check_options(options, field="rules")
+    rules = RuleSet.from_dict(options)
+    check_rule_set(rules)
+    return rules
 
 
 def rules_to_proto(rules: RuleSet) -> pb.RuleSet:

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
+from types import MappingProxyType
 from typing import Any
 
 from domain.rules.errors import InvalidAction
@@ -40,13 +41,19 @@ class HelpTie(StrEnum):
     """The one with the smaller gora; if equal, the next clockwise from the helper."""
 
 
-def _frozen(mapping: Mapping[int, int]) -> Mapping[int, int]:
-    return dict(mapping)
+LEVELS = (6, 7, 8, 9, 10)
+"""The contract levels, the keys of the price and norm tables."""
+
+_TABLES = ("contract_values", "defence_norms", "whister_shares")
+"""The fields that are tables by level (read-only mappings, written as JSON objects)."""
 
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Everything a table agrees on before play. Immutable; compare with ``==``."""
+    """Everything a table agrees on before play. Immutable and hashable; compare with ``==``.
+
+    Tables are read-only mappings (``types.MappingProxyType`` over a private copy), sequences
+    tuples and sets frozensets, whatever was passed in: a rule set cannot change once made."""
 
     name: str = "default"
     players: int = 3
@@ -54,10 +61,10 @@ class RuleSet:
 
     # Prices (§1.7, §1.8, §1.9).
     contract_values: Mapping[int, int] = field(
-        default_factory=lambda: _frozen({6: 2, 7: 4, 8: 6, 9: 8, 10: 10})
+        default_factory=lambda: {6: 2, 7: 4, 8: 6, 9: 8, 10: 10}
     )
     defence_norms: Mapping[int, int] = field(
-        default_factory=lambda: _frozen({6: 4, 7: 2, 8: 1, 9: 1, 10: 1})
+        default_factory=lambda: {6: 4, 7: 2, 8: 1, 9: 1, 10: 1}
     )
     misere_value: int = 10
     misere_trick_penalty: int = 10
@@ -83,7 +90,7 @@ class RuleSet:
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"
     """Key into ``scoring.DEFENCE_SCORERS``: how defence whists and penalties are written."""
-    whister_shares: Mapping[int, int] = field(default_factory=lambda: _frozen({6: 2, 7: 1}))
+    whister_shares: Mapping[int, int] = field(default_factory=lambda: {6: 2, 7: 1})
     """Tricks each of two whisters answers for, by level; levels absent here make the
     second whister answer for the shortfall (§1.6: 8–10)."""
     penalty_capped: bool = False
@@ -103,23 +110,58 @@ class RuleSet:
     help_tie: HelpTie = HelpTie.CLOCKWISE
 
     def __post_init__(self) -> None:
+        for name in _TABLES:
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "raspasy_trick_prices", tuple(self.raspasy_trick_prices))
+        object.__setattr__(self, "raspasy_exit_levels", tuple(self.raspasy_exit_levels))
+        object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
+        self._check()
+
+    def _check(self) -> None:
+        """The semantic checks (types and ranges are the schema's: ``ruleset_schema``)."""
         if self.players != 3:
-            raise InvalidAction("only three-player tables are supported by this rules core yet")
+            raise InvalidAction(
+                "only three-player tables are supported by this rules core yet",
+                field="rules.players",
+            )
         if self.pool_target <= 0:
-            raise InvalidAction("the pool target must be positive")
-        for table in (self.contract_values, self.defence_norms):
-            if sorted(table) != [6, 7, 8, 9, 10]:
-                raise InvalidAction("price and norm tables need levels 6 to 10")
+            raise InvalidAction("the pool target must be positive", field="rules.pool_target")
+        for name in ("contract_values", "defence_norms"):
+            if tuple(sorted(getattr(self, name))) != LEVELS:
+                raise InvalidAction(
+                    "price and norm tables need levels 6 to 10", field=f"rules.{name}"
+                )
+        if not set(self.whister_shares) <= set(LEVELS):
+            raise InvalidAction(
+                "whister shares are given by levels 6 to 10", field="rules.whister_shares"
+            )
+        if not self.half_whist_levels <= set(LEVELS):
+            raise InvalidAction(
+                "half-whist levels must be 6 to 10", field="rules.half_whist_levels"
+            )
         if not self.raspasy_trick_prices or not self.raspasy_exit_levels:
-            raise InvalidAction("raspasy prices and exit levels need at least one entry")
+            raise InvalidAction(
+                "raspasy prices and exit levels need at least one entry",
+                field="rules.raspasy_trick_prices",
+            )
         if any(not 6 <= level <= 10 for level in self.raspasy_exit_levels):
-            raise InvalidAction("raspasy exit levels must be 6 to 10")
+            raise InvalidAction(
+                "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
+            )
         from domain.rules.scoring import DEFENCE_SCORERS
 
         if self.whist_kind not in DEFENCE_SCORERS:
             raise InvalidAction(
-                f"unknown whist kind {self.whist_kind!r}; known: {', '.join(DEFENCE_SCORERS)}"
+                f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
+                field="rules.whist_kind",
             )
+
+    def __hash__(self) -> int:
+        return hash(tuple(_hashable(getattr(self, f.name)) for f in dataclasses.fields(self)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Copies and pickles go through the JSON-ready form (read-only mappings do not pickle).
+        return (RuleSet.from_dict, (self.to_dict(),))
 
     def value(self, level: int) -> int:
         """Pool value of a made contract of ``level`` tricks."""
@@ -166,32 +208,68 @@ class RuleSet:
         known = {f.name: f for f in dataclasses.fields(cls)}
         unknown = set(data) - set(known)
         if unknown:
-            raise InvalidAction(f"unknown rule options: {', '.join(sorted(unknown))}")
+            named = ", ".join(f"{name!s:.40}" for name in sorted(unknown, key=str)[:5])
+            raise InvalidAction(f"unknown rule options: {named}", field="rules")
         kwargs: dict[str, Any] = {}
         for name, value in data.items():
             kwargs[name] = _decode_field(name, value)
         return cls(**kwargs)
 
 
-def _decode_field(name: str, value: Any) -> Any:
-    try:
-        if name in ("contract_values", "defence_norms", "whister_shares"):
-            return {int(k): int(v) for k, v in dict(value).items()}
-        if name == "half_whist_levels":
-            return frozenset(int(v) for v in value)
-        if name in ("raspasy_trick_prices", "raspasy_exit_levels"):
-            return tuple(int(v) for v in value)
-        if name == "bidding":
-            return Bidding(value)
-        if name == "help_tie":
-            return HelpTie(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidAction(f"rule option {name}: {exc}") from None
+def _hashable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return tuple(sorted(value.items()))
     return value
+
+
+def _integer(value: Any) -> int:
+    """A JSON integer (not a bool, not a float, not text)."""
+    if type(value) is not int:
+        raise TypeError(f"{value!r:.40} is not an integer")
+    return value
+
+
+def _level(key: Any) -> int:
+    """A table's key: a level, written as text in JSON ("6") or as an integer."""
+    level = _LEVEL_KEYS.get(key) if isinstance(key, str) else key
+    if type(level) is not int or level not in LEVELS:
+        raise ValueError(f"{key!r:.40} is not a level 6 to 10")
+    return level
+
+
+_LEVEL_KEYS = {str(level): level for level in LEVELS}
+
+
+def _decode_field(name: str, value: Any) -> Any:
+    """One recorded option in its Python form, with its JSON type checked (``InvalidAction``)."""
+    kind = _KINDS[name]
+    try:
+        if kind is MappingProxyType:
+            if not isinstance(value, Mapping):
+                raise TypeError("not an object of levels")
+            return {_level(k): _integer(v) for k, v in value.items()}
+        if kind in (tuple, frozenset):
+            if not isinstance(value, list | tuple | frozenset | set):
+                raise TypeError("not a list")
+            return kind(_integer(v) for v in value)
+        if kind is int:
+            return _integer(value)
+        if kind in (bool, str):
+            if type(value) is not kind:
+                raise TypeError(f"not a {'boolean' if kind is bool else 'string'}")
+            return value
+        return kind(value)  # an enum
+    except (TypeError, ValueError) as exc:
+        raise InvalidAction(f"rule option {name}: {exc}", field=f"rules.{name}") from None
 
 
 DEFAULT = RuleSet()
 """The default profile: seed S001 as distilled in RULES.md §1, with the decisions of §6."""
+
+_KINDS: dict[str, type] = {
+    f.name: type(getattr(DEFAULT, f.name)) for f in dataclasses.fields(DEFAULT)
+}
+"""Each option's Python type, as the default profile has it."""
 
 RULE_SETS: dict[str, RuleSet] = {"default": DEFAULT}
 """Named rule sets a game may be created with."""
@@ -203,5 +281,6 @@ def rule_set(name: str) -> RuleSet:
         return RULE_SETS[name]
     except KeyError:
         raise InvalidAction(
-            f"unknown rule set {name!r}; known: {', '.join(sorted(RULE_SETS))}"
+            f"unknown rule set {name!r:.40}; known: {', '.join(sorted(RULE_SETS))}",
+            field="rules.name",
         ) from None

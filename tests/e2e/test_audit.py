@@ -135,6 +135,38 @@ def test_tampering_is_reported_through_the_api(
         client.close()
 
 
+def test_a_malformed_stored_event_is_a_discrepancy_not_an_error(
+    audited: ServerThread,
+    store: StoreConfig,
+    open_app: Callable[[StoreConfig], PreferansApplication],
+) -> None:
+    """A stored event that decodes but lacks its fields (issue 9, item 9): VerifyGame answers
+    with the discrepancy at its position (not INTERNAL), and GetEventLog still reads the log."""
+    client, audit = stubs(audited)
+    try:
+        name, _ = finished_game(client)
+        game_id = uuid.UUID(name.removeprefix("games/"))
+        app = open_app(store)
+        version = next(
+            e.originator_version
+            for e in app.game_events(game_id)
+            if type(e).__name__ == "CardPlayed"
+        )
+        rewrite_stored_state(store.env, events_table(app), game_id, version, {"seat": 1})
+        answer = audit.VerifyGame(apb.VerifyGameRequest(name=name), metadata=AUDITOR)
+        assert answer.verdict == apb.AUDIT_VERDICT_DISCREPANCY
+        found = answer.discrepancy
+        assert (found.version, found.topic, found.kind) == (version, "CardPlayed", "unreadable")
+        assert found.message.startswith(f"event {version} (CardPlayed): the stored event cannot")
+        page = audit.GetEventLog(
+            apb.GetEventLogRequest(name=name, page_size=1000), metadata=AUDITOR
+        )
+        entry = page.entries[version - 1]
+        assert entry.version == version and entry.decode_error
+    finally:
+        client.close()
+
+
 def test_only_the_auditor_may_audit(
     audited: ServerThread,
     start_server: ServerFactory,

@@ -18,6 +18,7 @@ import pytest
 
 from domain.rules import RuleSet
 from projections import stats_queries
+from projections.stats_export import export_stats
 from service.application import PreferansApplication
 from service.botplay import play_with_bots
 from service.client import GameClient
@@ -208,14 +209,17 @@ def test_a_league_read_through_the_stats_service(
 
     # The export files (what `pref stats export` writes), read back with pyarrow, hold the
     # same numbers as the gRPC answers.
-    written = stats_queries.export_league(app.db, league, tmp_path)
-    players_file = next(p for p in written if p.name == f"{league}-players.parquet")
+    written = export_stats(app.db, tmp_path, [league])
+    players_file = next(p for p in written if p.name == "players.parquet")
     exported = {row["player_id"]: row for row in pq.read_table(players_file).to_pylist()}
-    from_csv = pa_csv.read_csv(tmp_path / f"{league}-players.csv").to_pylist()
+    from_csv = pa_csv.read_csv(tmp_path / "players.csv").to_pylist()
     assert sorted(row["player_id"] for row in from_csv) == sorted(LEAGUE_PLAYERS)
     for player in LEAGUE_PLAYERS:
         answer = stats.GetPlayerStats(spb.GetPlayerStatsRequest(league=league, player_id=player))
         flat = stats_queries.flatten(plain(answer.stats))
+        total = flat.pop("settlement_total")
+        assert exported[player].pop("settlement_total_exact") == total
+        assert exported[player].pop("settlement_total") == float(Fraction(total))
         assert exported[player] == flat, player
 
     # Head to head is symmetric.

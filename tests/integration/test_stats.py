@@ -24,6 +24,7 @@ from domain.rules import Discard, Phase, RuleSet, actor, legal_actions, parse_ac
 from projections import standard_runners
 from projections import stats_queries as q
 from projections.runner import ProjectionRunner
+from projections.stats_export import SETTLEMENT_COLUMNS, TABLES, columns, export_rows, export_stats
 from service.application import PreferansApplication
 from service.simulate import simulate
 from tests.integration.helpers import dump_tables
@@ -320,21 +321,31 @@ def test_simulated_league_rebuild_equals_incremental_and_sums_are_zero(
     with pytest.raises(ValueError):
         q.leaderboard(app.db, "sim", "gora")
 
-    # Export: the files read back hold the query API's numbers.
-    written = q.export_league(app.db, "sim", tmp_path)
-    assert len(written) == 6
+    # Export: the files read back hold the query API's numbers (docs/STATS.md, "Export").
+    written = export_stats(app.db, tmp_path, ["sim"])
+    assert [p.name for p in written] == [
+        f"{table}.{ext}" for table in TABLES for ext in ("csv", "parquet")
+    ] + ["manifest.json"]
     tables = q.export_tables(app.db, "sim")
     players = [q.flatten(q.player_stats(app.db, "sim", r["player_id"]) or {}) for r in board]
     assert sorted(tables["players"], key=lambda r: r["player_id"]) == sorted(
         players, key=lambda r: r["player_id"]
     )
-    for table, rows in tables.items():
-        parquet = pq.read_table(tmp_path / f"sim-{table}.parquet").to_pylist()
-        assert parquet == rows
-        strings = {k: pa.string() for k, v in rows[0].items() if isinstance(v, str)}
+    for table, exported in export_rows(app.db, ["sim"]).items():
+        assert len(exported) == len(tables[table])
+        for row, source in zip(exported, tables[table], strict=True):
+            for name, value in source.items():
+                if name in SETTLEMENT_COLUMNS:
+                    assert row[name + "_exact"] == value
+                    assert row[name] == float(Fraction(value))
+                else:
+                    assert row[name] == value
+        parquet = pq.read_table(tmp_path / f"{table}.parquet").to_pylist()
+        assert parquet == exported
+        strings = {name: pa.string() for name, kind in columns(table).items() if kind is str}
         options = pacsv.ConvertOptions(column_types=strings)
-        from_csv = pacsv.read_csv(tmp_path / f"sim-{table}.csv", convert_options=options)
-        assert from_csv.to_pylist() == rows
+        from_csv = pacsv.read_csv(tmp_path / f"{table}.csv", convert_options=options)
+        assert from_csv.to_pylist() == exported
 
 
 def test_leaderboard_of_a_large_league_is_an_indexed_query(app: PreferansApplication) -> None:

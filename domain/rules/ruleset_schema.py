@@ -1,0 +1,94 @@
+"""The JSON Schema of a rule set's options: every option, its JSON type and its range.
+
+This is the contract for ``RuleSet.to_dict()`` and for the options a client sends
+(``RuleSet.options_json`` in the API): a JSON object whose keys are options of ``RuleSet`` and
+nothing else. The ranges are generous bounds that keep every game finite and every number small
+(the pool target bounds a game's length); the semantic checks that relate options to each other
+stay in ``RuleSet`` itself. Pure data: the service validates with the ``jsonschema`` library.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.rules.ruleset import LEVELS, Bidding, HelpTie
+
+MAX_POOL_TARGET = 200
+"""The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
+MAX_PRICE = 1000
+"""The largest price, value, penalty or rate of any option."""
+MAX_SEQUENCE = 10
+"""The most entries of a list option (raspasy prices and exit levels)."""
+
+_LEVEL_NAMES = [str(level) for level in LEVELS]
+
+
+def _integer(minimum: int, maximum: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
+def _table(maximum: int, *, complete: bool) -> dict[str, Any]:
+    """An object from levels ("6" … "10") to integers 0 … ``maximum``."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "propertyNames": {"enum": _LEVEL_NAMES},
+        "additionalProperties": _integer(0, maximum),
+    }
+    if complete:
+        schema["required"] = _LEVEL_NAMES
+    return schema
+
+
+def _levels(*, min_items: int, unique: bool) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": _integer(LEVELS[0], LEVELS[-1]),
+        "minItems": min_items,
+        "maxItems": MAX_SEQUENCE,
+        "uniqueItems": unique,
+    }
+
+
+def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
+    """The schema (draft 2020-12); ``whist_kinds`` are the keys of the defence scorers."""
+    boolean = {"type": "boolean"}
+    price = _integer(0, MAX_PRICE)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Preferans rule set options",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,31}$"},
+            "players": {"const": 3},
+            "pool_target": _integer(1, MAX_POOL_TARGET),
+            "contract_values": _table(MAX_PRICE, complete=True),
+            "defence_norms": _table(max(LEVELS), complete=True),
+            "misere_value": price,
+            "misere_trick_penalty": price,
+            "raspasy_trick_prices": {
+                "type": "array",
+                "items": price,
+                "minItems": 1,
+                "maxItems": MAX_SEQUENCE,
+            },
+            "raspasy_zero_bonus": price,
+            "raspasy_exit_levels": _levels(min_items=1, unique=False),
+            "raspasy_amnesty": boolean,
+            "help_whists_per_point": price,
+            "settlement_whists_per_gora": price,
+            "bidding": {"enum": [b.value for b in Bidding]},
+            "here_between_two_only": boolean,
+            "misere_beaten_stops_auction": boolean,
+            "whist_kind": {"enum": whist_kinds},
+            "whister_shares": _table(max(LEVELS), complete=False),
+            "penalty_capped": boolean,
+            "half_whist_levels": _levels(min_items=0, unique=True),
+            "whist_pass_half_whist": boolean,
+            "return_whist_passer_keeps_consolation": boolean,
+            "consolation": boolean,
+            "ten_whisted": boolean,
+            "misere_defence_choice": boolean,
+            "help_tie": {"enum": [h.value for h in HelpTie]},
+        },
+    }
