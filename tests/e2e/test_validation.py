@@ -23,8 +23,8 @@ from service.gen.preferans.v1 import stats_pb2 as spb
 from tests.e2e.conftest import ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, Refusal, refused
 
-# Under the 64 KiB request cap, so validation (not the transport) refuses it; a 1.3 MB request
-# is the transport's (tests/e2e/test_limits.py::test_oversized_request_is_refused_and_records_nothing).
+# Under the 64 KiB request cap, so validation (not the transport) refuses it; a 1.3 MB request is
+# the transport's: test_limits.py::test_oversized_request_is_refused_and_records_nothing.
 MEGA_ID = "p" * 60_000
 DECOMPOSED = "Ame\u0301lie"
 COMPOSED = "Am\u00e9lie"

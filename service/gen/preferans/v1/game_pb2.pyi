@@ -129,7 +129,8 @@ class RuleSet(_message.Message):
     """Points each pool must reach (20 by default); 0 means the named set's default."""
     options_json: _builtins.str
     """Every option as JSON (keys as in docs/RULES-ENGINE.md), overriding the named set; empty
-    for none. Returned in full by GetGame.
+    for none. Returned in full by GetGame. Validated against the options' JSON Schema (at
+    most 8 KiB; unknown options, wrong types and out-of-range values are INVALID_ARGUMENT).
     """
     def __init__(
         self,
