@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from service.keys_cli import add_keys_parser
 from service.render import render_game
 
 if TYPE_CHECKING:
@@ -99,14 +100,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT."""
     import asyncio
 
-    from service.config import store_config
+    from service.config import StoreConfig, store_config
     from service.logs import configure
     from service.server import serve
 
     configure(args.log_level)
+    store = store_config(args.store)
+    if args.key_file:
+        store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
     asyncio.run(
         serve(
-            store_config(args.store),
+            store,
             f"{args.host}:{args.port}",
             workers=args.workers,
             run_projections=not args.no_projections,
@@ -523,7 +527,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the auditor credential's secret (default: $PREF_AUDITOR_TOKEN; none: no audit API)",
     )
+    srv.add_argument(
+        "--key-file",
+        default=None,
+        help="the server's key file (default: $PREF_KEYS, $PREF_KEY_FILE, or for SQLite "
+        "<store>.key, created owner-only); docs/SECURITY.md",
+    )
     srv.set_defaults(func=cmd_serve)
+    add_keys_parser(sub, store_help)
 
     audit = sub.add_parser("audit", help="re-check a stored game from its event log")
     audit.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
@@ -637,8 +648,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from service.config import ConfigError
+
     args = build_parser().parse_args(argv)
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except ConfigError as exc:  # keys, store or schema misconfigured: one line, no traceback
+        print(f"pref: {exc}", file=sys.stderr)
+        return 2
     return result
 
 

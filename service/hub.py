@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 import threading
 import uuid
 from collections import defaultdict
@@ -20,6 +21,50 @@ from typing import Any
 import structlog
 
 log = structlog.get_logger(__name__)
+_BATCH = 500
+
+
+class SqliteChanges:
+    """Events that other processes wrote to a SQLite store (``pref flag``, ``pref rule``,
+    another server on the same file): SQLite has no notifications, so a reader asks.
+
+    ``poll`` is cheap when nothing changed: ``PRAGMA data_version`` on this thread's own
+    connection changes only when another connection committed. Then the new notifications
+    (after the last one seen) are read and returned, so the caller can forget the games they
+    changed. Writes of this process are among them (harmless: those games are current)."""
+
+    def __init__(self, recorder: Any, path: str) -> None:
+        self._recorder = recorder
+        self._path = path
+        self._local = threading.local()
+        self._guard = threading.Lock()
+        self._last: int = recorder.max_notification_id() or 0
+
+    def _data_version(self) -> int:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = sqlite3.connect(self._path, check_same_thread=True)
+        row = conn.execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    def poll(self) -> list[tuple[uuid.UUID, int]]:
+        """``(game id, version)`` of each event committed since the last poll."""
+        seen = getattr(self._local, "version", None)
+        version = self._data_version()
+        self._local.version = version
+        if seen == version:
+            return []
+        changed: list[tuple[uuid.UUID, int]] = []
+        with self._guard:
+            while True:
+                batch = self._recorder.select_notifications(
+                    start=self._last, limit=_BATCH, inclusive_of_start=False
+                )
+                for notification in batch:
+                    changed.append((notification.originator_id, notification.originator_version))
+                    self._last = max(self._last, notification.id)
+                if len(batch) < _BATCH:
+                    return changed
 
 
 class EventHub:
