@@ -110,11 +110,11 @@ class PreferansApplication(Application[uuid.UUID]):
         try:
             if legacy_key(self.db) is not None:
                 raise KeyConfigError(LEGACY_KEY_MESSAGE)
-            self.keys: Keyring = load_keyring(self.env)
             self.revocations = Revocations(self.db)
         except BaseException:
             self.db.close()
             raise
+        self._keys: Keyring | None = None
         self._locks: dict[uuid.UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._changes: SqliteChanges | None = None
@@ -125,6 +125,17 @@ class PreferansApplication(Application[uuid.UUID]):
             self._committer = GroupCommitter(self.save)
 
     # -- secrets derived from the server's keys (service/keys.py) -------------------------
+
+    @property
+    def keys(self) -> Keyring:
+        """The keyring, loaded on first use: processes that never derive a secret (migrations,
+        projection workers, audits) need no key. The server loads it at start
+        (``AuthInterceptor``), so a missing key stops it at once."""
+        if self._keys is None:
+            with self._locks_guard:
+                if self._keys is None:
+                    self._keys = load_keyring(self.env)
+        return self._keys
 
     def _seed_of(self, game: Game) -> bytes:
         """The game's secret seed: under the key whose seed matches its commitment."""

@@ -101,6 +101,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, app: PreferansApplication) -> None:
         self.app = app
+        app.keys  # noqa: B018 - load the keyring now: a server without keys must not start
 
     async def intercept_service(
         self,

@@ -7,6 +7,7 @@ UNAVAILABLE, which the server makes safe.
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,8 @@ class GameClient:
             rules=rules_to_proto(rules) if rules is not None else pb.RuleSet(name="default"),
             league=league,
             request_id=request_id or uuid.uuid4().hex,
+            # Proves that a retry comes from us: only then does it return the seat tokens.
+            creator_secret=secrets.token_hex(16),
         )
         response: pb.CreateGameResponse = _retry(self.stub.CreateGame, request)
         return response

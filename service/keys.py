@@ -164,8 +164,9 @@ def _mac(key: bytes, game_id: uuid.UUID, seat: int, issued_ms: int) -> str:
 def parse_keys(text: str, where: str) -> tuple[tuple[str, bytes], ...]:
     """``kid:<base64>`` entries separated by commas or new lines (``#`` starts a comment)."""
     keys: list[tuple[str, bytes]] = []
-    for raw in re.split(r"[,\n]", text):
-        entry = raw.split("#", 1)[0].strip()
+    uncommented = ",".join(line.split("#", 1)[0] for line in text.splitlines())
+    for raw in uncommented.split(","):
+        entry = raw.strip()
         if not entry:
             continue
         kid, colon, encoded = entry.partition(":")
