@@ -147,6 +147,10 @@ class PreferansApplication(Application[uuid.UUID]):
             )
         return seed
 
+    def _seed(self, game_id: uuid.UUID) -> bytes:
+        """The seed of an existing game (for tests and benchmarks that play in process)."""
+        return self._seed_of(self.get_game(game_id))
+
     def _mint_tokens(self, game_id: uuid.UUID) -> tuple[str, ...]:
         issued = int(time.time() * 1000)
         return tuple(self.keys.mint(game_id, seat, issued) for seat in range(PLAYERS))
@@ -511,8 +515,10 @@ def _refuse_in_memory(env: Mapping[str, str]) -> None:
     (the library's default, or SQLite ``:memory:``) would give each thread its own."""
     module = env.get("PERSISTENCE_MODULE", "")
     name = env.get("SQLITE_DBNAME", "")
-    if not module or module.endswith("popo") or (
-        module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name)
+    if (
+        not module
+        or module.endswith("popo")
+        or (module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name))
     ):
         raise ConfigError(
             "PreferansApplication needs a persistent store: pass service.config.store_config()"

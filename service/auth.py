@@ -23,8 +23,8 @@ from typing import Any
 import grpc
 
 from service.application import PreferansApplication
-from service.keys import TokenClaims
 from service.errors import PermissionDenied, Unauthenticated
+from service.keys import TokenClaims
 
 
 @dataclass(frozen=True)

@@ -132,8 +132,10 @@ class Keyring:
             return "the seat token is malformed"
         kid, seat, issued = parts[1], int(parts[2]), int(parts[3])
         key = self.key(kid)
-        if key is None or seat > 2 or not hmac.compare_digest(
-            _mac(key, game_id, seat, issued), parts[4]
+        if (
+            key is None
+            or seat > 2
+            or not hmac.compare_digest(_mac(key, game_id, seat, issued), parts[4])
         ):
             return "the seat token is not valid"
         now = time.time() if now is None else now
@@ -153,9 +155,7 @@ class Keyring:
 
 def _mac(key: bytes, game_id: uuid.UUID, seat: int, issued_ms: int) -> str:
     message = f"seat-token\x00{game_id}\x00{seat}\x00{issued_ms}".encode()
-    return base64.urlsafe_b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()[
-        :43
-    ]
+    return base64.urlsafe_b64encode(hmac.new(key, message, hashlib.sha256).digest()).decode()[:43]
 
 
 # -- loading ---------------------------------------------------------------------------------

@@ -67,7 +67,9 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_keys_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], store_help: str) -> None:
+def add_keys_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], store_help: str
+) -> None:
     """The ``pref keys`` subcommands."""
     keys = sub.add_parser("keys", help="server keys and seat tokens")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)

@@ -149,13 +149,13 @@ def test_retried_commands_have_no_second_effect(
     # also on another replica.
     replica = open_app()
     for retrier in (app, replica):
-        again = retrier.create_game(PLAYERS, request_id, rules=rules, creator_secret=secret)
-        assert (again.game_id, again.version, again.seed_commitment) == (
+        recreated = retrier.create_game(PLAYERS, request_id, rules=rules, creator_secret=secret)
+        assert (recreated.game_id, recreated.version, recreated.seed_commitment) == (
             game_id,
             first.version,
             first.seed_commitment,
         )
-        for seat, token in enumerate(again.tokens):
+        for seat, token in enumerate(recreated.tokens):
             assert app.authenticate(game_id, token) == seat
     assert len(app.game_events(game_id)) == created_events
     with pytest.raises(InvalidAction):

@@ -18,14 +18,14 @@ from typing import Any
 import psycopg
 import pytest
 
-from domain.rules import seed_commitment
-from service.auth import AuthInterceptor
+from domain.rules import actor, seat_view, seed_commitment
 from service.application import KeyMissing, PreferansApplication, TokensWithheld
+from service.auth import AuthInterceptor
 from service.cli import main
 from service.config import ConfigError, postgres_store, sqlite_store
 from service.keys import KeyConfigError
 from tests.integration.conftest import POSTGRES_URL, _admin_connection
-from tests.integration.helpers import PLAYERS, BOT, actor, create, execute_raw, seat_view
+from tests.integration.helpers import BOT, PLAYERS, create, execute_raw
 
 OLD = "old:" + base64.b64encode(b"o" * 32).decode()
 NEW = "new:" + base64.b64encode(b"n" * 32).decode()
@@ -150,9 +150,7 @@ def open_app_with(env: dict[str, str], keys: str) -> PreferansApplication:
     return PreferansApplication(_with(env, PREF_KEYS=keys))
 
 
-def test_expired_and_revoked_tokens_are_refused(
-    store_env: dict[str, str], open_app: Any
-) -> None:
+def test_expired_and_revoked_tokens_are_refused(store_env: dict[str, str], open_app: Any) -> None:
     app = PreferansApplication(_with(store_env, PREF_TOKEN_MAX_AGE="60"))
     try:
         created = create(app, creator_secret=SECRET)
@@ -190,7 +188,9 @@ def test_a_retried_creation_needs_the_creators_secret(open_app: Any) -> None:
     request_id = "game-42"
     created = app.create_game(PLAYERS, request_id, creator_secret=SECRET)
     # The id is not the public uuid5 of the request id any more.
-    assert created.game_id != uuid.uuid5(uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11"), request_id)
+    assert created.game_id != uuid.uuid5(
+        uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11"), request_id
+    )
     # Someone else with the public facts and the request id: another game, never these tokens.
     other = app.create_game(PLAYERS, request_id, creator_secret="someone-else-guessing-1")
     assert other.game_id != created.game_id
@@ -222,7 +222,10 @@ def test_legacy_key_must_be_migrated_out(
     out = tmp_path / "keys"
     from tests.integration.helpers import store_argument
 
-    assert main(["keys", "migrate-legacy", "--store", store_argument(store_env), "--out", str(out)]) == 0
+    assert (
+        main(["keys", "migrate-legacy", "--store", store_argument(store_env), "--out", str(out)])
+        == 0
+    )
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
     assert "preferans_secrets" not in _rows_of_every_table(store_env)
     app = PreferansApplication(_with(store_env, PREF_KEYS="", PREF_KEY_FILE=str(out)))
