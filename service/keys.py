@@ -45,6 +45,8 @@ MIN_KEY_BYTES = 32
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _LEGACY_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
 _MAX_TOKEN = 256
+_SEAT = re.compile(r"[0-2]")
+_ISSUED = re.compile(r"[0-9]{1,15}")
 
 
 class KeyConfigError(ConfigError):
@@ -128,14 +130,14 @@ class Keyring:
             return "the seat token is malformed"
         if len(parts) == 2:
             return self._check_legacy(game_id, token)
-        if len(parts) != 5 or not parts[2].isdigit() or not parts[3].isdigit():
+        if len(parts) != 5 or not _SEAT.fullmatch(parts[2]) or not _ISSUED.fullmatch(parts[3]):
             return "the seat token is malformed"
         kid, seat, issued = parts[1], int(parts[2]), int(parts[3])
         key = self.key(kid)
         if (
             key is None
             or seat > 2
-            or not hmac.compare_digest(_mac(key, game_id, seat, issued), parts[4])
+            or not hmac.compare_digest(_mac(key, game_id, seat, issued).encode(), parts[4].encode())
         ):
             return "the seat token is not valid"
         now = time.time() if now is None else now
@@ -148,7 +150,7 @@ class Keyring:
         if key is not None:
             for seat in range(3):
                 mac = hmac.new(key, b"token:%d:" % seat + game_id.bytes, hashlib.sha256)
-                if hmac.compare_digest(f"{game_id}.{mac.hexdigest()}", token):
+                if hmac.compare_digest(f"{game_id}.{mac.hexdigest()}".encode(), token.encode()):
                     return TokenClaims(game_id, seat, LEGACY_KID, -1)
         return "the seat token is not valid"
 
