@@ -75,6 +75,12 @@ def ensure_schema(env: Mapping[str, str]) -> None:
             f"schema {schema!r} does not exist and this user may not create it: "
             f"ask an administrator to run CREATE SCHEMA {schema}"
         ) from None
+    except psycopg.OperationalError as exc:
+        reason = (str(exc).strip().splitlines() or ["connection failed"])[-1]
+        raise ConfigError(
+            f"cannot reach PostgreSQL at {env.get('POSTGRES_HOST', '127.0.0.1')}:"
+            f"{env.get('POSTGRES_PORT', '5432')}: {reason[:200]}"
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -282,3 +282,24 @@ def test_sqlite_change_by_another_process_is_seen(tmp_path: Path) -> None:
     finally:
         other.close()
         server.close()
+
+
+def test_keys_new_writes_an_owner_only_file_and_never_replaces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "keys"
+    assert main(["keys", "new", "--out", str(out), "--kid", "k1"]) == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    before = out.read_text()
+    assert main(["keys", "new", "--out", str(out)]) == 2
+    assert out.read_text() == before
+    assert "never replaced" in capsys.readouterr().err
+
+
+def test_unreachable_postgres_at_start_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    closed = "postgresql://postgres@127.0.0.1:1/test?schema=nowhere"
+    assert main(["migrate", "--store", closed]) == 2
+    error = capsys.readouterr().err
+    assert (
+        error.startswith("pref: cannot reach PostgreSQL at 127.0.0.1:1") and error.count("\n") == 1
+    )
