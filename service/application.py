@@ -27,11 +27,11 @@ from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
-from service.config import ConfigError, ensure_schema
+from service.config import ensure_schema, refuse_in_memory
 from service.groupcommit import GroupCommitter
 from service.hub import SqliteChanges
 from service.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
-from service.keystore import Revocations, legacy_key
+from service.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 
 PLAYERS = 3
 T = TypeVar("T")
@@ -103,7 +103,7 @@ class PreferansApplication(Application[uuid.UUID]):
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         resolved = self.construct_env(self.name, dict(env or {}))
-        _refuse_in_memory(resolved)
+        refuse_in_memory(resolved)
         ensure_schema(resolved)
         super().__init__(dict(env or {}))
         self.db = Database(self.env)
@@ -500,28 +500,4 @@ def _check_creator_secret(secret: str) -> None:
         raise InvalidAction(
             "creator_secret must be empty or 16 to 128 printable characters",
             field="creator_secret",
-        )
-
-
-LEGACY_KEY_MESSAGE = (
-    "the database still holds the server key of an earlier version (table preferans_secrets); "
-    "move it out first: pref keys migrate-legacy --store STORE --out KEYFILE, then start with "
-    "--key-file KEYFILE (or PREF_KEY_FILE)"
-)
-
-
-def _refuse_in_memory(env: Mapping[str, str]) -> None:
-    """Read models, the keyring and each thread need one shared store: an in-memory one
-    (the library's default, or SQLite ``:memory:``) would give each thread its own."""
-    module = env.get("PERSISTENCE_MODULE", "")
-    name = env.get("SQLITE_DBNAME", "")
-    if (
-        not module
-        or module.endswith("popo")
-        or (module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name))
-    ):
-        raise ConfigError(
-            "PreferansApplication needs a persistent store: pass service.config.store_config()"
-            ".env (a SQLite file or PostgreSQL); in-memory stores are not shared between "
-            "threads, so read models would never see the games"
         )

@@ -153,3 +153,20 @@ def store_config(store: str | None = None, environ: Mapping[str, str] | None = N
         env.setdefault("POSTGRES_CONNECT_TIMEOUT", "2")
         return StoreConfig(env)
     return sqlite_store(DEFAULT_SQLITE)
+
+
+def refuse_in_memory(env: Mapping[str, str]) -> None:
+    """Read models, the keyring and each thread need one shared store: an in-memory one
+    (the library's default, or SQLite ``:memory:``) would give each thread its own."""
+    module = env.get("PERSISTENCE_MODULE", "")
+    name = env.get("SQLITE_DBNAME", "")
+    if (
+        not module
+        or module.endswith("popo")
+        or (module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name))
+    ):
+        raise ConfigError(
+            "PreferansApplication needs a persistent store: pass service.config.store_config()"
+            ".env (a SQLite file or PostgreSQL); in-memory stores are not shared between "
+            "threads, so read models would never see the games"
+        )

@@ -22,6 +22,11 @@ LEGACY_TABLE = "preferans_secrets"
 REVOCATIONS_TABLE = "preferans_token_revocations"
 CACHE_SECONDS = 2.0
 _CACHE_LIMIT = 10_000
+LEGACY_KEY_MESSAGE = (
+    "the database still holds the server key of an earlier version (table preferans_secrets); "
+    "move it out first: pref keys migrate-legacy --store STORE --out KEYFILE, then start with "
+    "--key-file KEYFILE (or PREF_KEY_FILE)"
+)
 
 
 def _table_exists(db: Database, table: str) -> bool:
