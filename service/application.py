@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
-import secrets
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,14 +21,18 @@ from typing import Any, ClassVar, TypeVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
-from domain.model import Game, game_id_for
+from domain.model import Game
 from domain.model.codec import action_fingerprint
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
 from service import validation
+from service.config import ensure_schema, refuse_in_memory
 from service.groupcommit import GroupCommitter
+from service.hub import SqliteChanges
+from service.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
+from service.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 from service.rule_options import check_rule_set
 
 PLAYERS = 3
@@ -50,6 +53,22 @@ class Conflict(ServiceError):
 
 class StoreUnavailable(ServiceError):
     """The event store cannot be reached."""
+
+
+class KeyMissing(StoreUnavailable):
+    """No configured key derives this game's seed (its key was removed from the keyring)."""
+
+
+class TokensWithheld(ServiceError):
+    """A creation was retried without the creator's secret: the game exists, and its seat
+    tokens go only to a retry that proves to be the same caller."""
+
+    def __init__(self, game_id: uuid.UUID) -> None:
+        super().__init__(
+            f"game {game_id} was already created with this request id; its seat tokens are "
+            "returned again only to a retry with the same creator_secret"
+        )
+        self.game_id = game_id
 
 
 @dataclass(frozen=True)
@@ -85,24 +104,58 @@ class PreferansApplication(Application[uuid.UUID]):
     }
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        resolved = self.construct_env(self.name, dict(env or {}))
+        refuse_in_memory(resolved)
+        ensure_schema(resolved)
         super().__init__(dict(env or {}))
         self.db = Database(self.env)
+        try:
+            if legacy_key(self.db) is not None:
+                raise KeyConfigError(LEGACY_KEY_MESSAGE)
+            self.revocations = Revocations(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+        self._keys: Keyring | None = None
         self._locks: dict[uuid.UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._key = _load_or_create_key(self.db)
+        self._changes: SqliteChanges | None = None
+        if self.db.flavor == "sqlite":
+            self._changes = SqliteChanges(self.recorder, self.env["SQLITE_DBNAME"])
         self._committer: GroupCommitter | None = None
         if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
             self._committer = GroupCommitter(self.save)
 
-    # -- secrets derived from the server key ----------------------------------------------
+    # -- secrets derived from the server's keys (service/keys.py) -------------------------
+
+    @property
+    def keys(self) -> Keyring:
+        """The keyring, loaded on first use: processes that never derive a secret (migrations,
+        projection workers, audits) need no key. The server loads it at start
+        (``AuthInterceptor``), so a missing key stops it at once."""
+        if self._keys is None:
+            with self._locks_guard:
+                if self._keys is None:
+                    self._keys = load_keyring(self.env)
+        return self._keys
+
+    def _seed_of(self, game: Game) -> bytes:
+        """The game's secret seed: under the key whose seed matches its commitment."""
+        seed = self.keys.seed_for(game.id, game.seed_commitment)
+        if seed is None:
+            raise KeyMissing(
+                f"game {game.id} was created under a key this server does not have; "
+                "add the old key back to the keyring (after the current one)"
+            )
+        return seed
 
     def _seed(self, game_id: uuid.UUID) -> bytes:
-        return hmac.new(self._key, b"seed:" + game_id.bytes, hashlib.sha256).digest()
+        """The seed of an existing game (for tests and benchmarks that play in process)."""
+        return self._seed_of(self.get_game(game_id))
 
-    def _token(self, game_id: uuid.UUID, seat: int) -> str:
-        """``<game id>.<secret>``: the game id lets a server find the game to check against."""
-        mac = hmac.new(self._key, b"token:%d:" % seat + game_id.bytes, hashlib.sha256)
-        return f"{game_id}.{mac.hexdigest()}"
+    def _mint_tokens(self, game_id: uuid.UUID) -> tuple[str, ...]:
+        issued = int(time.time() * 1000)
+        return tuple(self.keys.mint(game_id, seat, issued) for seat in range(PLAYERS))
 
     @staticmethod
     def token_hash(token: str) -> str:
@@ -117,10 +170,16 @@ class PreferansApplication(Application[uuid.UUID]):
         rules: RuleSet = DEFAULT,
         league: str = "",
         first_dealer: int | None = None,
+        creator_secret: str = "",
     ) -> CreatedGame:
-        """Create a game and deal its first deal. Retrying with the same request id returns the
-        same game and tokens. Strings are checked and NFC-normalised (``service.validation``)."""
+        """Create a game and deal its first deal.
+
+        Retrying with the same request id and the same ``creator_secret`` (a client-chosen
+        secret) returns the same game with freshly issued tokens. Without the secret a retry
+        gets ``TokensWithheld``: the request id alone proves nothing (it may be guessed).
+        Strings are checked and NFC-normalised (``service.validation``)."""
         request_id = validation.request_id(request_id)
+        _check_creator_secret(creator_secret)
         if len(players) != PLAYERS:
             raise InvalidAction("a game needs three players, each with a non-empty id")
         players = [
@@ -130,17 +189,19 @@ class PreferansApplication(Application[uuid.UUID]):
         if len(set(players)) != PLAYERS:
             raise InvalidAction("the three players must be different")
         check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
-        game_id = game_id_for(request_id)
-        seed = self._seed(game_id)
-        dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
-        tokens = tuple(self._token(game_id, seat) for seat in range(PLAYERS))
-        asked = (list(players), rules, league, dealer)
+        candidates = self.keys.game_ids(request_id, creator_secret)
+        game_id = candidates[0]
+        asked = (list(players), rules, league, first_dealer)
         with self._lock(game_id):
-            try:
-                return self._created_before(game_id, request_id, asked, tokens)
-            except GameNotFound:
-                pass
-            game = Game(
+            for candidate in candidates:
+                with contextlib.suppress(GameNotFound):
+                    return self._created_before(candidate, request_id, asked, creator_secret)
+            seed = self.keys.seed(game_id)
+            dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
+            tokens = self._mint_tokens(game_id)
+            game = Game._create(
+                Game.Created,
+                id=game_id,
                 seat=-1,
                 request_id=request_id,
                 players=list(players),
@@ -157,23 +218,29 @@ class PreferansApplication(Application[uuid.UUID]):
                 # Another replica created it at the same moment: the same answer if it is the
                 # same request, else a conflict.
                 self._evict(game_id)
-                return self._created_before(game_id, request_id, asked, tokens)
+                return self._created_before(game_id, request_id, asked, creator_secret)
             return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
 
     def _created_before(
-        self, game_id: uuid.UUID, request_id: str, asked: tuple[Any, ...], tokens: tuple[str, ...]
+        self, game_id: uuid.UUID, request_id: str, asked: tuple[Any, ...], creator_secret: str
     ) -> CreatedGame:
         """The answer to a retried creation (``GameNotFound`` if the game does not exist).
 
-        The game's id derives from the request id, so this request created it: a retry if it
-        asked for the same game, as recorded in the creation event."""
+        The game's id derives from the request id and the creator's secret, so this request
+        created it: a retry if it asked for the same game, as recorded in the creation event.
+        A retry gets tokens issued now (so a retry also renews expired tokens)."""
         existing: Game = self._load(game_id)
         first = self.game_events(game_id, limit=1)[0]
+        dealer = asked[3]
+        if dealer is None:
+            dealer = self._seed_of(existing)[0] % PLAYERS
         recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
-        if recorded != asked:
+        if recorded != (*asked[:3], dealer):
             raise InvalidAction(f"request id {request_id!r} names another command")
+        if not creator_secret:
+            raise TokensWithheld(game_id)
         version = existing.requests[request_id][1]
-        return CreatedGame(game_id, tokens, version, existing.seed_commitment)
+        return CreatedGame(game_id, self._mint_tokens(game_id), version, existing.seed_commitment)
 
     def act(
         self,
@@ -192,7 +259,7 @@ class PreferansApplication(Application[uuid.UUID]):
             game_id,
             request_id,
             action_fingerprint(seat, action),
-            lambda game: game.act(seat, action, request_id, self._seed(game_id)),
+            lambda game: game.act(seat, action, request_id, self._seed_of(game)),
             then,
             judged_again_on=IllegalAction,
         )
@@ -341,21 +408,38 @@ class PreferansApplication(Application[uuid.UUID]):
         except PersistenceError as exc:
             raise StoreUnavailable(str(exc)) from exc
 
+    def check_token(self, token: str) -> TokenClaims | str:
+        """A token's claims (signature, key and expiry checked; no store access), or why it
+        is refused. Revocations are checked by ``revoked``."""
+        return self.keys.check(token)
+
+    @staticmethod
+    def revoked(claims: TokenClaims, revocations: Mapping[int, int]) -> bool:
+        """Whether a revocation of the game's seats (``Revocations.of_game``) covers it."""
+        moment = revocations.get(claims.seat)
+        return moment is not None and claims.issued_ms <= moment
+
     def seat_of_token(self, game_id: uuid.UUID, token: str) -> int | None:
-        """The seat a token was issued for in this game, or ``None`` (no store access)."""
-        for seat in range(PLAYERS):
-            if hmac.compare_digest(self._token(game_id, seat), token):
-                return seat
-        return None
+        """The seat a valid, unexpired, unrevoked token acts for in this game, or ``None``."""
+        claims = self.check_token(token)
+        if isinstance(claims, str) or claims.game_id != game_id:
+            return None
+        if self.revoked(claims, self.revocations.of_game(game_id)):
+            return None
+        return claims.seat
 
     def authenticate(self, game_id: uuid.UUID, token: str) -> int | None:
-        """The seat a token belongs to, checked against the hashes the game recorded."""
-        game = self.get_game(game_id)
-        digest = self.token_hash(token)
-        for seat, stored in enumerate(game.token_hashes):
-            if hmac.compare_digest(stored, digest):
-                return seat
-        return None
+        """The seat a token belongs to in this existing game (``GameNotFound`` if none)."""
+        self.get_game(game_id)
+        return self.seat_of_token(game_id, token)
+
+    def revoke_tokens(self, game_id: uuid.UUID, seats: Sequence[int] = (0, 1, 2)) -> int:
+        """Refuse every token issued so far for these seats of an existing game; returns the
+        moment (ms). New tokens: the creator retries CreateGame with its secret."""
+        if any(seat not in range(PLAYERS) for seat in seats):
+            raise InvalidAction("seats are 0, 1 and 2", field="seat")
+        self.get_game(game_id)
+        return self.revocations.revoke(game_id, list(seats))
 
     def close(self) -> None:
         if self._committer is not None:
@@ -375,8 +459,12 @@ class PreferansApplication(Application[uuid.UUID]):
     def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
         """The game from memory (no store round trip), or from the store when ``fresh`` or when
         the copy in memory is older than ``min_version``. A stale copy is safe for commands:
-        its save fails the store's version check, and the command is judged again."""
+        its save fails the store's version check, and the command is judged again. On SQLite,
+        games that another process changed are forgotten first (``SqliteChanges``)."""
         try:
+            if self._changes is not None:
+                for changed, version in self._changes.poll():
+                    self.invalidate(changed, version)
             if fresh:
                 self._evict(game_id)
             game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
@@ -411,18 +499,9 @@ class PreferansApplication(Application[uuid.UUID]):
                 cache.get(game_id, evict=True)
 
 
-def _load_or_create_key(db: Database) -> bytes:
-    """The server's secret key (seeds and tokens derive from it), kept in the store's database
-    outside the event log: created once, shared by every replica on the same store."""
-    with db.transaction() as c:
-        c.execute(
-            "CREATE TABLE IF NOT EXISTS preferans_secrets (name TEXT PRIMARY KEY, value TEXT)"
+def _check_creator_secret(secret: str) -> None:
+    if secret and not (16 <= len(secret) <= 128 and secret.isprintable()):
+        raise InvalidAction(
+            "creator_secret must be empty or 16 to 128 printable characters",
+            field="creator_secret",
         )
-        c.execute(
-            "INSERT INTO preferans_secrets (name, value) VALUES (?, ?) "
-            "ON CONFLICT (name) DO NOTHING",
-            ("server_key", secrets.token_hex(32)),
-        )
-        c.execute("SELECT value FROM preferans_secrets WHERE name = ?", ("server_key",))
-        row = c.fetchone()
-    return bytes.fromhex(row[0])

@@ -1,21 +1,22 @@
 """Seat tokens: the authentication interceptor and the check that a token acts for its seat.
 
-A seat token is ``<game id>.<secret>`` and travels as ``authorization: Bearer <token>``; the
-secret is an HMAC of the game id and the seat under the server's key, so the interceptor checks
-a token by recomputing it, without touching the store. (The game's creation event also records
-each token's SHA-256, so a token can be checked from the log alone.) A method that acts for a
-seat then asks ``caller.seat_in(game_id)``:
+A seat token is ``<game id>.<key id>.<seat>.<issued at>.<mac>`` (service/keys.py) and travels
+as ``authorization: Bearer <token>``; the mac is an HMAC under the named key of the keyring, so
+the interceptor checks a token by recomputing it, without touching the store, then checks the
+game's revocations (cached for a moment; read off the event loop when not cached). A method
+that acts for a seat then asks ``caller.seat_in(game_id)``:
 
-- no token → UNAUTHENTICATED; a token that is malformed or not one this server issued →
-  UNAUTHENTICATED;
+- no token → UNAUTHENTICATED; a token that is malformed, not one this server issued, expired
+  or revoked → UNAUTHENTICATED;
 - a valid token of another game → PERMISSION_DENIED.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ import grpc
 
 from service.application import PreferansApplication
 from service.errors import PermissionDenied, Unauthenticated
+from service.keys import TokenClaims
 
 
 @dataclass(frozen=True)
@@ -53,21 +55,45 @@ def _bearer(metadata: Any) -> str | None:
     return None
 
 
+REVOKED = "the seat token was revoked: ask the game's creator for a new one"
+UNCHECKABLE = "the seat token cannot be checked now (the store is unavailable); retry"
+
+
+def _caller(
+    app: PreferansApplication, claims: TokenClaims, revocations: Mapping[int, int]
+) -> Caller:
+    if app.revoked(claims, revocations):
+        return Caller(problem=REVOKED)
+    return Caller(claims.game_id, claims.seat)
+
+
 def verify(app: PreferansApplication, token: str | None) -> Caller:
-    """Check a token (pure computation: no store access)."""
+    """Check a token: signature, key and expiry, then the game's revocations (which may read
+    the store: call it off the event loop)."""
     if token is None:
         return Caller()
-    game_text, dot, _ = token.partition(".")
+    claims = app.check_token(token)
+    if isinstance(claims, str):
+        return Caller(problem=claims)
     try:
-        if not dot:
-            raise ValueError(token)
-        game_id = uuid.UUID(game_text)
-    except ValueError:
-        return Caller(problem="the seat token is malformed")
-    seat = app.seat_of_token(game_id, token)
-    if seat is None:
-        return Caller(problem="the seat token is not valid")
-    return Caller(game_id, seat)
+        revocations = app.revocations.of_game(claims.game_id)
+    except Exception:  # the store is down: refuse, the client retries
+        return Caller(problem=UNCHECKABLE)
+    return _caller(app, claims, revocations)
+
+
+async def verify_async(app: PreferansApplication, token: str | None) -> Caller:
+    """``verify`` for the event loop: the store is read in a thread, and only when the
+    game's revocations are not cached."""
+    if token is None:
+        return Caller()
+    claims = app.check_token(token)
+    if isinstance(claims, str):
+        return Caller(problem=claims)
+    revocations = app.revocations.cached(claims.game_id)
+    if revocations is None:
+        return await asyncio.to_thread(verify, app, token)
+    return _caller(app, claims, revocations)
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
@@ -75,6 +101,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, app: PreferansApplication) -> None:
         self.app = app
+        app.keys  # noqa: B018 - load the keyring now: a server without keys must not start
 
     async def intercept_service(
         self,
@@ -83,7 +110,8 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         ],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        _CALLER.set(verify(self.app, _bearer(handler_call_details.invocation_metadata)))
+        token = _bearer(handler_call_details.invocation_metadata)
+        _CALLER.set(await verify_async(self.app, token))
         return await continuation(handler_call_details)
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from service.keys_cli import add_keys_parser
 from service.render import render_game
 
 if TYPE_CHECKING:
@@ -100,13 +101,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     import asyncio
 
-    from service.config import store_config
+    from service.config import StoreConfig, store_config
     from service.limits import LIMIT_HELP, limits_from
     from service.logs import configure
     from service.server import BindError, serve
     from service.tls import TlsConfigError, server_tls
 
     configure(args.log_level)
+    store = store_config(args.store)
+    if args.key_file:
+        store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
     try:
         limits = limits_from(os.environ, {name: getattr(args, name) for name in LIMIT_HELP})
         tls = server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
@@ -119,7 +123,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         asyncio.run(
             serve(
-                store_config(args.store),
+                store,
                 f"{args.host}:{args.port}",
                 workers=args.workers,
                 run_projections=not args.no_projections,
@@ -630,7 +634,14 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             help=f"{text} (default: ${env_name(name)} or {default}{off})",
         )
+    srv.add_argument(
+        "--key-file",
+        default=None,
+        help="the server's key file (default: $PREF_KEYS, $PREF_KEY_FILE, or for SQLite "
+        "<store>.key, created owner-only); docs/SECURITY.md",
+    )
     srv.set_defaults(func=cmd_serve)
+    add_keys_parser(sub, store_help)
 
     audit = sub.add_parser("audit", help="re-check a stored game from its event log")
     audit.add_argument("game", help="the game id (a UUID, or games/<uuid>)")

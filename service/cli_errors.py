@@ -48,9 +48,15 @@ def known_error(error: BaseException) -> str | None:
 
 
 def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
-    """``func(args)``, with known errors as one line on stderr and exit 1 (130 on Ctrl-C)."""
+    """``func(args)``, with known errors as one line on stderr and exit 1 (130 on Ctrl-C; 2 for
+    a configuration that cannot work: keys, store or schema)."""
+    from service.config import ConfigError
+
     try:
         return func(args)
+    except ConfigError as error:
+        print(f"pref: {' '.join(str(error).split())[:MAX_LINE]}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("pref: interrupted", file=sys.stderr)
         return 130

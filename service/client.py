@@ -8,6 +8,7 @@ recorded) is retried after the delay of its ``RetryInfo`` when that is short (``
 
 from __future__ import annotations
 
+import secrets
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -53,12 +54,17 @@ class GameClient:
         rules: RuleSet | None = None,
         league: str = "",
         request_id: str | None = None,
+        creator_secret: str | None = None,
     ) -> pb.CreateGameResponse:
+        """Create a game. ``creator_secret`` (random by default) proves that a retry comes
+        from the creator: retrying with the same request id and secret returns the tokens."""
         request = pb.CreateGameRequest(
             players=[pb.Player(player_id=p) for p in players],
             rules=rules_to_proto(rules) if rules is not None else pb.RuleSet(name="default"),
             league=league,
             request_id=request_id or uuid.uuid4().hex,
+            # Proves that a retry comes from us: only then does it return the seat tokens.
+            creator_secret=creator_secret or secrets.token_hex(16),
         )
         response: pb.CreateGameResponse = _retry(self.stub.CreateGame, request)
         return response

@@ -9,6 +9,7 @@ plain file path), then ``PREF_STORE`` in the environment, then ``POSTGRES_DBNAME
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlparse
@@ -31,8 +32,55 @@ _POSTGRES_KEYS = (
 # (the projection runners) could skip events for good.
 
 
+_SCHEMA = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
 class ConfigError(ValueError):
     """The store configuration cannot be understood."""
+
+
+def check_schema(name: str) -> str:
+    """A PostgreSQL schema name: a plain identifier (letters, digits, ``_``; 1-63)."""
+    if not _SCHEMA.fullmatch(name):
+        raise ConfigError(
+            f"invalid PostgreSQL schema name {name[:64]!r}: use 1-63 letters, digits or '_', "
+            "not starting with a digit"
+        )
+    return name
+
+
+def ensure_schema(env: Mapping[str, str]) -> None:
+    """Create the configured PostgreSQL schema if it does not exist (nothing for SQLite or
+    without a schema); a clear ``ConfigError`` if the store cannot be reached or refuses."""
+    schema = env.get("POSTGRES_SCHEMA")
+    if not schema or not env.get("PERSISTENCE_MODULE", "").endswith("postgres"):
+        return
+    import psycopg
+    from psycopg import sql
+
+    check_schema(schema)
+    try:
+        with psycopg.connect(
+            dbname=env["POSTGRES_DBNAME"],
+            host=env.get("POSTGRES_HOST", "127.0.0.1"),
+            port=int(env.get("POSTGRES_PORT", "5432")),
+            user=env.get("POSTGRES_USER", "postgres"),
+            password=env.get("POSTGRES_PASSWORD") or None,
+            connect_timeout=int(env.get("POSTGRES_CONNECT_TIMEOUT", "5")),
+            autocommit=True,
+        ) as conn:
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+    except psycopg.errors.InsufficientPrivilege:
+        raise ConfigError(
+            f"schema {schema!r} does not exist and this user may not create it: "
+            f"ask an administrator to run CREATE SCHEMA {schema}"
+        ) from None
+    except psycopg.OperationalError as exc:
+        reason = (str(exc).strip().splitlines() or ["connection failed"])[-1]
+        raise ConfigError(
+            f"cannot reach PostgreSQL at {env.get('POSTGRES_HOST', '127.0.0.1')}:"
+            f"{env.get('POSTGRES_PORT', '5432')}: {reason[:200]}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -80,7 +128,7 @@ def postgres_store(url: str) -> StoreConfig:
     env["POSTGRES_PASSWORD"] = unquote(parsed.password or "")
     query = parse_qs(parsed.query)
     if "schema" in query:
-        env["POSTGRES_SCHEMA"] = query["schema"][0]
+        env["POSTGRES_SCHEMA"] = check_schema(query["schema"][0])
     return StoreConfig(env)
 
 
@@ -105,3 +153,20 @@ def store_config(store: str | None = None, environ: Mapping[str, str] | None = N
         env.setdefault("POSTGRES_CONNECT_TIMEOUT", "2")
         return StoreConfig(env)
     return sqlite_store(DEFAULT_SQLITE)
+
+
+def refuse_in_memory(env: Mapping[str, str]) -> None:
+    """Read models, the keyring and each thread need one shared store: an in-memory one
+    (the library's default, or SQLite ``:memory:``) would give each thread its own."""
+    module = env.get("PERSISTENCE_MODULE", "")
+    name = env.get("SQLITE_DBNAME", "")
+    if (
+        not module
+        or module.endswith("popo")
+        or (module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name))
+    ):
+        raise ConfigError(
+            "PreferansApplication needs a persistent store: pass service.config.store_config()"
+            ".env (a SQLite file or PostgreSQL); in-memory stores are not shared between "
+            "threads, so read models would never see the games"
+        )

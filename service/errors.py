@@ -12,6 +12,7 @@
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
 | ``Conflict`` | ABORTED | ``ErrorInfo`` reason CONCURRENT_WRITE |
+| ``TokensWithheld`` | ALREADY_EXISTS | ``ResourceInfo`` (the game) |
 | ``StoreUnavailable`` | UNAVAILABLE | ``RetryInfo`` |
 | ``ResourceExhausted`` | RESOURCE_EXHAUSTED | ``RetryInfo``, ``QuotaFailure`` |
 """
@@ -28,7 +29,7 @@ from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
-from service.application import Conflict, GameNotFound, StoreUnavailable
+from service.application import Conflict, GameNotFound, StoreUnavailable, TokensWithheld
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -186,6 +187,11 @@ def map_error(error: BaseException) -> Mapped | None:
     if isinstance(error, Conflict):
         info = error_details_pb2.ErrorInfo(reason="CONCURRENT_WRITE", domain=DOMAIN)
         return _status(grpc.StatusCode.ABORTED, str(error), info)
+    if isinstance(error, TokensWithheld):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type="game", resource_name=f"games/{error.game_id}"
+        )
+        return _status(grpc.StatusCode.ALREADY_EXISTS, str(error), resource)
     if isinstance(error, StoreUnavailable):
         retry = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=1))
         return _status(grpc.StatusCode.UNAVAILABLE, "the game store is unavailable; retry", retry)

@@ -3,7 +3,8 @@
 Watchers (``WatchGame`` streams) wait on a per-game ``asyncio.Event``. Commands handled by this
 process wake the game's watchers at once; on PostgreSQL one background thread follows the
 store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription) so that events
-written by other replicas wake them too. Watchers also re-read the store on every heartbeat
+written by other replicas wake them too; on SQLite the thread polls the file for other
+processes' writes (``SqliteChanges``). Watchers also re-read the store on every heartbeat
 tick, so a lost notification delays an update by at most one tick; it is never lost.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 import threading
 import uuid
 from collections import defaultdict
@@ -20,6 +22,51 @@ from typing import Any
 import structlog
 
 log = structlog.get_logger(__name__)
+_BATCH = 500
+SQLITE_POLL_SECONDS = 0.5
+
+
+class SqliteChanges:
+    """Events that other processes wrote to a SQLite store (``pref flag``, ``pref rule``,
+    another server on the same file): SQLite has no notifications, so a reader asks.
+
+    ``poll`` is cheap when nothing changed: ``PRAGMA data_version`` on this thread's own
+    connection changes only when another connection committed. Then the new notifications
+    (after the last one seen) are read and returned, so the caller can forget the games they
+    changed. Writes of this process are among them (harmless: those games are current)."""
+
+    def __init__(self, recorder: Any, path: str) -> None:
+        self._recorder = recorder
+        self._path = path
+        self._local = threading.local()
+        self._guard = threading.Lock()
+        self._last: int = recorder.max_notification_id() or 0
+
+    def _data_version(self) -> int:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = sqlite3.connect(self._path, check_same_thread=True)
+        row = conn.execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
+    def poll(self) -> list[tuple[uuid.UUID, int]]:
+        """``(game id, version)`` of each event committed since the last poll."""
+        seen = getattr(self._local, "version", None)
+        version = self._data_version()
+        self._local.version = version
+        if seen == version:
+            return []
+        changed: list[tuple[uuid.UUID, int]] = []
+        with self._guard:
+            while True:
+                batch = self._recorder.select_notifications(
+                    start=self._last, limit=_BATCH, inclusive_of_start=False
+                )
+                for notification in batch:
+                    changed.append((notification.originator_id, notification.originator_version))
+                    self._last = max(self._last, notification.id)
+                if len(batch) < _BATCH:
+                    return changed
 
 
 class EventHub:
@@ -62,9 +109,15 @@ class EventHub:
     def follow(
         self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None = None
     ) -> None:
-        """Follow the store's notifications in a background thread (PostgreSQL only); each
-        event wakes its game's watchers and is passed to ``on_event`` (the application uses it
-        to forget games that another replica changed)."""
+        """Follow the store's notifications in a background thread; each event wakes its
+        game's watchers and is passed to ``on_event`` (the application uses it to forget games
+        that another replica changed). PostgreSQL pushes them (LISTEN/NOTIFY); a SQLite file
+        is polled (``SqliteChanges``, every ``SQLITE_POLL_SECONDS``) for other processes'
+        writes, such as ``pref flag`` or ``pref rule``."""
+        path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")
+        if "SQLite" in type(recorder).__name__ and path and ":memory:" not in path:
+            self._poll_sqlite(SqliteChanges(recorder, path), on_event)
+            return
         if not hasattr(recorder, "subscribe") or "Postgres" not in type(recorder).__name__:
             return
         last = recorder.max_notification_id() or 0
@@ -90,6 +143,22 @@ class EventHub:
                     self._stopping.wait(1.0)
 
         self._thread = threading.Thread(target=run, name="event-hub", daemon=True)
+        self._thread.start()
+
+    def _poll_sqlite(
+        self, changes: SqliteChanges, on_event: Callable[[uuid.UUID, int], None] | None
+    ) -> None:
+        def run() -> None:
+            while not self._stopping.wait(SQLITE_POLL_SECONDS):
+                try:
+                    for game_id, version in changes.poll():
+                        if on_event is not None:
+                            on_event(game_id, version)
+                        self.notify(game_id)
+                except Exception as exc:  # a locked or vanished file: try again later
+                    log.warning("cannot poll the SQLite store", error=str(exc))
+
+        self._thread = threading.Thread(target=run, name="event-hub-sqlite", daemon=True)
         self._thread.start()
 
     def close_watchers(self) -> None:

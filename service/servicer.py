@@ -163,7 +163,11 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         players = [p.player_id for p in request.players]
         created = await self._run(
             lambda: self.app.create_game(
-                players, request_id=request.request_id, rules=rules, league=request.league
+                players,
+                request_id=request.request_id,
+                rules=rules,
+                league=request.league,
+                creator_secret=request.creator_secret,
             )
         )
         game = await self._read(created.game_id, game_to_proto)

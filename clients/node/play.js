@@ -217,6 +217,8 @@ async function main() {
     players: ['node-a', 'node-b', 'node-c'].map((id) => ({ player_id: id, display_name: id })),
     rules: { name: 'default' },
     request_id: newRequestId(),
+    // A retry with the same request_id returns the seat tokens only with the same secret.
+    creator_secret: crypto.randomBytes(16).toString('hex'),
   });
   const name = created.game.name;
   const tokens = created.seat_tokens;

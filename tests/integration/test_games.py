@@ -139,18 +139,27 @@ def test_retried_commands_have_no_second_effect(
 ) -> None:
     rules = RuleSet(pool_target=10)
     request_id = f"create-{uuid.uuid4()}"
-    first = app.create_game(PLAYERS, request_id, rules=rules)
+    secret = "creator-secret-0123456789"
+    first = app.create_game(PLAYERS, request_id, rules=rules, creator_secret=secret)
     game_id = first.game_id
     created_events = len(app.game_events(game_id))
     assert created_events == first.version == 2  # created, then the first deal dealt
 
-    # Creation retried: the same game, the same tokens, nothing new; also on another replica.
-    assert app.create_game(PLAYERS, request_id, rules=rules) == first
+    # Creation retried with the creator's secret: the same game, valid tokens, nothing new;
+    # also on another replica.
     replica = open_app()
-    assert replica.create_game(PLAYERS, request_id, rules=rules) == first
+    for retrier in (app, replica):
+        recreated = retrier.create_game(PLAYERS, request_id, rules=rules, creator_secret=secret)
+        assert (recreated.game_id, recreated.version, recreated.seed_commitment) == (
+            game_id,
+            first.version,
+            first.seed_commitment,
+        )
+        for seat, token in enumerate(recreated.tokens):
+            assert app.authenticate(game_id, token) == seat
     assert len(app.game_events(game_id)) == created_events
     with pytest.raises(InvalidAction):
-        app.create_game(["dan", "eve", "fay"], request_id, rules=rules)
+        app.create_game(["dan", "eve", "fay"], request_id, rules=rules, creator_secret=secret)
     for seat, token in enumerate(first.tokens):
         assert app.authenticate(game_id, token) == seat
     assert app.authenticate(game_id, "not a token") is None

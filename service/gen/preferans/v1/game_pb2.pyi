@@ -187,11 +187,19 @@ class CreateGameRequest(_message.Message):
     RULES_FIELD_NUMBER: _builtins.int
     LEAGUE_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    CREATOR_SECRET_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """League tag for statistics; empty for none."""
     request_id: _builtins.str
     """Client-chosen id (1–128 printable characters); retries with the same id return the
-    same game and tokens.
+    same game (see `creator_secret` for the tokens).
+    """
+    creator_secret: _builtins.str
+    """Client-chosen secret (16–128 printable characters, e.g. 32 random hex digits) proving
+    that a retry comes from the caller that created the game: a retry with the same
+    request_id and creator_secret returns the game with freshly issued seat tokens (this also
+    renews expired or revoked tokens). The game id derives from both, under the server's key.
+    Without it, a retry gets ALREADY_EXISTS and no tokens. Never stored by the server.
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
@@ -208,10 +216,11 @@ class CreateGameRequest(_message.Message):
         rules: Global___RuleSet | None = ...,
         league: _builtins.str = ...,
         request_id: _builtins.str = ...,
+        creator_secret: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "players", b"players", "request_id", b"request_id", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_secret", b"creator_secret", "league", b"league", "players", b"players", "request_id", b"request_id", "rules", b"rules"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -130,7 +130,8 @@ class GameServiceServicer:
 
     def CreateGame(self, request, context):
         """Creates a game for three players and deals its first deal. Returns one secret token
-        per seat (only their hashes are stored). Idempotent by request_id.
+        per seat (signed by the server, never stored; they expire and can be revoked).
+        Idempotent by request_id; a retry returns tokens only with the same creator_secret.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

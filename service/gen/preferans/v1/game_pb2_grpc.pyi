@@ -57,7 +57,8 @@ class GameServiceStub:
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.CreateGameRequest, _game_pb2.CreateGameResponse]
     """Creates a game for three players and deals its first deal. Returns one secret token
-    per seat (only their hashes are stored). Idempotent by request_id.
+    per seat (signed by the server, never stored; they expire and can be revoked).
+    Idempotent by request_id; a retry returns tokens only with the same creator_secret.
     """
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.JoinGameRequest, _game_pb2.JoinGameResponse]
     """Checks a seat token and tells which seat it is (a client "joins" its seat with it)."""
@@ -118,7 +119,8 @@ class GameServiceAsyncStub(GameServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_pb2.CreateGameRequest, _game_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game for three players and deals its first deal. Returns one secret token
-    per seat (only their hashes are stored). Idempotent by request_id.
+    per seat (signed by the server, never stored; they expire and can be revoked).
+    Idempotent by request_id; a retry returns tokens only with the same creator_secret.
     """
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_pb2.JoinGameRequest, _game_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Checks a seat token and tells which seat it is (a client "joins" its seat with it)."""
@@ -182,7 +184,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_pb2.CreateGameResponse, _abc.Awaitable[_game_pb2.CreateGameResponse]]:
         """Creates a game for three players and deals its first deal. Returns one secret token
-        per seat (only their hashes are stored). Idempotent by request_id.
+        per seat (signed by the server, never stored; they expire and can be revoked).
+        Idempotent by request_id; a retry returns tokens only with the same creator_secret.
         """
 
     @_abc_1.abstractmethod
