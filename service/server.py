@@ -188,7 +188,7 @@ async def create_server(
         ],
     )
     # Page tokens are signed with a key derived from the server key: every replica accepts them.
-    page_tokens = PageTokens.derived_from(app.keys.current()[1])
+    page_tokens = PageTokens.derived_from(app.keys.current[1])
     game_servicer = GameServicer(app, executor, hub, projections, page_tokens)
     game_pb2_grpc.add_GameServiceServicer_to_server(game_servicer, server)
     stats_servicer = StatsServicer(app.db, executor, page_tokens)
