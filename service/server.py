@@ -34,6 +34,7 @@ from service.gen.preferans.v1 import (
 )
 from service.hub import EventHub
 from service.logs import RequestIdInterceptor
+from service.projection_health import report_projection_health
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
 
@@ -121,6 +122,8 @@ async def create_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if projections is not None:
+        await report_projection_health(projections, health_servicer)
     reflection.enable_server_reflection(
         (
             SERVICE_NAME,

@@ -16,10 +16,12 @@ from structlog.testing import capture_logs
 from projections import ProjectionWorker, standard_runners
 from projections.runner import ProjectionFailed, ProjectionStatus
 from service.application import PreferansApplication
+from service.cli import main
 from tests.integration.helpers import (
     create,
     events_table,
     rewrite_stored_state,
+    store_argument,
     stored_state,
 )
 
@@ -149,3 +151,20 @@ def test_a_rebuild_that_meets_an_event_it_cannot_apply_keeps_the_live_view(
     assert "bob" not in str(failed.value)
     assert _listed(app) == {str(game_id) for game_id in ids}
     assert runners["games"].position() == app.recorder.max_notification_id()
+
+
+def test_pref_projections_rebuild_says_which_event_stops_it_in_one_line(
+    app: PreferansApplication, store_env: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [create(app).game_id for _ in range(2)]
+    standard_runners(app, app.db, ("games",))["games"].catch_up()
+    original = stored_state(app, ids[1], 1)
+    broken = {key: value for key, value in original.items() if key != "players"}
+    rewrite_stored_state(store_env, events_table(app), ids[1], 1, broken)
+
+    assert main(["projections", "rebuild", "games", "--store", store_argument(store_env)]) == 1
+    err = capsys.readouterr().err
+    position = _notification_id(app, ids[1], 1)
+    assert f"games: cannot apply the event at position {position} (AttributeError)" in err
+    assert "Traceback" not in err and "bob" not in err
+    assert _listed(app) == {str(game_id) for game_id in ids}
