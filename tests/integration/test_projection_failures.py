@@ -20,6 +20,7 @@ from service.cli import main
 from tests.integration.helpers import (
     create,
     events_table,
+    execute_raw,
     rewrite_stored_state,
     store_argument,
     stored_state,
@@ -167,4 +168,41 @@ def test_pref_projections_rebuild_says_which_event_stops_it_in_one_line(
     position = _notification_id(app, ids[1], 1)
     assert f"games: cannot apply the event at position {position} (AttributeError)" in err
     assert "Traceback" not in err and "bob" not in err
+    assert _listed(app) == {str(game_id) for game_id in ids}
+
+
+def test_a_store_failure_is_reported_as_transient_and_the_runner_goes_on(
+    app: PreferansApplication, store_env: dict[str, str]
+) -> None:
+    """PostgreSQL only: the read models' connections are cut from outside (as a server restart
+    or a failover would). SQLite has no connection to lose."""
+    if store_env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        pytest.skip("an SQLite file has no server connection to lose")
+    ids = [create(app).game_id for _ in range(2)]
+    worker = ProjectionWorker(list(standard_runners(app, app.db).values()), backoff=(0.0, 0.0))
+    worker.step()
+    pids = set()
+    for _ in range(3):
+        with app.db.reading() as c:
+            c.execute("SELECT pg_backend_pid()")
+            pids.add(int(c.fetchone()[0]))
+    before = {name: _failures(name, "transient") for name in worker.statuses()}
+    cut = [("SELECT pg_terminate_backend(?)", (pid,)) for pid in sorted(pids)]
+    execute_raw(store_env, cut)
+    ids.append(create(app).game_id)
+
+    with capture_logs() as logs:
+        worker.step()
+    failed = [e for e in logs if e["event"] == "projection_store_failed"]
+    assert failed, logs
+    for entry in failed:
+        assert entry["log_level"] == "warning"
+        name = entry["projection"]
+        assert _failures(name, "transient") == before[name] + 1
+        status = worker.statuses()[name]
+        assert not status.serving and status.transient and status.error, status
+    assert not [e for e in logs if e["event"] == "projection_stalled"]
+
+    worker.step()  # retried (here at once) on a new connection
+    assert all(status.serving for status in worker.statuses().values())
     assert _listed(app) == {str(game_id) for game_id in ids}
