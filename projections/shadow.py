@@ -11,11 +11,12 @@ new complete one. Live runners notice the moved position and reload their caches
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from projections import metrics
-from projections.db import Cursor
+from projections.db import Cursor, is_transient
 from projections.runner import (
     TRACKING_TABLE,
     Projection,
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from projections.runner import ProjectionRunner
 
 SUFFIX = "__rebuild"
+SWAP_ATTEMPTS = 5
+"""How often the swap is tried when PostgreSQL aborts it (a deadlock with a reader)."""
 
 
 class RebuildConflict(Exception):
@@ -55,29 +58,17 @@ def rebuild(runner: ProjectionRunner, progress: Callable[[int], None] | None = N
                 projection.create_tables(c)
                 _ensure_tracking(c, tracking, 0)
             runner._position = 0
-            while True:
-                try:
-                    done = runner._run(tracking)
-                except ProjectionConflict as exc:
-                    raise RebuildConflict(
-                        f"another rebuild of {projection.name} started; this one stopped"
-                    ) from exc
-                if not done:
-                    break
-                total += done
-                if progress is not None:
-                    progress(done)
-        position = runner._position
-        with db.transaction() as c:
-            db.lock(c, projection.name)
-            if read_position(c, tracking) != position:
-                raise RebuildConflict(f"another rebuild of {projection.name} started")
-            _swap(db.flavor, c, projection)
-            c.execute(
-                f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ?",
-                (position, projection.name),
-            )
-            c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
+        for attempt in range(1, SWAP_ATTEMPTS + 1):
+            total += _catch_up(runner, tracking, progress)
+            try:
+                _swap_in(runner, tracking)
+                break
+            except Exception as exc:
+                # A reader holding one table while the swap holds another: PostgreSQL aborts
+                # one of the two; the shadow is intact, so catch up again and retry.
+                if not is_transient(exc) or attempt == SWAP_ATTEMPTS:
+                    raise
+                time.sleep(0.1 * attempt)
     except BaseException:
         projection.reset()
         runner._position = None
@@ -85,6 +76,42 @@ def rebuild(runner: ProjectionRunner, progress: Callable[[int], None] | None = N
     metrics.REBUILDS.labels(projection.name).inc()
     # The caches hold what the new tables hold, at the position the live row now has.
     return total
+
+
+def _catch_up(
+    runner: ProjectionRunner, tracking: str, progress: Callable[[int], None] | None
+) -> int:
+    """Project into the shadow tables up to the end of the log."""
+    total = 0
+    with runner.db.renaming(shadow_names(runner.projection)):
+        while True:
+            try:
+                done = runner._run(tracking)
+            except ProjectionConflict as exc:
+                raise RebuildConflict(
+                    f"another rebuild of {runner.projection.name} started; this one stopped"
+                ) from exc
+            if not done:
+                return total
+            total += done
+            if progress is not None:
+                progress(done)
+
+
+def _swap_in(runner: ProjectionRunner, tracking: str) -> None:
+    """In one transaction, under the projection's lock: the shadow replaces the live view."""
+    db, projection = runner.db, runner.projection
+    with db.transaction() as c:
+        db.lock(c, projection.name)
+        position = read_position(c, tracking)
+        if position != runner._position:
+            raise RebuildConflict(f"another rebuild of {projection.name} started")
+        _swap(db.flavor, c, projection)
+        c.execute(
+            f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ?",
+            (position, projection.name),
+        )
+        c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
 
 
 def _swap(flavor: str, c: Cursor, projection: Projection) -> None:
