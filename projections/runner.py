@@ -248,6 +248,8 @@ class ProjectionStatus:
 
 
 StatusListener = Callable[[ProjectionStatus], None]
+MEASURE_EVERY = 1.0
+"""Seconds between two readings of the log's end (for the lag metric)."""
 
 
 class ProjectionWorker:
@@ -277,6 +279,7 @@ class ProjectionWorker:
         self._listeners: list[StatusListener] = []
         self._attempts: dict[str, int] = {}
         self._retry_at: dict[str, float] = {}
+        self._measured_at = -MEASURE_EVERY
         for name in self._statuses:
             metrics.SERVING.labels(name).set(1)
 
@@ -369,6 +372,10 @@ class ProjectionWorker:
         self._report(ProjectionStatus(name))
 
     def _measure(self) -> None:
+        now = time.monotonic()
+        if now < self._measured_at + MEASURE_EVERY:
+            return
+        self._measured_at = now
         try:
             head = self.runners[0].max_position() if self.runners else 0
         except Exception:  # the store is down: the failures say so already

@@ -11,6 +11,7 @@ new complete one. Live runners notice the moved position and reload their caches
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -69,9 +70,11 @@ def rebuild(runner: ProjectionRunner, progress: Callable[[int], None] | None = N
                 if not is_transient(exc) or attempt == SWAP_ATTEMPTS:
                     raise
                 time.sleep(0.1 * attempt)
-    except BaseException:
+    except BaseException as exc:
         projection.reset()
         runner._position = None
+        if not isinstance(exc, RebuildConflict):  # the shadow is this rebuild's: remove it
+            _discard(runner, tracking)
         raise
     metrics.REBUILDS.labels(projection.name).inc()
     # The caches hold what the new tables hold, at the position the live row now has.
@@ -111,6 +114,17 @@ def _swap_in(runner: ProjectionRunner, tracking: str) -> None:
             f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ?",
             (position, projection.name),
         )
+        c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
+
+
+def _discard(runner: ProjectionRunner, tracking: str) -> None:
+    """Drop a failed rebuild's shadow tables and tracking row (best effort: the next rebuild
+    drops them anyway)."""
+    db = runner.db
+    names = shadow_names(runner.projection)
+    with contextlib.suppress(Exception), db.renaming(names), db.transaction() as c:
+        db.lock(c, tracking)
+        runner.projection.drop_tables(c)
         c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
 
 

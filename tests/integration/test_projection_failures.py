@@ -19,11 +19,13 @@ from service.application import PreferansApplication
 from service.cli import main
 from tests.integration.helpers import (
     create,
+    dump_tables,
     events_table,
     execute_raw,
     rewrite_stored_state,
     store_argument,
     stored_state,
+    tracking_positions,
 )
 
 READ_PLAYERS = ("scoresheet", "games", "stats")
@@ -152,6 +154,10 @@ def test_a_rebuild_that_meets_an_event_it_cannot_apply_keeps_the_live_view(
     assert "bob" not in str(failed.value)
     assert _listed(app) == {str(game_id) for game_id in ids}
     assert runners["games"].position() == app.recorder.max_notification_id()
+    # Nothing of the failed rebuild is left behind.
+    assert set(tracking_positions(app.db)) == {"games"}
+    with pytest.raises(Exception, match="games__rebuild"):
+        dump_tables(app.db, ("games__rebuild",))
 
 
 def test_pref_projections_rebuild_says_which_event_stops_it_in_one_line(
