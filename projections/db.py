@@ -104,12 +104,14 @@ class Database:
         self._local = threading.local()
         """This thread's SQLite connection, and its table renaming (during a rebuild)."""
         self._pool: Any = None
+        self._schema = ""
         if self.flavor == "sqlite":
             self._path = env.get("SQLITE_DBNAME", ":memory:")
         else:
             from psycopg_pool import ConnectionPool
 
             schema = env.get("POSTGRES_SCHEMA", "")
+            self._schema = schema
             kwargs: dict[str, Any] = {
                 "dbname": env["POSTGRES_DBNAME"],
                 "host": env.get("POSTGRES_HOST", "127.0.0.1"),
@@ -157,7 +159,8 @@ class Database:
         """Take the transaction-scoped lock of ``name``: one transaction at a time holds it
         (PostgreSQL: an advisory lock; SQLite: every write transaction is exclusive already)."""
         if self.flavor == "postgres":
-            c.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(name),))
+            # Advisory locks are per database: the schema keeps deployments sharing one apart.
+            c.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(f"{self._schema}.{name}"),))
 
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
