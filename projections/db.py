@@ -7,11 +7,15 @@ and the server's secrets table use this handle so that one SQL text serves both 
 
 from __future__ import annotations
 
+import hashlib
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
+
+import psycopg
 
 
 class Cursor(Protocol):
@@ -46,6 +50,51 @@ class _PgCursor:
         return int(self._cursor.rowcount)
 
 
+class _RenamingCursor:
+    """Sends a cursor's statements to other tables: each listed name (a whole word) is replaced
+    by its shadow name (``games`` -> ``games__rebuild``, never ``stats_games``)."""
+
+    def __init__(self, cursor: Cursor, names: Mapping[str, str]) -> None:
+        self._cursor = cursor
+        self._names = dict(names)
+        self._pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+
+    def _rename(self, sql: str) -> str:
+        return self._pattern.sub(lambda m: self._names[m.group(1)], sql)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._cursor.execute(self._rename(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
+        return self._cursor.executemany(self._rename(sql), rows)
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return list(self._cursor.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cursor.rowcount)
+
+
+def lock_key(name: str) -> int:
+    """A stable signed 64-bit key for PostgreSQL advisory locks, derived from a name."""
+    digest = hashlib.sha256(f"preferans.projection:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether an error says the store is unavailable or busy (worth retrying as it is), as
+    opposed to an event or a row the read model cannot take (retrying cannot help)."""
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return True  # lost connections, pool timeouts, deadlocks, serialisation failures
+    if isinstance(exc, sqlite3.OperationalError):
+        return "locked" in str(exc) or "busy" in str(exc)
+    return isinstance(exc, TimeoutError | ConnectionError)
+
+
 class Database:
     """Connections to the store's database, for read models: ``with db.transaction() as c``."""
 
@@ -53,13 +102,16 @@ class Database:
         module = env.get("PERSISTENCE_MODULE", "eventsourcing.sqlite")
         self.flavor = "postgres" if module.endswith("postgres") else "sqlite"
         self._local = threading.local()
+        """This thread's SQLite connection, and its table renaming (during a rebuild)."""
         self._pool: Any = None
+        self._schema = ""
         if self.flavor == "sqlite":
             self._path = env.get("SQLITE_DBNAME", ":memory:")
         else:
             from psycopg_pool import ConnectionPool
 
             schema = env.get("POSTGRES_SCHEMA", "")
+            self._schema = schema
             kwargs: dict[str, Any] = {
                 "dbname": env["POSTGRES_DBNAME"],
                 "host": env.get("POSTGRES_HOST", "127.0.0.1"),
@@ -89,6 +141,28 @@ class Database:
         return conn
 
     @contextmanager
+    def renaming(self, names: Mapping[str, str]) -> Iterator[None]:
+        """Within the block, this thread's statements go to other tables (``names``: table or
+        index name -> the name to use instead); other threads are not affected."""
+        before = getattr(self._local, "names", None)
+        self._local.names = dict(names)
+        try:
+            yield
+        finally:
+            self._local.names = before
+
+    def _wrap(self, cursor: Cursor) -> Cursor:
+        names = getattr(self._local, "names", None)
+        return _RenamingCursor(cursor, names) if names else cursor
+
+    def lock(self, c: Cursor, name: str) -> None:
+        """Take the transaction-scoped lock of ``name``: one transaction at a time holds it
+        (PostgreSQL: an advisory lock; SQLite: every write transaction is exclusive already)."""
+        if self.flavor == "postgres":
+            # Advisory locks are per database: the schema keeps deployments sharing one apart.
+            c.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(f"{self._schema}.{name}"),))
+
+    @contextmanager
     def transaction(self) -> Iterator[Cursor]:
         """One transaction: committed if the block ends normally, rolled back if it raises."""
         if self.flavor == "sqlite":
@@ -96,7 +170,7 @@ class Database:
             cursor = conn.cursor()
             cursor.execute("BEGIN IMMEDIATE")
             try:
-                yield cursor
+                yield self._wrap(cursor)
             except BaseException:
                 conn.rollback()
                 raise
@@ -106,7 +180,7 @@ class Database:
                 cursor.close()
             return
         with self._pool.connection() as pg, pg.transaction(), pg.cursor() as cursor:
-            yield _PgCursor(cursor)
+            yield self._wrap(_PgCursor(cursor))
 
     @contextmanager
     def reading(self) -> Iterator[Cursor]:
@@ -114,12 +188,12 @@ class Database:
         if self.flavor == "sqlite":
             cursor = self._sqlite().cursor()
             try:
-                yield cursor
+                yield self._wrap(cursor)
             finally:
                 cursor.close()
             return
         with self._pool.connection() as pg, pg.cursor() as cursor:
-            yield _PgCursor(cursor)
+            yield self._wrap(_PgCursor(cursor))
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -3,17 +3,30 @@
 A projection reads the application's notification log in order. Each batch of events is
 processed in memory, then the view changes and the new tracking position are written in one
 transaction, with a compare-and-set on the position: a batch is applied exactly once even if two
-runners race (the loser's transaction rolls back). A projection can be dropped and rebuilt from
-the log at any time.
+runners race (the loser's transaction rolls back). Every such transaction first takes the
+projection's lock (``Database.lock``: a PostgreSQL advisory lock keyed by the projection's name),
+then the tracking row, then the view's tables: one order everywhere, so a runner and a rebuild
+wait for each other instead of deadlocking.
+
+A batch that cannot be applied is retried event by event, so that the runner stops exactly
+before the event it cannot apply and says which one (``ProjectionFailed``); it never skips it.
+A rebuild projects the whole log into shadow tables and swaps them in (``projections.shadow``).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from projections.db import Cursor, Database
+import structlog
+
+from projections import metrics
+from projections.db import Cursor, Database, is_transient
+
+log = structlog.get_logger(__name__)
 
 TRACKING_TABLE = "projection_tracking"
 
@@ -22,6 +35,10 @@ class Projection(Protocol):
     """A read model: in-memory processing of events, then a flush inside the batch transaction."""
 
     name: str
+    tables: tuple[str, ...]
+    """Its tables (a rebuild writes shadow copies of them, then swaps them in)."""
+    indexes: tuple[str, ...]
+    """Its named indexes (renamed with the tables)."""
 
     def create_tables(self, c: Cursor) -> None: ...
 
@@ -48,7 +65,52 @@ class ProjectionConflict(Exception):
     """Another runner advanced the same projection first."""
 
 
+class ProjectionFailed(Exception):
+    """A runner could not apply the event at ``position`` (the cause is chained).
+
+    ``transient``: the store was unavailable or busy (retrying may succeed); otherwise the event
+    itself cannot be applied (retrying will fail the same way until the code or data change).
+    The message names the projection, the position and the cause's type, never the event's
+    content."""
+
+    def __init__(self, projection: str, position: int, cause: BaseException) -> None:
+        self.projection = projection
+        self.position = position
+        self.error = type(cause).__name__
+        self.transient = is_transient(cause)
+        kind = "the store failed" if self.transient else "cannot apply the event"
+        super().__init__(f"projection {projection}: {kind} at position {position} ({self.error})")
+
+
+def _ensure_tracking(c: Cursor, name: str, position: int | None = None) -> None:
+    c.execute(
+        f"CREATE TABLE IF NOT EXISTS {TRACKING_TABLE} "
+        "(name TEXT PRIMARY KEY, position BIGINT NOT NULL)"
+    )
+    if position is None:
+        c.execute(
+            f"INSERT INTO {TRACKING_TABLE} (name, position) VALUES (?, 0) "
+            "ON CONFLICT (name) DO NOTHING",
+            (name,),
+        )
+    else:
+        c.execute(
+            f"INSERT INTO {TRACKING_TABLE} (name, position) VALUES (?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+            (name, position),
+        )
+
+
+def read_position(c: Cursor, name: str) -> int | None:
+    """A tracking row's position (``None`` if there is no such row)."""
+    c.execute(f"SELECT position FROM {TRACKING_TABLE} WHERE name = ?", (name,))
+    row = c.fetchone()
+    return None if row is None else int(row[0])
+
+
 class ProjectionRunner:
+    """Applies one projection's batches exactly once (see the module's docstring)."""
+
     def __init__(
         self, source: NotificationSource, db: Database, projection: Projection, batch: int = 1000
     ) -> None:
@@ -60,60 +122,87 @@ class ProjectionRunner:
         self._position: int | None = None
         """Where this runner's last batch left the projection (its caches are valid there)."""
         with db.transaction() as c:
-            c.execute(
-                f"CREATE TABLE IF NOT EXISTS {TRACKING_TABLE} "
-                "(name TEXT PRIMARY KEY, position BIGINT NOT NULL)"
-            )
-            c.execute(
-                f"INSERT INTO {TRACKING_TABLE} (name, position) VALUES (?, 0) "
-                "ON CONFLICT (name) DO NOTHING",
-                (projection.name,),
-            )
+            db.lock(c, projection.name)
+            _ensure_tracking(c, projection.name)
             projection.create_tables(c)
 
+    @property
+    def last_position(self) -> int | None:
+        """Where this runner's last batch left the projection (no query; ``None``: unknown)."""
+        return self._position
+
     def position(self) -> int:
+        """The projection's position as stored (the last event applied)."""
+        return self._stored_position(self.projection.name)
+
+    def _stored_position(self, tracking: str) -> int:
         with self.db.reading() as c:
-            c.execute(
-                f"SELECT position FROM {TRACKING_TABLE} WHERE name = ?", (self.projection.name,)
-            )
-            row = c.fetchone()
-        return int(row[0]) if row else 0
+            return read_position(c, tracking) or 0
 
     def run_once(self) -> int:
-        """Process the next batch of events; return how many were processed."""
+        """Process the next batch of events; return how many were processed.
+
+        Raises ``ProjectionConflict`` if another runner applied the batch first, and
+        ``ProjectionFailed`` if an event cannot be applied (the events before it are)."""
         with self._lock:
-            start = self.position()
-            if start != self._position:
-                # Another runner (or a rebuild) moved the projection since this runner's last
-                # batch: what the projection cached in memory (running totals) is stale.
-                self.projection.reset()
-                self._position = None
-            notifications = self.source.recorder.select_notifications(
-                start=start + 1, limit=self.batch
-            )
-            if not notifications:
-                return 0
-            last = notifications[-1].id
+            return self._run(self.projection.name)
+
+    def _run(self, tracking: str) -> int:
+        start = self._stored_position(tracking)
+        if start != self._position:
+            # Another runner (or a rebuild) moved the projection since this runner's last
+            # batch: what the projection cached in memory (running totals) is stale.
+            self.projection.reset()
+            self._position = start  # empty caches are valid anywhere
+        notifications = self.source.recorder.select_notifications(start=start + 1, limit=self.batch)
+        if not notifications:
+            return 0
+        try:
+            self._apply(tracking, start, notifications)
+        except ProjectionConflict:
+            raise
+        except Exception as exc:
+            if is_transient(exc) or len(notifications) == 1:
+                raise ProjectionFailed(self.projection.name, notifications[0].id, exc) from exc
+            return self._apply_one_by_one(tracking, start, notifications)
+        return len(notifications)
+
+    def _apply_one_by_one(self, tracking: str, start: int, notifications: Sequence[Any]) -> int:
+        """After a failed batch: apply its events one at a time, up to the one that fails."""
+        done = 0
+        for notification in notifications:
             try:
-                for notification in notifications:
-                    event = self.source.mapper.to_domain_event(notification)
-                    self.projection.process(event, notification.id)
-                with self.db.transaction() as c:
-                    c.execute(
-                        f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ? AND position = ?",
-                        (last, self.projection.name, start),
-                    )
-                    if c.rowcount != 1:
-                        raise ProjectionConflict(
-                            f"projection {self.projection.name} was advanced by another runner"
-                        )
-                    self.projection.flush(c)
-            except BaseException:
-                self.projection.reset()
-                self._position = None
+                self._apply(tracking, start, [notification])
+            except ProjectionConflict:
                 raise
-            self._position = last
-            return len(notifications)
+            except Exception as exc:
+                raise ProjectionFailed(self.projection.name, notification.id, exc) from exc
+            start = notification.id
+            done += 1
+        return done
+
+    def _apply(self, tracking: str, start: int, notifications: Sequence[Any]) -> None:
+        last = notifications[-1].id
+        try:
+            for notification in notifications:
+                event = self.source.mapper.to_domain_event(notification)
+                self.projection.process(event, notification.id)
+            with self.db.transaction() as c:
+                self.db.lock(c, tracking)
+                c.execute(
+                    f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ? AND position = ?",
+                    (last, tracking, start),
+                )
+                if c.rowcount != 1:
+                    raise ProjectionConflict(
+                        f"projection {self.projection.name} was advanced by another runner"
+                    )
+                self.projection.flush(c)
+        except BaseException:
+            self.projection.reset()
+            self._position = None
+            raise
+        self._position = last
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Process everything recorded so far; return how many events were processed."""
@@ -130,17 +219,15 @@ class ProjectionRunner:
                 progress(done)
 
     def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
-        """Drop the view, forget the position, and project the whole log again."""
+        """Project the whole log again into shadow tables, then swap them in atomically:
+        readers see the old view until the new one is complete. Returns the events processed.
+
+        Raises ``ProjectionFailed`` if an event cannot be applied (the live view is kept) and
+        ``RebuildConflict`` if another rebuild of the same projection started meanwhile."""
+        from projections.shadow import rebuild
+
         with self._lock:
-            self.projection.reset()
-            with self.db.transaction() as c:
-                self.projection.drop_tables(c)
-                self.projection.create_tables(c)
-                c.execute(
-                    f"UPDATE {TRACKING_TABLE} SET position = 0 WHERE name = ?",
-                    (self.projection.name,),
-                )
-        return self.catch_up(progress)
+            return rebuild(self, progress)
 
     def max_position(self) -> int:
         """The id of the last event in the log (for progress bars)."""
@@ -148,16 +235,53 @@ class ProjectionRunner:
         return int(value or 0)
 
 
-class ProjectionWorker:
-    """Keeps runners caught up in a background thread (polling; woken early by ``poke``)."""
+@dataclass(frozen=True)
+class ProjectionStatus:
+    """Whether a read model keeps up: ``serving``, else the failure (``error``: the
+    exception's type; ``position``: the event it stopped at; ``transient``: a store error)."""
 
-    def __init__(self, runners: list[ProjectionRunner], interval: float = 0.05) -> None:
+    name: str
+    serving: bool = True
+    error: str | None = None
+    position: int | None = None
+    transient: bool = False
+
+
+StatusListener = Callable[[ProjectionStatus], None]
+MEASURE_EVERY = 1.0
+"""Seconds between two readings of the log's end (for the lag metric)."""
+
+
+class ProjectionWorker:
+    """Keeps runners caught up in a background thread (polling; woken early by ``poke``).
+
+    A runner that fails is retried with exponential backoff (``backoff``: first and longest
+    delay in seconds) and never skips an event. Each failure is logged (an error if the event
+    cannot be applied, a warning if the store failed), counted in the metrics, and the read
+    model's status turns ``serving=False`` until it catches up again; ``watch`` reports every
+    change of status (the server maps it to gRPC health)."""
+
+    def __init__(
+        self,
+        runners: list[ProjectionRunner],
+        interval: float = 0.05,
+        backoff: tuple[float, float] = (0.5, 60.0),
+    ) -> None:
         self.runners = runners
         self.interval = interval
+        self.backoff = backoff
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="projections", daemon=True)
         self.errors: list[BaseException] = []
+        self._status_lock = threading.Lock()
+        self._statuses = {r.projection.name: ProjectionStatus(r.projection.name) for r in runners}
+        self._listeners: list[StatusListener] = []
+        self._attempts: dict[str, int] = {}
+        self._retry_at: dict[str, float] = {}
+        self._measured_at = -MEASURE_EVERY
+        for name in self._statuses:
+            metrics.SERVING.labels(name).set(1)
 
     def start(self) -> None:
         self._thread.start()
@@ -168,15 +292,102 @@ class ProjectionWorker:
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
-        self._thread.join(timeout=10)
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+
+    def statuses(self) -> dict[str, ProjectionStatus]:
+        """Each read model's current status, by projection name."""
+        with self._status_lock:
+            return dict(self._statuses)
+
+    def watch(self, listener: StatusListener) -> None:
+        """Call ``listener`` now with every current status, then with each change (from the
+        worker's thread; it must not block)."""
+        with self._status_lock:
+            self._listeners.append(listener)
+            for status in self._statuses.values():
+                listener(status)
+
+    def _report(self, status: ProjectionStatus) -> None:
+        with self._status_lock:
+            if self._statuses.get(status.name) == status:
+                return
+            self._statuses[status.name] = status
+            metrics.SERVING.labels(status.name).set(1 if status.serving else 0)
+            for listener in self._listeners:
+                try:
+                    listener(status)
+                except Exception:  # a listener's failure must not stop the projections
+                    log.exception("projection_status_listener_failed", projection=status.name)
+
+    def step(self) -> None:
+        """One pass: catch up every runner that is not waiting for its next retry."""
+        now = time.monotonic()
+        for runner in self.runners:
+            name = runner.projection.name
+            if self._retry_at.get(name, 0.0) > now:
+                continue
+            try:
+                runner.catch_up()
+            except Exception as exc:
+                self._failed(runner, exc, now)
+            else:
+                self._recovered(name)
+        self._measure()
+
+    def _failed(self, runner: ProjectionRunner, exc: Exception, now: float) -> None:
+        name = runner.projection.name
+        if not isinstance(exc, ProjectionFailed):
+            # Failed before any event was taken (reading the position or the log).
+            at = (runner.last_position or 0) + 1
+            failure = ProjectionFailed(name, at, exc)
+            failure.__cause__ = exc
+            exc = failure
+        self.errors.append(exc)
+        del self.errors[:-10]
+        attempts = self._attempts.get(name, 0) + 1
+        self._attempts[name] = attempts
+        first, longest = self.backoff
+        delay = min(longest, first * 2 ** min(attempts - 1, 30))
+        self._retry_at[name] = now + delay
+        kind = "transient" if exc.transient else "event"
+        metrics.FAILURES.labels(name, kind).inc()
+        fields = {
+            "projection": name,
+            "position": exc.position,
+            "error_type": exc.error,
+            "attempt": attempts,
+            "retry_in_s": round(delay, 3),
+        }
+        if exc.transient:
+            log.warning("projection_store_failed", **fields)
+        else:
+            log.error("projection_stalled", **fields)
+        self._report(ProjectionStatus(name, False, exc.error, exc.position, exc.transient))
+
+    def _recovered(self, name: str) -> None:
+        if self._attempts.pop(name, 0):
+            self._retry_at.pop(name, None)
+            log.info("projection_recovered", projection=name)
+        self._report(ProjectionStatus(name))
+
+    def _measure(self) -> None:
+        now = time.monotonic()
+        if now < self._measured_at + MEASURE_EVERY:
+            return
+        self._measured_at = now
+        try:
+            head = self.runners[0].max_position() if self.runners else 0
+        except Exception:  # the store is down: the failures say so already
+            return
+        for runner in self.runners:
+            position = runner.last_position
+            if position is not None:
+                metrics.POSITION.labels(runner.projection.name).set(position)
+                metrics.LAG.labels(runner.projection.name).set(max(0, head - position))
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            for runner in self.runners:
-                try:
-                    runner.catch_up()
-                except Exception as exc:  # keep serving; the error is visible to health checks
-                    self.errors.append(exc)
-                    del self.errors[:-10]
+            self.step()
             self._wake.wait(self.interval)
             self._wake.clear()

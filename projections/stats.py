@@ -84,6 +84,9 @@ LEAGUE_COUNTERS = (
 
 PAIR_COUNTERS = ("games", "a_num", "b_num", "a_ahead", "b_ahead", "equal")
 
+PLAYER_ORDERS = ("rating", "settlement_real", "games", "deals", "contracts_made")
+"""The columns ``stats_players`` has an index for (the orders of a league's table)."""
+
 
 class _Table:
     """Rows of one table held in memory by key: loaded on first use, upserted in ``flush``."""
@@ -173,6 +176,17 @@ class Stats:
     """League statistics per player, per league, per pair of players and per game."""
 
     name = "stats"
+    tables: tuple[str, ...] = (
+        "stats_games",
+        "stats_players",
+        "stats_leagues",
+        "stats_pairs",
+        "stats_results",
+    )
+    indexes: tuple[str, ...] = (
+        "stats_results_by_player",
+        *(f"stats_players_by_{c}" for c in PLAYER_ORDERS),
+    )
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -245,16 +259,15 @@ class Stats:
             "CREATE INDEX IF NOT EXISTS stats_results_by_player ON stats_results "
             "(league, player_id, position)"
         )
-        for column in ("rating", "settlement_real", "games", "deals", "contracts_made"):
+        for column in PLAYER_ORDERS:
             c.execute(
                 f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
                 f"(league, {column}, player_id)"
             )
 
     def drop_tables(self, c: Cursor) -> None:
-        for table in ("stats_games", "stats_players", "stats_leagues", "stats_pairs"):
+        for table in self.tables:
             c.execute(f"DROP TABLE IF EXISTS {table}")
-        c.execute("DROP TABLE IF EXISTS stats_results")
 
     # -- events ---------------------------------------------------------------------------
 

@@ -48,6 +48,8 @@ class SeatViews:
     """For each game, deal and seat: exactly what that seat may see now (all, once it ended)."""
 
     name = "seat_views"
+    tables: tuple[str, ...] = ("seat_views",)
+    indexes: tuple[str, ...] = ()
 
     def __init__(self, load: GameLoader | None = None) -> None:
         self.games = GameCache(load)
@@ -105,6 +107,8 @@ class Scoresheet:
     settlement)."""
 
     name = "scoresheet"
+    tables: tuple[str, ...] = ("scoresheet_deals", "scoresheet_totals", "scoresheet_disputes")
+    indexes: tuple[str, ...] = ()
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -284,6 +288,8 @@ class Games:
     """The game list and each game's history of deal results."""
 
     name = "games"
+    tables: tuple[str, ...] = ("games", "game_deals")
+    indexes: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self._games: dict[UUID, dict[str, Any]] = {}

@@ -75,6 +75,8 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from projections import PROJECTION_NAMES, standard_runners
+    from projections.runner import ProjectionFailed
+    from projections.shadow import RebuildConflict
 
     names = tuple(args.names) or PROJECTION_NAMES
     app = _open_app(args.store)
@@ -92,9 +94,26 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
                 task = progress.add_task(f"rebuild {name}", total=total)
                 runner.rebuild(partial(progress.advance, task))
                 progress.update(task, completed=total)
+    except (ProjectionFailed, RebuildConflict) as exc:
+        # The live view is kept as it was; say which event stopped the rebuild, not its content.
+        message = f"rebuild failed: {exc}; the live view is unchanged"
+        Console(stderr=True).print(message, style="red", markup=False, soft_wrap=True)
+        return 1
     finally:
         app.close()
     return 0
+
+
+def _serve_metrics(args: argparse.Namespace) -> None:
+    """Serve the Prometheus metrics if ``--metrics-port`` is given."""
+    if args.metrics_port is None:
+        return
+    import structlog
+
+    from projections.metrics import serve_metrics
+
+    port = serve_metrics(args.metrics_host, args.metrics_port)
+    structlog.get_logger(__name__).info("metrics", address=args.metrics_host, port=port)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -120,6 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:  # TlsConfigError too
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
+    _serve_metrics(args)
     try:
         asyncio.run(
             serve(
@@ -324,6 +344,7 @@ def cmd_projections_run(args: argparse.Namespace) -> int:
     from service.logs import configure
 
     configure()
+    _serve_metrics(args)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -640,6 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's key file (default: $PREF_KEYS, $PREF_KEY_FILE, or for SQLite "
         "<store>.key, created owner-only); docs/SECURITY.md",
     )
+    _metrics_options(srv)
     srv.set_defaults(func=cmd_serve)
     add_keys_parser(sub, store_help)
 
@@ -764,8 +786,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("names", nargs="*", help="seat_views, scoresheet, games, stats (default: all)")
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
+    _metrics_options(run)
     run.set_defaults(func=cmd_projections_run)
     return parser
+
+
+def _metrics_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="address of the metrics listener (default: 127.0.0.1, this machine only)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

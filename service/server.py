@@ -41,6 +41,7 @@ from service.limits import Limits
 from service.logs import RequestIdInterceptor
 from service.malformed import MalformedRequestInterceptor
 from service.pagetoken import PageTokens
+from service.projection_health import report_projection_health
 from service.quotas import CallerIdentity, QuotaInterceptor, still_open_games
 from service.servicer import GameServicer
 from service.stats_servicer import StatsServicer
@@ -200,6 +201,8 @@ async def create_server(
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if projections is not None:
+        await report_projection_health(projections, health_servicer)
     reflection.enable_server_reflection(
         (
             SERVICE_NAME,
