@@ -104,15 +104,21 @@ def cmd_rebuild(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve_metrics(args: argparse.Namespace) -> None:
-    """Serve the Prometheus metrics if ``--metrics-port`` is given."""
+def _serve_metrics(args: argparse.Namespace, tls: Any = None) -> None:
+    """Serve the Prometheus metrics if ``--metrics-port`` is given; over HTTPS with the gRPC
+    listener's certificate and key when it serves TLS (``tls``: a ``ServerTls``)."""
     if args.metrics_port is None:
         return
     import structlog
 
     from projections.metrics import serve_metrics
 
-    port = serve_metrics(args.metrics_host, args.metrics_port)
+    port = serve_metrics(
+        args.metrics_host,
+        args.metrics_port,
+        certfile=tls.cert_file if tls is not None else None,
+        keyfile=tls.key_file if tls is not None else None,
+    )
     structlog.get_logger(__name__).info("metrics", address=args.metrics_host, port=port)
 
 
@@ -139,7 +145,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:  # TlsConfigError too
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
-    _serve_metrics(args)
+    _serve_metrics(args, tls)
     try:
         asyncio.run(
             serve(

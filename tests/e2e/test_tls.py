@@ -8,8 +8,12 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import os
+import ssl
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,3 +285,37 @@ def test_a_renewed_certificate_is_served_without_a_restart(
     stale = GameClient(server.address, tls_ca=str(first.ca))
     clients.append(stale)
     assert refused_connection(stale) == grpc.StatusCode.UNAVAILABLE
+
+
+def test_the_metrics_listener_serves_https_when_the_server_serves_tls(
+    tmp_path: Path, pki: Pki
+) -> None:
+    """Every listener serves TLS once given a certificate: the metrics port too (issue 9,
+    item 7); a plaintext request to it gets no metrics."""
+    pref = Path(sys.executable).with_name("pref")
+    metrics_port = free_port()
+    command = [str(pref), "serve", "--store", str(tmp_path / "m.sqlite"), "--host", "127.0.0.1"]
+    command += ["--port", str(free_port()), "--metrics-port", str(metrics_port)]
+    command += ["--tls-cert", str(pki.server_cert), "--tls-key", str(pki.server_key)]
+    log = (tmp_path / "serve.log").open("wb")
+    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    trusted = ssl.create_default_context(cafile=str(pki.ca))
+    url = f"https://127.0.0.1:{metrics_port}/metrics"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, (tmp_path / "serve.log").read_text()
+            try:
+                with urllib.request.urlopen(url, context=trusted, timeout=5) as answer:
+                    body = answer.read().decode()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.monotonic() < deadline, "the metrics listener never answered"
+                time.sleep(0.2)
+        assert "preferans_projection_position" in body
+        with pytest.raises((urllib.error.URLError, ConnectionError)):
+            urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5)
+    finally:
+        process.terminate()
+        process.wait(15)
+        log.close()
