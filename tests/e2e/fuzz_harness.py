@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 import os
 import time
+import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
@@ -35,6 +37,7 @@ from service.application import PreferansApplication
 from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
 from tests.e2e.fuzz_strategies import Game, World
 
+T = TypeVar("T")
 SERVICES: dict[str, ServiceDescriptor] = {
     "GameService": game_pb2.DESCRIPTOR.services_by_name["GameService"],
     "StatsService": stats_pb2.DESCRIPTOR.services_by_name["StatsService"],
@@ -55,6 +58,20 @@ READ_TIMEOUT = 3.0
 COMMAND_TIMEOUT = 30.0
 CATCH_UP_SECONDS = 30.0
 """Liveness bound for the read models to show what the log holds after a run."""
+ACCEPTED_TEXT_MAX = 1024
+"""No client string longer than this is ever recorded (the issue asks for length limits on every
+client string; the real limits are lower — see docs/SECURITY.md)."""
+REFUSED_CHARACTERS = frozenset(
+    [chr(c) for c in range(0x20)]
+    + [chr(0x7F)]
+    + [chr(c) for c in range(0x80, 0xA0)]
+    + ["\u061c", "\u200e", "\u200f"]
+    + [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+)
+"""Control characters (NUL among them) and bidi controls: never recorded from a client."""
+UNCHECKED_TEXT = frozenset({"options_json"})
+"""JSON is checked by its own validation (its strings escape control characters)."""
 SURVEY = os.environ.get("PREF_FUZZ_SURVEY", "") not in ("", "0")
 
 
@@ -68,6 +85,45 @@ class Outcome:
     """``None``: the client library refused to send the call (invalid metadata)."""
     details: str = ""
     answers: list[Any] = field(default_factory=list)
+
+
+def unclean_text(message: Message, prefix: str = "") -> list[str]:
+    """What an accepted command should not have let through: strings with control or bidi
+    characters, or longer than ``ACCEPTED_TEXT_MAX``."""
+    problems = []
+    for fd, value in message.ListFields():
+        name = f"{prefix}{fd.name}"
+        values = value if fd.is_repeated else [value]
+        for item in values:
+            if isinstance(item, Message):
+                problems.extend(unclean_text(item, f"{name}."))
+            elif isinstance(item, str) and fd.name not in UNCHECKED_TEXT:
+                bad = sorted({c for c in item if c in REFUSED_CHARACTERS})
+                if bad:
+                    problems.append(f"accepted {name} with characters {bad!r}")
+                if len(item) > ACCEPTED_TEXT_MAX:
+                    problems.append(f"accepted {name} of {len(item)} characters")
+    return problems
+
+
+def retrying(read: Callable[[], T], attempts: int = 10) -> T:
+    """The test's own read of the store, again after a dropped connection (the shared
+    PostgreSQL may be restarted under the suite; the pool replaces broken connections)."""
+    for attempt in range(attempts):
+        try:
+            return read()
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5)
+    raise AssertionError("unreachable")
+
+
+def projection_positions(app: PreferansApplication) -> dict[str, int]:
+    """Each projection's position in the notification log."""
+    with app.db.reading() as c:
+        c.execute("SELECT name, position FROM projection_tracking")
+        return {str(name): int(position) for name, position in c.fetchall()}
 
 
 def shown(value: Any, limit: int = 400) -> str:
@@ -84,6 +140,7 @@ class Target:
         self.app = app
         self.world = world
         self.label = label
+        # Large limits, so that the fuzz sees what the server itself answers to huge requests.
         self.channel = grpc.insecure_channel(
             address,
             options=[
@@ -93,11 +150,14 @@ class Target:
         )
         self.group = "requests"
         """What the current run fuzzes (outcomes are counted per group and method)."""
+        self.plain = grpc.insecure_channel(address)
+        """A channel with gRPC's default limits (4 MB answers), as any client has."""
         self.tally: dict[tuple[str, str], Counter[str]] = {}
         self.violations: list[str] = []
 
     def close(self) -> None:
         self.channel.close()
+        self.plain.close()
 
     def start(self, group: str) -> None:
         """A new run: its outcomes are counted under ``group``; no violations yet."""
@@ -151,7 +211,7 @@ class Target:
         return Outcome(grpc.StatusCode.OK, answers=answers)
 
     def log_end(self) -> int:
-        return int(self.app.recorder.max_notification_id() or 0)
+        return retrying(lambda: int(self.app.recorder.max_notification_id() or 0))
 
     # -- the properties -------------------------------------------------------------------
 
@@ -170,6 +230,13 @@ class Target:
         elif outcome.code is not None and any(word in outcome.details for word in INTERNALS):
             problems.append(f"status {code} shows internals: {outcome.details[:300]!r}")
         accepted_command = method.name in COMMANDS and outcome.code == grpc.StatusCode.OK
+        if accepted_command and isinstance(request, Message):
+            problems.extend(unclean_text(request))
+            if method.name == "CreateGame" and outcome.answers:
+                game = outcome.answers[0].game
+                for text in [*(p.player_id for p in game.players), game.league]:
+                    if not unicodedata.is_normalized("NFC", text):
+                        problems.append(f"recorded text not in NFC: {text[:50]!r}")
         if after != before and not accepted_command and outcome.code not in UNCERTAIN:
             problems.append(f"status {code} yet {after - before} notifications were recorded")
         if problems:
@@ -238,7 +305,7 @@ class Target:
     def check_health(self) -> None:
         """SERVING for every service; the read models show every game and reach the log's
         end within ``CATCH_UP_SECONDS``."""
-        stub: Any = health_pb2_grpc.HealthStub(self.channel)
+        stub: Any = health_pb2_grpc.HealthStub(self.plain)
         for service in ("", *(s.full_name for s in SERVICES.values())):
             answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
             if answer.status != health_pb2.HealthCheckResponse.SERVING:
@@ -260,7 +327,7 @@ class Target:
     def _lagging(self) -> tuple[list[str], dict[str, int]]:
         listed: set[str] = set()
         token = ""
-        list_games = self.channel.unary_unary(
+        list_games = self.plain.unary_unary(
             "/preferans.v1.GameService/ListGames",
             request_serializer=game_pb2.ListGamesRequest.SerializeToString,
             response_deserializer=game_pb2.ListGamesResponse.FromString,
@@ -278,9 +345,7 @@ class Target:
             return [f"ListGames fails: {error.code().name} {error.details()!r:.200}"], {}
         missing = [g.name for g in self.world.games if g.name not in listed]
         end = self.log_end()
-        with self.app.db.reading() as c:
-            c.execute("SELECT name, position FROM projection_tracking")
-            positions = {str(name): int(position) for name, position in c.fetchall()}
+        positions = retrying(lambda: projection_positions(self.app))
         behind = {name: position for name, position in positions.items() if position < end}
         return missing, behind
 

@@ -12,7 +12,6 @@ pools are read when a value is drawn, not when the strategy is built.
 from __future__ import annotations
 
 import base64
-import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -221,6 +220,7 @@ def options_json() -> st.SearchStrategy[str]:
     return st.one_of(
         st.just(""),
         literal,
+        literal,
         known.map(lambda d: json.dumps(d, allow_nan=True)),
         json_values().map(lambda v: json.dumps(v, allow_nan=True)),
         hostile_text(),
@@ -363,9 +363,7 @@ def _message_strategy(
             if depth > 3:
                 continue
             assert fd.message_type is not None
-            element: st.SearchStrategy[Any] = st.deferred(
-                functools.partial(message_strategy, fd.message_type, world, depth + 1)
-            )
+            element: st.SearchStrategy[Any] = message_strategy(fd.message_type, world, depth + 1)
         else:
             element = scalar_for(fd, world)
         if fd.is_repeated:
@@ -373,6 +371,8 @@ def _message_strategy(
         else:
             parts[fd.name] = st.one_of(st.none(), element, element)
     oneofs = [o for o in descriptor.oneofs if not o.name.startswith("_")]
+    if not parts and not oneofs:
+        return st.builds(cls)
     choices = st.tuples(*[st.sampled_from([None, *o.fields]) for o in oneofs])
 
     @st.composite

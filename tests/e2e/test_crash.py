@@ -31,6 +31,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -47,9 +48,11 @@ from service.gen.preferans.v1 import game_pb2_grpc, stats_pb2, stats_pb2_grpc
 from service.mapping import action_to_proto, rules_to_proto
 from service.viewstate import view_from_proto
 from tests.e2e.conftest import REPO, START_TIMEOUT, free_port, postgres_schema
+from tests.e2e.fuzz_harness import projection_positions, retrying
 from tests.e2e.helpers import PLAYERS
 
 T = TypeVar("T")
+pytestmark = pytest.mark.crash
 KILLS = int(os.environ.get("PREF_CRASH_KILLS", "5"))
 """Kills per store (server and worker together)."""
 SEEDS = {"sqlite": 9091, "postgres": 9092}
@@ -289,7 +292,8 @@ def _check_log(app: PreferansApplication, driver: Driver, context: str) -> dict[
     versions: dict[str, int] = {}
     by_request: dict[str, list[Any]] = {}
     for name in driver.games:
-        events = app.game_events(uuid.UUID(name.removeprefix("games/")))
+        game_id = uuid.UUID(name.removeprefix("games/"))
+        events = retrying(partial(app.game_events, game_id))
         assert [e.originator_version for e in events] == list(range(1, len(events) + 1)), context
         versions[name] = len(events)
         for event in events:
@@ -315,24 +319,28 @@ def _check_read_models(
     """Within ``RECOVERY_SECONDS``: projections at the log's end, ListGames at each game's
     last version, the league's counts equal to the log's."""
     names = {n: uuid.UUID(n.removeprefix("games/")) for n in driver.games}
-    events = [e for game_id in names.values() for e in app.game_events(game_id)]
+    events = [e for game_id in names.values() for e in retrying(partial(app.game_events, game_id))]
     kinds = Counter(event_name(e) for e in events)
     expected = (kinds["GameCreated"], kinds["GameFinished"], kinds["DealScored"])
     deadline = time.monotonic() + RECOVERY_SECONDS
     problem = ""
     while time.monotonic() < deadline:
-        end = int(app.recorder.max_notification_id() or 0)
-        with app.db.reading() as c:
-            c.execute("SELECT name, position FROM projection_tracking")
-            behind = {str(n): int(p) for n, p in c.fetchall() if int(p) < end}
-        stub = driver.stub()
-        listed = {
-            g.name: g.version for g in stub.ListGames(pb.ListGamesRequest(page_size=500)).games
-        }
+        end = retrying(lambda: int(app.recorder.max_notification_id() or 0))
+        positions = retrying(lambda: projection_positions(app))
+        behind = {name: at for name, at in positions.items() if at < end}
+        try:
+            stub = driver.stub()
+            page = stub.ListGames(pb.ListGamesRequest(page_size=500), timeout=10)
+            with grpc.insecure_channel(driver.cluster.address) as channel:
+                stats: Any = stats_pb2_grpc.StatsServiceStub(channel)
+                request = stats_pb2.GetLeagueRequest(league=LEAGUE)
+                league = stats.GetLeague(request, timeout=10).league
+        except grpc.RpcError as error:
+            problem = f"the read models cannot be read: {error}"
+            time.sleep(0.5)
+            continue
+        listed = {g.name: g.version for g in page.games}
         stale = {n: (listed.get(n), v) for n, v in versions.items() if listed.get(n) != v}
-        with grpc.insecure_channel(driver.cluster.address) as channel:
-            stats: Any = stats_pb2_grpc.StatsServiceStub(channel)
-            league = stats.GetLeague(stats_pb2.GetLeagueRequest(league=LEAGUE)).league
         counted = (league.games_started, league.games, league.deals)
         if not behind and not stale and counted == expected:
             return

@@ -49,9 +49,10 @@ from tests.e2e.helpers import PLAYERS
 
 PROFILE = os.environ.get("PREF_FUZZ_PROFILE", "ci")
 FUZZ_EXAMPLES = int(os.environ.get("PREF_FUZZ_EXAMPLES", "0")) or (
-    5000 if PROFILE == "long" else 400
+    5000 if PROFILE == "long" else 250
 )
 AUDITOR_SECRET = "fuzz-auditor-secret"
+pytestmark = pytest.mark.fuzz
 
 
 def fuzz_settings(examples: int = FUZZ_EXAMPLES) -> settings:
@@ -238,15 +239,16 @@ def near_valid_create(world: World) -> st.SearchStrategy[pb.CreateGameRequest]:
     lets through is recorded, and later calls hit games made of hostile input)."""
     player = with_hostile(st.sampled_from(["ann", "bob", "cid", "dan", "eve", "fay"]))
     return st.builds(
-        lambda players, league, options, request_id: pb.CreateGameRequest(
+        lambda players, league, options, pool, request_id: pb.CreateGameRequest(
             players=[pb.Player(player_id=p) for p in players],
-            rules=pb.RuleSet(name="default", pool_target=1, options_json=options),
+            rules=pb.RuleSet(name="default", pool_target=pool, options_json=options),
             league=league,
             request_id=request_id,
         ),
         st.lists(player, min_size=3, max_size=3, unique=True),
         with_hostile(pick(lambda: world.leagues)),
-        st.one_of(st.just(""), st.just(""), options_json()),
+        st.one_of(st.just(""), options_json()),
+        st.sampled_from([1, 0]),
         st.one_of(
             fresh_ids(world), fresh_ids(world), st.uuids().map(lambda u: u.hex), hostile_text()
         ),
