@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -34,7 +34,8 @@ from service.config import postgres_store, sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from tests.e2e.conftest import ServerThread, postgres_schema
-from tests.e2e.fuzz_harness import COMMANDS, METHODS, SERVICES, Target
+from tests.e2e.fuzz_cases import Case, game_cases, stats_cases
+from tests.e2e.fuzz_harness import COMMANDS, METHODS, SERVICES, Target, shown
 from tests.e2e.fuzz_strategies import (
     Game,
     World,
@@ -273,8 +274,23 @@ def fuzz_one(data: st.DataObject, target: Target, methods: list[MethodDescriptor
         target.check_retry(method, request, metadata, outcome)
 
 
-def _run(target: Target, group: str, methods: list[MethodDescriptor]) -> None:
+def _run(
+    target: Target, group: str, methods: list[MethodDescriptor], cases: Sequence[Case] = ()
+) -> None:
     target.start(group)
+    for case in cases:
+        method = SERVICES[case.service].methods_by_name[case.method]
+        metadata = None
+        if case.seat is not None:
+            game = target.world.game(getattr(case.request, "name", ""))
+            assert game is not None
+            metadata = (("authorization", f"Bearer {game.tokens[case.seat]}"),)
+        outcome = target.exercise(method, case.request, metadata)
+        if case.expected is not None and outcome.code != case.expected:
+            target.violation(
+                f"{case.method}: {outcome.code} where issue 9 expects {case.expected.name}: "
+                f"{outcome.details[:200]!r}\n  request: {shown(case.request)}"
+            )
 
     @fuzz_settings()
     @given(st.data())
@@ -289,11 +305,11 @@ def test_fuzz_game_service(target: Target) -> None:
     methods = SERVICES["GameService"].methods_by_name
     # Commands more often: they are what can record something.
     extra = [methods["CreateGame"], methods["SubmitAction"], methods["SubmitAction"]]
-    _run(target, "GameService", [*methods.values(), *extra])
+    _run(target, "GameService", [*methods.values(), *extra], game_cases(target.world))
 
 
 def test_fuzz_stats_service(target: Target) -> None:
-    _run(target, "StatsService", list(SERVICES["StatsService"].methods))
+    _run(target, "StatsService", list(SERVICES["StatsService"].methods), stats_cases())
 
 
 def test_fuzz_audit_service(target: Target) -> None:
