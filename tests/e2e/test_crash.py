@@ -53,7 +53,7 @@ from tests.e2e.helpers import PLAYERS
 
 T = TypeVar("T")
 pytestmark = pytest.mark.crash
-KILLS = int(os.environ.get("PREF_CRASH_KILLS", "5"))
+KILLS = int(os.environ.get("PREF_CRASH_KILLS", "8"))
 """Kills per store (server and worker together)."""
 SEEDS = {"sqlite": 9091, "postgres": 9092}
 LEAGUE = "crash"

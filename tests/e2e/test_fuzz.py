@@ -6,9 +6,10 @@ status message, and nothing recorded unless it is an accepted command; an accept
 retried with its request id is answered again without recording anything. After each run: the
 server is SERVING and its read models show every game and reach the log's end.
 
-Bounded for CI: the ``ci`` profile (default) draws ``FUZZ_EXAMPLES`` examples per group,
+Bounded for CI: one Hypothesis run per method; the ``ci`` profile (default) draws
+``FUZZ_EXAMPLES`` (30) examples per method (commands more, raw bytes and metadata half),
 derandomised (the same inputs every run, so a failure reproduces); ``PREF_FUZZ_PROFILE=long``
-draws many more with fresh randomness; ``PREF_FUZZ_EXAMPLES=<n>`` overrides the count. The
+draws 500 per method with fresh randomness; ``PREF_FUZZ_EXAMPLES=<n>`` overrides the count. The
 outcome counts (status per method) are printed at the end of the module.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -49,14 +50,15 @@ from tests.e2e.fuzz_strategies import (
 from tests.e2e.helpers import PLAYERS
 
 PROFILE = os.environ.get("PREF_FUZZ_PROFILE", "ci")
-FUZZ_EXAMPLES = int(os.environ.get("PREF_FUZZ_EXAMPLES", "0")) or (
-    5000 if PROFILE == "long" else 250
-)
+FUZZ_EXAMPLES = int(os.environ.get("PREF_FUZZ_EXAMPLES", "0")) or (500 if PROFILE == "long" else 30)
+"""Examples per method (commands get more; raw bytes and metadata half as many)."""
+WEIGHTS = {"CreateGame": 2, "SubmitAction": 3}
+"""Commands are drawn more often: they are what can record something."""
 AUDITOR_SECRET = "fuzz-auditor-secret"
 pytestmark = pytest.mark.fuzz
 
 
-def fuzz_settings(examples: int = FUZZ_EXAMPLES) -> settings:
+def fuzz_settings(examples: int) -> settings:
     return settings(
         max_examples=examples,
         deadline=None,
@@ -120,16 +122,6 @@ def _finish(target: Target) -> None:
         raise AssertionError(
             f"[{target.label}] {len(target.violations)} violations:\n{listed}\n{target.summary()}"
         )
-
-
-class Named:
-    """A method descriptor that prints as its name (in Hypothesis' falsifying examples)."""
-
-    def __init__(self, method: MethodDescriptor) -> None:
-        self.method = method
-
-    def __repr__(self) -> str:
-        return self.method.full_name
 
 
 # -- credentials ----------------------------------------------------------------------------
@@ -256,8 +248,23 @@ def near_valid_create(world: World) -> st.SearchStrategy[pb.CreateGameRequest]:
     )
 
 
-def fuzz_one(data: st.DataObject, target: Target, methods: list[MethodDescriptor]) -> None:
-    method = data.draw(st.sampled_from(methods).map(Named), label="method").method
+def each_method(
+    methods: Sequence[MethodDescriptor],
+    examples: int,
+    body: Callable[[st.DataObject, MethodDescriptor], None],
+) -> None:
+    """A Hypothesis run of ``body`` per method, so that every method gets its share."""
+    for method in methods:
+
+        @fuzz_settings(examples * WEIGHTS.get(method.name, 1))
+        @given(st.data())
+        def run(data: st.DataObject, method: MethodDescriptor = method) -> None:
+            body(data, method)
+
+        run()
+
+
+def fuzz_one(data: st.DataObject, target: Target, method: MethodDescriptor) -> None:
     move = None
     if method.name == "SubmitAction" and data.draw(st.booleans(), label="legal move"):
         move = legal_move(data, target)
@@ -292,20 +299,12 @@ def _run(
                 f"{outcome.details[:200]!r}\n  request: {shown(case.request)}"
             )
 
-    @fuzz_settings()
-    @given(st.data())
-    def run(data: st.DataObject) -> None:
-        fuzz_one(data, target, methods)
-
-    run()
+    each_method(methods, FUZZ_EXAMPLES, lambda data, method: fuzz_one(data, target, method))
     _finish(target)
 
 
 def test_fuzz_game_service(target: Target) -> None:
-    methods = SERVICES["GameService"].methods_by_name
-    # Commands more often: they are what can record something.
-    extra = [methods["CreateGame"], methods["SubmitAction"], methods["SubmitAction"]]
-    _run(target, "GameService", [*methods.values(), *extra], game_cases(target.world))
+    _run(target, "GameService", list(SERVICES["GameService"].methods), game_cases(target.world))
 
 
 def test_fuzz_stats_service(target: Target) -> None:
@@ -358,15 +357,12 @@ def test_fuzz_raw_bytes(target: Target) -> None:
     """Every method, sent bytes that may not decode (through identity serializers)."""
     target.start("raw-bytes")
 
-    @fuzz_settings()
-    @given(st.data())
-    def run(data: st.DataObject) -> None:
-        method = data.draw(st.sampled_from(METHODS).map(Named), label="method").method
+    def send(data: st.DataObject, method: MethodDescriptor) -> None:
         raw = data.draw(raw_bytes(method, target.world), label="bytes")
         metadata = credentials(data, target.world, method, pb.GetGameRequest())
         target.exercise(method, raw, metadata)
 
-    run()
+    each_method(METHODS, FUZZ_EXAMPLES // 2, send)
     _finish(target)
 
 
@@ -411,13 +407,10 @@ def test_fuzz_metadata(target: Target) -> None:
     """Every method, with garbage, repeated, huge and non-ASCII headers."""
     target.start("metadata")
 
-    @fuzz_settings()
-    @given(st.data())
-    def run(data: st.DataObject) -> None:
-        method = data.draw(st.sampled_from(METHODS).map(Named), label="method").method
+    def send(data: st.DataObject, method: MethodDescriptor) -> None:
         request = data.draw(message_strategy(method.input_type, target.world), label="request")
         metadata = data.draw(hostile_metadata(), label="metadata")
         target.exercise(method, request, metadata)
 
-    run()
+    each_method(METHODS, FUZZ_EXAMPLES // 2, send)
     _finish(target)
