@@ -255,13 +255,18 @@ def each_method(
 ) -> None:
     """A Hypothesis run of ``body`` per method, so that every method gets its share."""
     for method in methods:
+        _for_method(method, examples * WEIGHTS.get(method.name, 1), body)()
 
-        @fuzz_settings(examples * WEIGHTS.get(method.name, 1))
-        @given(st.data())
-        def run(data: st.DataObject, method: MethodDescriptor = method) -> None:
-            body(data, method)
 
-        run()
+def _for_method(
+    method: MethodDescriptor, examples: int, body: Callable[[st.DataObject, MethodDescriptor], None]
+) -> Callable[[], None]:
+    @fuzz_settings(examples)
+    @given(st.data())
+    def run(data: st.DataObject) -> None:
+        body(data, method)
+
+    return run
 
 
 def fuzz_one(data: st.DataObject, target: Target, method: MethodDescriptor) -> None:
