@@ -189,6 +189,8 @@ class Driver:
         self._stub: Any = None
         self._numbers = 0
         self.bots = [make_bot() for _ in range(3)]
+        self.in_flight = threading.Event()
+        """Set while a SubmitAction is on its way (the killer aims at it)."""
 
     def close(self) -> None:
         if self._channel is not None:
@@ -262,7 +264,18 @@ class Driver:
             name=name, action=action_to_proto(action), request_id=self.request_id()
         )
         meta = (("authorization", f"Bearer {tokens[seat]}"),)
-        answer, retried = self.call(lambda s: s.SubmitAction(request, metadata=meta, timeout=10))
+
+        def submit(stub: Any) -> pb.SubmitActionResponse:
+            self.in_flight.set()
+            try:
+                answer: pb.SubmitActionResponse = stub.SubmitAction(
+                    request, metadata=meta, timeout=10
+                )
+            finally:
+                self.in_flight.clear()
+            return answer
+
+        answer, retried = self.call(submit)
         self.acknowledged.append(
             Acknowledged(name, request.request_id, answer.version, retried, answer.replayed, "act")
         )
@@ -275,11 +288,17 @@ def rules_to_proto_small() -> pb.RuleSet:
     return rules_to_proto(RuleSet(pool_target=2))
 
 
-def _killer(cluster: Cluster, rng: random.Random, done: threading.Event) -> None:
+def _killer(cluster: Cluster, driver: Driver, rng: random.Random, done: threading.Event) -> None:
+    """Kills at seeded random moments; most server kills aim at a command in flight
+    (0–4 ms after it was sent: before, during or after its commit, its answer maybe lost)."""
     try:
         for _ in range(KILLS):
             time.sleep(rng.uniform(0.2, 1.5))
-            cluster.kill("server" if rng.random() < 0.6 else "worker")
+            which = "server" if rng.random() < 0.6 else "worker"
+            if which == "server" and rng.random() < 0.7:
+                driver.in_flight.wait(5)
+                time.sleep(rng.uniform(0, 0.004))
+            cluster.kill(which)
     finally:
         done.set()
 
@@ -387,7 +406,7 @@ def test_kill_9_loses_and_duplicates_nothing(store_url: tuple[str, str], tmp_pat
     cluster.start_worker()
     driver = Driver(cluster, seed)
     done = threading.Event()
-    killer = threading.Thread(target=_killer, args=(cluster, rng, done), daemon=True)
+    killer = threading.Thread(target=_killer, args=(cluster, driver, rng, done), daemon=True)
     try:
         playing = [driver.create() for _ in range(2)]
         killer.start()
