@@ -70,8 +70,9 @@ REFUSED_CHARACTERS = frozenset(
     + [chr(c) for c in range(0x2066, 0x206A)]
 )
 """Control characters (NUL among them) and bidi controls: never recorded from a client."""
-UNCHECKED_TEXT = frozenset({"options_json"})
-"""JSON is checked by its own validation (its strings escape control characters)."""
+UNCHECKED_TEXT = frozenset({"options_json", "display_name"})
+"""Not checked as recorded text: JSON has its own validation (its strings escape control
+characters); ``Player.display_name`` is not recorded (CreateGame keeps only the player ids)."""
 SURVEY = os.environ.get("PREF_FUZZ_SURVEY", "") not in ("", "0")
 
 
