@@ -108,10 +108,14 @@ def target(
         fuzzed = Target(server.address, app, world, request.param)
         stack.callback(fuzzed.close)
         yield fuzzed
-        reporter: Any = request.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line("")
-            reporter.write_line(fuzzed.summary())
+        # The counts go to the terminal even when the tests pass (output is captured then).
+        plugins = request.config.pluginmanager
+        reporter: Any = plugins.get_plugin("terminalreporter")
+        capture: Any = plugins.get_plugin("capturemanager")
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():
+                reporter.write_line("")
+                reporter.write_line(fuzzed.summary())
 
 
 def _finish(target: Target) -> None:
