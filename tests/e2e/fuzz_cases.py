@@ -119,15 +119,29 @@ def stats_cases() -> list[Case]:
             "GetHeadToHead",
             spb.GetHeadToHeadRequest(player_a=nul, player_b="bob"),
         ),
-        Case("StatsService", "ListLeaderboard", spb.ListLeaderboardRequest(league=nul)),
         Case(
             "StatsService",
             "ListLeaderboard",
-            spb.ListLeaderboardRequest(page_token=_b64("[" * 100_000 + "]" * 100_000)),
+            spb.ListLeaderboardRequest(
+                league=nul, order_by=spb.LEADERBOARD_ORDER_RATING, page_size=10
+            ),
         ),
         Case(
             "StatsService",
             "ListLeaderboard",
-            spb.ListLeaderboardRequest(page_token=_b64('{"o": ' + "9" * 5000 + ', "q": ""}')),
+            spb.ListLeaderboardRequest(
+                order_by=spb.LEADERBOARD_ORDER_RATING,
+                page_size=10,
+                page_token=_b64("[" * 100_000 + "]" * 100_000),
+            ),
+        ),
+        Case(
+            "StatsService",
+            "ListLeaderboard",
+            spb.ListLeaderboardRequest(
+                order_by=spb.LEADERBOARD_ORDER_RATING,
+                page_size=10,
+                page_token=_b64('{"o": ' + "9" * 5000 + ', "q": ""}'),
+            ),
         ),
     ]
