@@ -60,8 +60,10 @@ TRANSIENT = (
     grpc.StatusCode.DEADLINE_EXCEEDED,
     grpc.StatusCode.CANCELLED,
     grpc.StatusCode.ABORTED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
 )
-"""What a client sees of a killed server (or a lost race): retry with the same request id."""
+"""What a client sees of a killed server, a lost race or a rate limit: retry with the same
+request id."""
 RECOVERY_SECONDS = 120.0
 """Liveness bound: a restarted server answers, the read models reach the log's end."""
 
