@@ -34,6 +34,7 @@ from service.client import GameClient
 from service.config import postgres_store, sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
+from service.limits import Limits
 from tests.e2e.conftest import ServerThread, postgres_schema
 from tests.e2e.fuzz_cases import Case, game_cases, stats_cases
 from tests.e2e.fuzz_harness import COMMANDS, METHODS, SERVICES, Target, shown
@@ -54,6 +55,7 @@ FUZZ_EXAMPLES = int(os.environ.get("PREF_FUZZ_EXAMPLES", "0")) or (500 if PROFIL
 """Examples per method (commands get more; raw bytes and metadata half as many)."""
 WEIGHTS = {"CreateGame": 2, "SubmitAction": 3}
 """Commands are drawn more often: they are what can record something."""
+UNTHROTTLED = Limits(creates_per_minute=0, open_games=0, calls_per_second=0, watch_streams=0)
 AUDITOR_SECRET = "fuzz-auditor-secret"
 pytestmark = pytest.mark.fuzz
 
@@ -99,7 +101,9 @@ def target(
             store = postgres_store(stack.enter_context(postgres_schema()))
         patch = stack.enter_context(pytest.MonkeyPatch.context())
         patch.setenv("PREF_AUDITOR_TOKEN", AUDITOR_SECRET)
-        server = ServerThread(store).start()
+        # The per-caller budgets are off here (tests/e2e/test_limits.py tests them): every call
+        # of the fuzz comes from one address, and a throttled call never reaches validation.
+        server = ServerThread(store, limits=UNTHROTTLED).start()
         stack.callback(server.stop)
         app = PreferansApplication(store.env)
         stack.callback(app.close)
