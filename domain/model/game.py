@@ -15,8 +15,10 @@ it, from the recorded fields. What each decision event records is ``domain.model
 table. No raising, no clock, no shuffling inside an event body; the shuffle of each deal is
 derived before and recorded.
 
-Over 400 lines because the library registers the topics of the event classes declared in the
-aggregate's body: the game's events (their stored shape) are declared here, next to it.
+Over 400 lines, on purpose: the library registers the topics of the event classes declared in
+the aggregate's body and runs the ``@event`` bodies as methods of it, so the game's events (their
+stored shape, about 150 lines) and their bodies live here, next to the commands of the one
+aggregate a game is (above). Their meaning is elsewhere: ``domain.model.decisions``.
 """
 
 from __future__ import annotations
