@@ -23,7 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
-from domain.model.replay import ACTIONS, advance, event_name
+from domain.model.decisions import BY_NAME, event_name
+from domain.model.replay import advance
 from domain.rules import (
     Action,
     ChooseDefence,
@@ -232,9 +233,8 @@ def record_from_events(
             out["complete"] = True
             out["settlement"] = list(event.settlement)
             out["seed"] = event.seed
-        elif name in ACTIONS:
-            make = ACTIONS[name]
-            actions.append((event.seat, make(event)))
+        elif name in BY_NAME:
+            actions.append((event.seat, BY_NAME[name].read(event)))
         state = advance(state, event)
         if name == "DealDealt":
             assert state.deal is not None

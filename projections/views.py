@@ -11,7 +11,7 @@ import json
 from typing import Any
 from uuid import UUID
 
-from domain.model.replay import event_name
+from domain.model.decisions import event_name
 from domain.rules import Phase, seat_view
 from domain.rules.state import DealState
 from projections.db import Cursor, Database
