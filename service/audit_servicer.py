@@ -21,6 +21,7 @@ import grpc
 from domain.audit import UNCHAINED, AuditReport
 from service.application import PreferansApplication
 from service.audit import LogEntry, event_log, verify_game
+from service.auth import AUDITOR_PREFIX, bearer_token
 from service.auth import verify as verify_seat_token
 from service.errors import BadInput, PermissionDenied, Unauthenticated
 from service.gen.preferans.v1 import audit_pb2 as pb
@@ -35,7 +36,6 @@ from service.mapping import (
 from service.pagetoken import PageTokens, fill_page, page_size
 from service.servicer import Delegating, refusing
 
-AUDITOR_PREFIX = "auditor:"
 AUDITOR_LABEL = "auditor"
 """Who ruled, as a ruling records it (the server has one auditor credential)."""
 DEFAULT_PAGE_SIZE = 200
@@ -46,15 +46,6 @@ FORMATS = {
     pb.HAND_RECORD_FORMAT_JSON: "json",
     pb.HAND_RECORD_FORMAT_TEXT: "text",
 }
-
-
-def _bearer(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
-            text = value.decode() if isinstance(value, bytes) else str(value)
-            scheme, _, token = text.partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else ""
-    return None
 
 
 class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
@@ -93,7 +84,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         return True
 
     def _auditor(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-        if not self._is_auditor(_bearer(context)):
+        if not self._is_auditor(bearer_token(context.invocation_metadata())):
             raise PermissionDenied(
                 "the audit API is for auditors: a seat token (or any other credential) "
                 "cannot use it"
@@ -136,7 +127,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         self, request: pb.ExportHandRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ExportHandRecordResponse:
         game_id = parse_game_name(request.name)
-        token = _bearer(context)
+        token = bearer_token(context.invocation_metadata())
         if not self._is_auditor(token):
             caller = verify_seat_token(self.app, token)
             if caller.game_id is None:

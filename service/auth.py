@@ -46,10 +46,18 @@ class Caller:
 _CALLER: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller", default=None)
 
 
-def _bearer(metadata: Any) -> str | None:
+AUDITOR_PREFIX = "auditor:"
+"""The auditor credential is ``Bearer auditor:<secret>`` (``service.audit_servicer``)."""
+
+
+def bearer_token(metadata: Any) -> str | None:
+    """The credential a call carries, read in one place for every check (seat tokens, the
+    audit API, the quotas): the token of the first ``authorization`` header; ``""`` if that
+    header is not ``Bearer <token>``; ``None`` if the call sends none. Later ``authorization``
+    headers are ignored by every check alike."""
     for key, value in metadata or ():
         if key == "authorization":
-            text = value.decode() if isinstance(value, bytes) else str(value)
+            text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
             scheme, _, token = text.partition(" ")
             return token.strip() if scheme.lower() == "bearer" else ""
     return None
@@ -110,7 +118,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         ],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
-        token = _bearer(handler_call_details.invocation_metadata)
+        token = bearer_token(handler_call_details.invocation_metadata)
         _CALLER.set(await verify_async(self.app, token))
         return await continuation(handler_call_details)
 
@@ -119,5 +127,5 @@ def caller_for(context: grpc.aio.ServicerContext[Any, Any], app: PreferansApplic
     """The caller the interceptor verified (verified here if no interceptor ran)."""
     caller = _CALLER.get()
     if caller is None:
-        caller = verify(app, _bearer(context.invocation_metadata()))
+        caller = verify(app, bearer_token(context.invocation_metadata()))
     return caller

@@ -36,7 +36,7 @@ import grpc
 from cachetools import LRUCache, TTLCache
 
 from service.application import GameNotFound, PreferansApplication
-from service.auth import caller_for
+from service.auth import AUDITOR_PREFIX, bearer_token, caller_for
 from service.errors import ResourceExhausted, refuse
 from service.limits import Limits
 from service.mapping import parse_game_name
@@ -44,7 +44,6 @@ from service.mapping import parse_game_name
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
 WATCH_METHOD = "/preferans.v1.GameService/WatchGame"
 EXEMPT_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
-AUDITOR_PREFIX = "auditor:"
 
 
 # ----------------------------------------------------------------------------------------
@@ -82,13 +81,9 @@ class CallerIdentity:
             if caller.game_id is not None:
                 return f"seat {caller.seat} of games/{caller.game_id}"
         if self.auditor is not None:
-            for key, value in context.invocation_metadata() or ():
-                if key != "authorization":
-                    continue
-                text = value if isinstance(value, bytes) else str(value).encode()
-                scheme, _, token = text.partition(b" ")
-                if scheme.lower() == b"bearer" and hmac.compare_digest(token.strip(), self.auditor):
-                    return "auditor"
+            token = bearer_token(context.invocation_metadata())
+            if token and hmac.compare_digest(token.encode(), self.auditor):
+                return "auditor"
         return peer_subject(context.peer() or "")
 
 
