@@ -96,6 +96,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def VerifyGame(  # noqa: N802 (the proto's method name)
         self, request: pb.VerifyGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.VerifyGameResponse:
+        """Reads the stored events themselves (``service.audit``): no aggregate, no projection."""
         self._auditor(context)
         game_id = parse_game_name(request.name)
         report = await self._run(verify_game, self.app, game_id)
@@ -105,6 +106,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def GetEventLog(  # noqa: N802 (the proto's method name)
         self, request: pb.GetEventLogRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetEventLogResponse:
+        """Reads the stored events themselves (``service.audit.event_log``)."""
         self._auditor(context)
         game_id = parse_game_name(request.name)
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -126,6 +128,8 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def ExportHandRecord(  # noqa: N802 (the proto's method name)
         self, request: pb.ExportHandRecordRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ExportHandRecordResponse:
+        """Reads the game's events (the hand record is built from them); a seat's export first
+        reads the aggregate to see that the game has ended."""
         game_id = parse_game_name(request.name)
         token = bearer_token(context.invocation_metadata())
         if not self._is_auditor(token):
@@ -152,6 +156,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def RecordRuling(  # noqa: N802 (the proto's method name)
         self, request: pb.RecordRulingRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.RecordRulingResponse:
+        """A command on the aggregate; the scoresheet it returns is the aggregate's after it."""
         self._auditor(context)
         game_id = parse_game_name(request.name)
         adjustment = adjustment_from_proto(request.adjustment)

@@ -58,14 +58,18 @@ def _open_app(store: str | None) -> PreferansApplication:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    """Create the event tables and the projection tables (idempotent)."""
-    from projections import standard_runners
+    """Create the event tables and the projection tables, and drop the tables of retired read
+    models (idempotent)."""
+    from projections import drop_retired, standard_runners
 
     app = _open_app(args.store)
     try:
         standard_runners(app, app.db)
+        dropped = drop_retired(app.db)
     finally:
         app.close()
+    if dropped:
+        Console().print(f"dropped retired read models: {', '.join(dropped)}", markup=False)
     Console().print("tables are ready")
     return 0
 
@@ -783,13 +787,11 @@ def build_parser() -> argparse.ArgumentParser:
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)
     rebuild = proj_sub.add_parser("rebuild", help="drop and rebuild projections from the log")
-    rebuild.add_argument(
-        "names", nargs="*", help="seat_views, scoresheet, games, stats (default: all)"
-    )
+    rebuild.add_argument("names", nargs="*", help="games, stats (default: all)")
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
     run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
-    run.add_argument("names", nargs="*", help="seat_views, scoresheet, games, stats (default: all)")
+    run.add_argument("names", nargs="*", help="games, stats (default: all)")
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     _metrics_options(run)

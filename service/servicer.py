@@ -178,6 +178,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def JoinGame(
         self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.JoinGameResponse:
+        """Reads the aggregate (the game in memory, ``app.read_game``)."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
         player, game = await self._read(game_id, lambda g: (g.players[seat], game_to_proto(g)))
@@ -187,6 +188,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def GetGame(
         self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetGameResponse:
+        """Reads the aggregate, after ``min_version`` (read-your-writes; see ``_read``)."""
         game_id = parse_game_name(request.name)
         return pb.GetGameResponse(
             game=await self._read(game_id, game_to_proto, request.min_version)
@@ -196,8 +198,10 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGamesResponse:
-        """Newest first, ties by game id; pages of ``page_size`` games (0: 50, at most 500) and
-        at most ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
+        """Reads the ``games`` projection (``projections.queries.list_games``), which lags the
+        log by a moment: a list across games needs a table, not an aggregate. Newest first,
+        ties by game id; pages of ``page_size`` games (0: 50, at most 500) and at most
+        ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         status = _STATUS_FILTER.get(request.status)
         league = validation.league(request.league) or None
@@ -225,6 +229,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def GetSeatView(
         self, request: pb.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetSeatViewResponse:
+        """Reads the aggregate, after ``min_version``: the rules core's ``seat_view`` of its
+        current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
         view = await self._read(game_id, lambda g: seat_view_to_proto(g, seat), request.min_version)
@@ -273,6 +279,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def GetScoresheet(
         self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetScoresheetResponse:
+        """Reads the aggregate, after ``min_version`` (its scoresheet, deals, flags, rulings)."""
         game_id = parse_game_name(request.name)
         sheet = await self._read(game_id, scoresheet_to_proto, request.min_version)
         return pb.GetScoresheetResponse(scoresheet=sheet)

@@ -68,6 +68,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetPlayerStats(  # noqa: N802 (the proto's method name)
         self, request: pb.GetPlayerStatsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetPlayerStatsResponse:
+        """Reads the ``stats`` projection (one player's row in a league)."""
         league = validation.league(request.league)
         player = validation.player_id(request.player_id)
 
@@ -86,6 +87,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def ListLeaderboard(  # noqa: N802 (the proto's method name)
         self, request: pb.ListLeaderboardRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListLeaderboardResponse:
+        """Reads the ``stats`` projection (players of a league, in pages)."""
         league = validation.league(request.league)
         order = ORDERS.get(request.order_by)
         if order is None:
@@ -135,6 +137,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetHeadToHead(  # noqa: N802 (the proto's method name)
         self, request: pb.GetHeadToHeadRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetHeadToHeadResponse:
+        """Reads the ``stats`` projection (two players' meetings in a league)."""
         league = validation.league(request.league)
         a = validation.player_id(request.player_a, "player_a")
         b = validation.player_id(request.player_b, "player_b")
@@ -159,6 +162,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def GetLeague(  # noqa: N802 (the proto's method name)
         self, request: pb.GetLeagueRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetLeagueResponse:
+        """Reads the ``stats`` projection (a league's totals)."""
         league = validation.league(request.league)
         totals = await self._run(self._league_or_not_found, league)
         return pb.GetLeagueResponse(league=league_to_proto(totals))
@@ -167,6 +171,7 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
     async def ListLeagues(  # noqa: N802 (the proto's method name)
         self, request: pb.ListLeaguesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListLeaguesResponse:
+        """Reads the ``stats`` projection (every league's name)."""
         names = await self._run(stats_queries.leagues, self.db)
         return pb.ListLeaguesResponse(leagues=sorted(names))
 
