@@ -50,7 +50,7 @@ def _validator() -> jsonschema.protocols.Validator:
     checker = base.TYPE_CHECKER.redefine(
         "integer", lambda _, value: isinstance(value, int) and not isinstance(value, bool)
     )
-    cls = jsonschema.validators.extend(base, type_checker=checker)
+    cls = jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
     validator: jsonschema.protocols.Validator = cls(document)
     return validator
 
@@ -69,12 +69,16 @@ def _short(value: Any) -> str:
 
 def _message(error: ValidationError) -> str:
     where = _where(error.absolute_path)
-    rule, value, expected = error.validator, error.instance, error.validator_value
+    # The error's typed fields may be ``Unset``; a reported error has them all.
+    rule: Any = error.validator
+    value: Any = error.instance
+    expected: Any = error.validator_value
+    subschema: Any = error.schema
     if rule == "required" and isinstance(value, dict):
         missing = next(key for key in expected if key not in value)
         return f"{where + '.' if where else ''}{missing}: missing"
     if rule == "additionalProperties" and isinstance(value, dict):
-        known = error.schema.get("properties", {})
+        known = subschema.get("properties", {})
         extra = next(str(key) for key in value if key not in known)
         return f"{where + '.' if where else ''}{extra[:40]}: not a field of a hand record"
     where = where or "the record"
