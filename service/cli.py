@@ -787,16 +787,30 @@ def build_parser() -> argparse.ArgumentParser:
     proj = sub.add_parser("projections", help="manage read models")
     proj_sub = proj.add_subparsers(dest="action", required=True)
     rebuild = proj_sub.add_parser("rebuild", help="drop and rebuild projections from the log")
-    rebuild.add_argument("names", nargs="*", help="games, stats (default: all)")
+    rebuild.add_argument(
+        "names", nargs="*", type=_projection_name, help="games, stats (default: all)"
+    )
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
     run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
-    run.add_argument("names", nargs="*", help="games, stats (default: all)")
+    run.add_argument("names", nargs="*", type=_projection_name, help="games, stats (default: all)")
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     _metrics_options(run)
     run.set_defaults(func=cmd_projections_run)
     return parser
+
+
+def _projection_name(name: str) -> str:
+    """A read model's name, or a usage error naming the known ones (docs/READSIDE.md)."""
+    from projections import PROJECTION_NAMES, RETIRED
+
+    if name in PROJECTION_NAMES:
+        return name
+    why = " (removed: nothing read it)" if name in RETIRED else ""
+    raise argparse.ArgumentTypeError(
+        f"no read model {name[:40]!r}{why}; known: {', '.join(PROJECTION_NAMES)}"
+    )
 
 
 def _metrics_options(parser: argparse.ArgumentParser) -> None:

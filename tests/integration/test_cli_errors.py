@@ -37,8 +37,17 @@ def _one_line(text: str) -> str:
         ["stats", "export", "--formats", "xlsx"],
         ["stats", "export", "--formats", "csv,xlsx"],
         ["export", "x", "--format", "pdf"],
+        ["projections", "rebuild", "games", "seat_views"],
+        ["projections", "run", "scoresheet"],
     ],
-    ids=["order-by", "formats", "one unknown format", "export format"],
+    ids=[
+        "order-by",
+        "formats",
+        "one unknown format",
+        "export format",
+        "a removed read model",
+        "run a removed read model",
+    ],
 )
 def test_usage_errors_exit_2_without_a_traceback(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
