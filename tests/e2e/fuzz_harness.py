@@ -33,7 +33,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
 from tests.e2e.fuzz_strategies import Game, World
 

@@ -13,10 +13,10 @@ import grpc
 import pytest
 
 from domain.rules import RuleSet
-from service.application import PreferansApplication
-from service.botplay import play_with_bots
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import audit_pb2 as apb
 from service.gen.preferans.v1 import audit_pb2_grpc
 from tests.e2e.conftest import ServerFactory, ServerThread

@@ -38,12 +38,12 @@ import pytest
 
 from domain.bots import make_bot
 from domain.model.replay import event_name
-from service.application import PreferansApplication
-from service.config import store_config
+from service.api.mapping import action_to_proto, rules_to_proto
+from service.app.application import PreferansApplication
+from service.app.config import store_config
+from service.cli.viewstate import view_from_proto
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc, stats_pb2, stats_pb2_grpc
-from service.mapping import action_to_proto, rules_to_proto
-from service.viewstate import view_from_proto
 from tests.e2e.conftest import REPO, postgres_schema
 from tests.e2e.crash_cluster import Cluster
 from tests.e2e.fuzz_harness import projection_positions, retrying

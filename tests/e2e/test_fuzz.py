@@ -28,13 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.rules import RuleSet
-from service.application import PreferansApplication
-from service.botplay import play_with_bots
+from service.api.limits import Limits
+from service.app.application import PreferansApplication
+from service.app.config import postgres_store, sqlite_store
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import postgres_store, sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
-from service.limits import Limits
 from tests.e2e.conftest import ServerThread, postgres_schema
 from tests.e2e.fuzz_cases import Case, game_cases, stats_cases
 from tests.e2e.fuzz_harness import COMMANDS, METHODS, SERVICES, Target, shown

@@ -14,9 +14,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from projections import PROJECTION_NAMES, RETIRED
 from projections.metrics import serve_metrics
+from service.api.projection_health import projection_health_name
+from service.app.config import StoreConfig
 from service.client import GameClient
-from service.config import StoreConfig
-from service.projection_health import projection_health_name
 from tests.e2e.conftest import ServerThread
 from tests.integration.helpers import execute_raw
 

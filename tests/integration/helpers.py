@@ -38,7 +38,7 @@ from domain.rules import (
     start_deal,
 )
 from projections.db import Database
-from service.application import CreatedGame, PreferansApplication
+from service.app.application import CreatedGame, PreferansApplication
 
 Policy = Callable[[SeatView], Action]
 AppFactory = Callable[..., PreferansApplication]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain.rules import RuleSet
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main as pref
 from tests.integration.helpers import create, play, store_argument
 

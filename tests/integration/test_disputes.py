@@ -21,10 +21,10 @@ from domain.rules import RuleSet, settle
 from domain.rules.errors import InvalidAction
 from projections import queries, standard_runners
 from projections import stats_queries as sq
-from service.application import PreferansApplication
-from service.audit import verify_game
+from service.api.mapping import scoresheet_to_proto
+from service.app.application import PreferansApplication
+from service.app.audit import verify_game
 from service.cli import main as pref
-from service.mapping import scoresheet_to_proto
 from tests.integration.helpers import (
     PLAYERS,
     VIEW_TABLES,

@@ -23,8 +23,8 @@ from domain.rules import (
 from domain.rules.actions import CALLS, PLAYS
 from projections import standard_runners
 from projections.queries import list_games
-from service.application import GameNotFound, PreferansApplication
-from service.mapping import scoresheet_to_proto
+from service.api.mapping import scoresheet_to_proto
+from service.app.application import GameNotFound, PreferansApplication
 from tests.integration.helpers import (
     BOT,
     PLAYERS,

@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 
 from projections import ProjectionWorker, standard_runners
 from projections.runner import ProjectionFailed, ProjectionStatus
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main
 from tests.integration.helpers import (
     create,

@@ -20,7 +20,7 @@ from projections import (
     standard_runners,
 )
 from projections.queries import list_games
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main as pref
 from tests.integration.helpers import (
     create,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from domain.rules import RuleSet
 from projections import PROJECTION_NAMES, ProjectionWorker, standard_runners
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from tests.integration.helpers import (
     AppFactory,
     create,

@@ -1,5 +1,5 @@
 """One reading of ``authorization: Bearer <token>`` for the seat tokens, the audit API and the
-quotas (``service.auth.bearer_token``): they must agree on which credential a call carries."""
+quotas (``service.api.auth.bearer_token``): they must agree on which credential a call carries."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from service.auth import bearer_token
-from service.quotas import CallerIdentity
+from service.api.auth import bearer_token
+from service.api.quotas import CallerIdentity
 
 SECRET = "auditor-secret-for-bearer"
 

@@ -39,7 +39,7 @@ from domain.rules import (
     play_game,
 )
 from service.cli import main
-from service.replay import frames, run_replay
+from service.cli.replay import frames, run_replay
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 

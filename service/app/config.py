@@ -166,7 +166,7 @@ def refuse_in_memory(env: Mapping[str, str]) -> None:
         or (module.endswith("sqlite") and (not name or ":memory:" in name or "mode=memory" in name))
     ):
         raise ConfigError(
-            "PreferansApplication needs a persistent store: pass service.config.store_config()"
+            "PreferansApplication needs a persistent store: pass service.app.config.store_config()"
             ".env (a SQLite file or PostgreSQL); in-memory stores are not shared between "
             "threads, so read models would never see the games"
         )

@@ -1,6 +1,6 @@
 """Seat tokens: the authentication interceptor and the check that a token acts for its seat.
 
-A seat token is ``<game id>.<key id>.<seat>.<issued at>.<mac>`` (service/keys.py) and travels
+A seat token is ``<game id>.<key id>.<seat>.<issued at>.<mac>`` (service/app/keys.py) and travels
 as ``authorization: Bearer <token>``; the mac is an HMAC under the named key of the keyring, so
 the interceptor checks a token by recomputing it, without touching the store, then checks the
 game's revocations (cached for a moment; read off the event loop when not cached). A method
@@ -22,9 +22,9 @@ from typing import Any
 
 import grpc
 
-from service.application import PreferansApplication
-from service.errors import PermissionDenied, Unauthenticated
-from service.keys import TokenClaims
+from service.api.errors import PermissionDenied, Unauthenticated
+from service.app.application import PreferansApplication
+from service.app.keys import TokenClaims
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ _CALLER: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("caller"
 
 
 AUDITOR_PREFIX = "auditor:"
-"""The auditor credential is ``Bearer auditor:<secret>`` (``service.audit_servicer``)."""
+"""The auditor credential is ``Bearer auditor:<secret>`` (``service.api.audit_servicer``)."""
 
 
 def bearer_token(metadata: Any) -> str | None:

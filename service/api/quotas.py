@@ -13,7 +13,7 @@ Who a caller is, most specific first:
 Each caller has two token buckets — game creations, and every other call (commands and reads) —
 and two quotas: games created here and not yet finished, and concurrent ``WatchGame`` streams.
 Over a limit, the call is refused before the method runs (nothing is recorded) with
-RESOURCE_EXHAUSTED, ``google.rpc.RetryInfo`` and ``QuotaFailure`` (``service.errors``).
+RESOURCE_EXHAUSTED, ``google.rpc.RetryInfo`` and ``QuotaFailure`` (``service.api.errors``).
 Health checks and reflection are not counted. The buckets live in bounded TTL/LRU caches
 (``cachetools``): an entry idle long enough to have refilled is dropped, so forgetting it loses
 nothing; under a flood of distinct callers the least recently seen are forgotten first.
@@ -35,11 +35,11 @@ from typing import Any
 import grpc
 from cachetools import LRUCache, TTLCache
 
-from service.application import GameNotFound, PreferansApplication
-from service.auth import AUDITOR_PREFIX, bearer_token, caller_for
-from service.errors import ResourceExhausted, refuse
-from service.limits import Limits
-from service.mapping import parse_game_name
+from service.api.auth import AUDITOR_PREFIX, bearer_token, caller_for
+from service.api.errors import ResourceExhausted, refuse
+from service.api.limits import Limits
+from service.api.mapping import parse_game_name
+from service.app.application import GameNotFound, PreferansApplication
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
 WATCH_METHOD = "/preferans.v1.GameService/WatchGame"

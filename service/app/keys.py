@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.config import ConfigError
+from service.app.config import ConfigError
 
 KEYS_ENV = "PREF_KEYS"
 KEY_FILE_ENV = "PREF_KEY_FILE"

@@ -19,10 +19,10 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from domain.rules import Action, RuleSet
+from service.api.mapping import action_to_proto, rules_to_proto
+from service.api.tls import channel as tls_channel
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
-from service.mapping import action_to_proto, rules_to_proto
-from service.tls import channel as tls_channel
 
 RETRIED = (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE)
 MAX_RETRY_DELAY = 5.0

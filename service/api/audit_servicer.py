@@ -4,8 +4,8 @@ Every call needs the auditor credential, ``authorization: Bearer auditor:<secret
 against the secret the server was started with (``PREF_AUDITOR_TOKEN`` or ``pref serve
 --auditor-token``); ``ExportHandRecord`` also accepts a seat token of the game once it has
 ended. No credential → UNAUTHENTICATED; a seat token (or anything else) → PERMISSION_DENIED.
-The work runs in the application's thread pool (``service.audit``); errors become statuses in
-``service.errors``.
+The work runs in the application's thread pool (``service.app.audit``); errors become statuses in
+``service.api.errors``.
 """
 
 from __future__ import annotations
@@ -19,22 +19,22 @@ from typing import Any
 import grpc
 
 from domain.audit import UNCHAINED, AuditReport
-from service.application import PreferansApplication
-from service.audit import LogEntry, event_log, verify_game
-from service.auth import AUDITOR_PREFIX, bearer_token
-from service.auth import verify as verify_seat_token
-from service.errors import BadInput, PermissionDenied, Unauthenticated
-from service.gen.preferans.v1 import audit_pb2 as pb
-from service.gen.preferans.v1 import audit_pb2_grpc
-from service.mapping import (
+from service.api.auth import AUDITOR_PREFIX, bearer_token
+from service.api.auth import verify as verify_seat_token
+from service.api.errors import BadInput, PermissionDenied, Unauthenticated
+from service.api.game_servicer import Delegating, refusing
+from service.api.mapping import (
     adjustment_from_proto,
     flag_to_proto,
     parse_game_name,
     ruling_to_proto,
     scoresheet_to_proto,
 )
-from service.pagetoken import PageTokens, fill_page, page_size
-from service.servicer import Delegating, refusing
+from service.api.pagetoken import PageTokens, fill_page, page_size
+from service.app.application import PreferansApplication
+from service.app.audit import LogEntry, event_log, verify_game
+from service.gen.preferans.v1 import audit_pb2 as pb
+from service.gen.preferans.v1 import audit_pb2_grpc
 
 AUDITOR_LABEL = "auditor"
 """Who ruled, as a ruling records it (the server has one auditor credential)."""
@@ -96,7 +96,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def VerifyGame(  # noqa: N802 (the proto's method name)
         self, request: pb.VerifyGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.VerifyGameResponse:
-        """Reads the stored events themselves (``service.audit``): no aggregate, no projection."""
+        """Reads the stored events (``service.app.audit``): no aggregate, no projection."""
         self._auditor(context)
         game_id = parse_game_name(request.name)
         report = await self._run(verify_game, self.app, game_id)
@@ -106,7 +106,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
     async def GetEventLog(  # noqa: N802 (the proto's method name)
         self, request: pb.GetEventLogRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetEventLogResponse:
-        """Reads the stored events themselves (``service.audit.event_log``)."""
+        """Reads the stored events themselves (``service.app.audit.event_log``)."""
         self._auditor(context)
         game_id = parse_game_name(request.name)
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -179,7 +179,7 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
 
 
 def _export(app: PreferansApplication, game_id: uuid.UUID, deal: int | None, fmt: str) -> str:
-    from service.handrecord import export_game_record
+    from service.app.handrecord import export_game_record
 
     try:
         return export_game_record(app, game_id, deal, fmt)

@@ -22,7 +22,7 @@ def known_error(error: BaseException) -> str | None:
     from eventsourcing.persistence import PersistenceError
 
     from domain.rules.errors import RulesError
-    from service.application import ServiceError
+    from service.app.application import ServiceError
 
     if isinstance(error, grpc.RpcError) and isinstance(error, grpc.Call):
         code, details = error.code(), error.details() or ""
@@ -50,7 +50,7 @@ def known_error(error: BaseException) -> str | None:
 def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """``func(args)``, with known errors as one line on stderr and exit 1 (130 on Ctrl-C; 2 for
     a configuration that cannot work: keys, store or schema)."""
-    from service.config import ConfigError
+    from service.app.config import ConfigError
 
     try:
         return func(args)

@@ -1,7 +1,7 @@
 """The ``GameService`` servicer: convert, authorise, delegate to the application, convert back.
 
 The application is synchronous; every call into it runs in a bounded thread pool so the event
-loop never blocks. Errors are mapped to statuses in ``service.errors`` only.
+loop never blocks. Errors are mapped to statuses in ``service.api.errors`` only.
 """
 
 from __future__ import annotations
@@ -21,14 +21,9 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service import validation
-from service.application import PreferansApplication
-from service.auth import caller_for
-from service.errors import BadInput, VersionNotReached, refuse
-from service.gen.preferans.v1 import game_pb2 as pb
-from service.gen.preferans.v1 import game_pb2_grpc
-from service.hub import EventHub
-from service.mapping import (
+from service.api.auth import caller_for
+from service.api.errors import BadInput, VersionNotReached, refuse
+from service.api.mapping import (
     Visibility,
     action_from_proto,
     game_to_proto,
@@ -38,7 +33,12 @@ from service.mapping import (
     seat_view_to_proto,
     watch_message,
 )
-from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.app import validation
+from service.app.application import PreferansApplication
+from service.app.hub import EventHub
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import game_pb2_grpc
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -58,7 +58,7 @@ Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any
 
 
 def refusing(method: Handler) -> Handler:
-    """Turn a unary method's errors into statuses (``service.errors``), in one place."""
+    """Turn a unary method's errors into statuses (``service.api.errors``), in one place."""
 
     @functools.wraps(method)
     async def wrapper(

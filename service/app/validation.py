@@ -4,7 +4,7 @@ Every check returns the value to use from then on: the string **NFC-normalised**
 ``e`` + U+0301 and the precomposed U+00E9 are the same player, league or request id). A string
 that breaks a rule raises ``InvalidAction`` with ``field`` set — the error the application's
 commands already raise for malformed input, so the CLI reports it in one line and
-``service.errors`` maps it, like ``BadInput``, to INVALID_ARGUMENT with a ``BadRequest`` naming
+``service.api.errors`` maps it, like ``BadInput``, to INVALID_ARGUMENT with a ``BadRequest`` naming
 the field. (Not ``BadInput`` itself: that belongs to the gRPC adapter, which the application
 does not import.) The message says which rule and where (length, code point, position), and
 never repeats the input.

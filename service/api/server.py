@@ -5,8 +5,8 @@ The composition root: one application (event store), one thread pool for it, one
 SIGTERM and SIGINT stop it gracefully: health turns NOT_SERVING, in-flight calls finish within
 the grace period, then the store is closed.
 
-The listener serves TLS when given ``ServerTls`` (``service.tls``); every call is charged to its
-caller's budgets (``service.quotas``). The port is this server's alone: gRPC's default
+The listener serves TLS when given ``ServerTls`` (``service.api.tls``); every call is charged to its
+caller's budgets (``service.api.quotas``). The port is this server's alone: gRPC's default
 SO_REUSEPORT would let a second server share it silently, so it is off unless ``reuse_port``.
 """
 
@@ -24,10 +24,20 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from projections import ProjectionWorker, standard_runners
-from service.application import PreferansApplication
-from service.audit_servicer import AuditServicer
-from service.auth import AuthInterceptor
-from service.config import StoreConfig
+from service.api.audit_servicer import AuditServicer
+from service.api.auth import AuthInterceptor
+from service.api.game_servicer import GameServicer
+from service.api.limits import Limits
+from service.api.logs import RequestIdInterceptor
+from service.api.malformed import MalformedRequestInterceptor
+from service.api.pagetoken import PageTokens
+from service.api.projection_health import report_projection_health
+from service.api.quotas import CallerIdentity, QuotaInterceptor, still_open_games
+from service.api.stats_servicer import StatsServicer
+from service.api.tls import ServerTls, is_loopback
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.app.hub import EventHub
 from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
@@ -36,16 +46,6 @@ from service.gen.preferans.v1 import (
     stats_pb2,
     stats_pb2_grpc,
 )
-from service.hub import EventHub
-from service.limits import Limits
-from service.logs import RequestIdInterceptor
-from service.malformed import MalformedRequestInterceptor
-from service.pagetoken import PageTokens
-from service.projection_health import report_projection_health
-from service.quotas import CallerIdentity, QuotaInterceptor, still_open_games
-from service.servicer import GameServicer
-from service.stats_servicer import StatsServicer
-from service.tls import ServerTls, is_loopback
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name

@@ -29,7 +29,7 @@ from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
-from service.application import Conflict, GameNotFound, StoreUnavailable, TokensWithheld
+from service.app.application import Conflict, GameNotFound, StoreUnavailable, TokensWithheld
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -81,7 +81,7 @@ class PermissionDenied(Exception):
 
 
 class ResourceExhausted(Exception):
-    """A caller is over a rate limit or quota (``service.quotas``): retry after ``retry_after``
+    """A caller is over a rate limit or quota (``service.api.quotas``): retry after ``retry_after``
     seconds; ``subject`` names the caller as the server counts it, ``description`` the limit."""
 
     def __init__(self, subject: str, description: str, retry_after: float) -> None:
@@ -223,7 +223,7 @@ async def refuse(context: grpc.aio.ServicerContext[Any, Any], error: BaseExcepti
 
 def _logged(error: BaseException, mapped: Mapped) -> dict[str, str]:
     """What a log line says about a refusal: its code and kind; for malformed input also the
-    field and our message (which never repeats the input whole; ``service.logs`` bounds it).
+    field and our message (which never repeats the input whole; ``service.api.logs`` bounds it).
     Never a rules refusal's message: "you must follow ♠: you hold 7♠ Q♠" names a hidden hand."""
     fields = {"code": mapped.code.name, "kind": type(error).__name__}
     if isinstance(error, (BadInput, InvalidAction)):

@@ -20,7 +20,7 @@ from domain.handrecord import (
 )
 
 if TYPE_CHECKING:
-    from service.application import PreferansApplication
+    from service.app.application import PreferansApplication
 
 FORMATS = ("json", "text")
 
@@ -29,7 +29,7 @@ def game_record(
     app: PreferansApplication, game_id: uuid.UUID, deal_number: int | None = None
 ) -> Record:
     """The hand record (as data) of a stored game, or of one finished deal of it."""
-    from service.application import GameNotFound
+    from service.app.application import GameNotFound
 
     events = app.game_events(game_id)
     if not events:

@@ -17,7 +17,7 @@ from eventsourcing.persistence import PersistenceError
 from domain.audit import AuditReport, Undecodable, verify
 from domain.model.chain import ENVELOPE, stored_chain
 from domain.model.shape import event_topics, malformed
-from service.application import GameNotFound, PreferansApplication, StoreUnavailable
+from service.app.application import GameNotFound, PreferansApplication, StoreUnavailable
 
 
 @dataclass(frozen=True)

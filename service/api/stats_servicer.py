@@ -1,9 +1,9 @@
 """The ``StatsService`` servicer: league and player statistics from the ``stats`` projection.
 
-Thin, like ``GameServicer``: check the request (strings by ``service.validation``), call
+Thin, like ``GameServicer``: check the request (strings by ``service.app.validation``), call
 ``projections.stats_queries`` in the application's thread pool, convert the plain data to
 messages. Every call is public (no seat
-token). Errors become statuses through ``service.errors`` (``StatsNotFound`` is a
+token). Errors become statuses through ``service.api.errors`` (``StatsNotFound`` is a
 ``NotFound``: NOT_FOUND with a ``google.rpc.ResourceInfo``).
 """
 
@@ -18,12 +18,12 @@ import structlog
 
 from projections import stats_queries
 from projections.db import Database
-from service import validation
-from service.errors import BadInput, NotFound
+from service.api.errors import BadInput, NotFound
+from service.api.game_servicer import Delegating, refusing
+from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.app import validation
 from service.gen.preferans.v1 import stats_pb2 as pb
 from service.gen.preferans.v1 import stats_pb2_grpc
-from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.servicer import Delegating, refusing
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)

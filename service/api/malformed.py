@@ -4,7 +4,7 @@ grpc.aio calls a method's request deserializer before the method runs, and repor
 raises as UNKNOWN with the exception's class and text. ``MalformedRequestInterceptor`` wraps the
 deserializer of each unary-request method so that bytes which are not a valid request message
 decode to a marker instead; the wrapped method then refuses the call through
-``service.errors.refuse`` (``MalformedRequest``: a fixed message naming only the expected
+``service.api.errors.refuse`` (``MalformedRequest``: a fixed message naming only the expected
 message type) before the servicer sees it.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from service.errors import MalformedRequest, refuse
+from service.api.errors import MalformedRequest, refuse
 
 OUR_PREFIX = "/preferans.v1."
 

@@ -27,13 +27,13 @@ from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
-from service import validation
-from service.config import ensure_schema, refuse_in_memory
-from service.groupcommit import GroupCommitter
-from service.hub import SqliteChanges
-from service.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
-from service.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
-from service.rule_options import check_rule_set
+from service.app import validation
+from service.app.config import ensure_schema, refuse_in_memory
+from service.app.groupcommit import GroupCommitter
+from service.app.hub import SqliteChanges
+from service.app.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
+from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
+from service.app.rule_options import check_rule_set
 
 PLAYERS = 3
 T = TypeVar("T")
@@ -126,7 +126,7 @@ class PreferansApplication(Application[uuid.UUID]):
         if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
             self._committer = GroupCommitter(self.save)
 
-    # -- secrets derived from the server's keys (service/keys.py) -------------------------
+    # -- secrets derived from the server's keys (service/app/keys.py) -------------------------
 
     @property
     def keys(self) -> Keyring:
@@ -177,7 +177,7 @@ class PreferansApplication(Application[uuid.UUID]):
         Retrying with the same request id and the same ``creator_secret`` (a client-chosen
         secret) returns the same game with freshly issued tokens. Without the secret a retry
         gets ``TokensWithheld``: the request id alone proves nothing (it may be guessed).
-        Strings are checked and NFC-normalised (``service.validation``)."""
+        Strings are checked and NFC-normalised (``service.app.validation``)."""
         request_id = validation.request_id(request_id)
         _check_creator_secret(creator_secret)
         if len(players) != PLAYERS:

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from service.keys_cli import add_keys_parser
-from service.render import render_game
+from service.cli.keys import add_keys_parser
+from service.cli.render import render_game
 
 if TYPE_CHECKING:
-    from service.application import PreferansApplication
+    from service.app.application import PreferansApplication
 
 
 def _seed(text: str | None) -> bytes:
@@ -51,8 +51,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _open_app(store: str | None) -> PreferansApplication:
-    from service.application import PreferansApplication
-    from service.config import store_config
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
 
     return PreferansApplication(store_config(store).env)
 
@@ -130,11 +130,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     import asyncio
 
-    from service.config import StoreConfig, store_config
-    from service.limits import LIMIT_HELP, limits_from
-    from service.logs import configure
-    from service.server import BindError, serve
-    from service.tls import TlsConfigError, server_tls
+    from service.api.limits import LIMIT_HELP, limits_from
+    from service.api.logs import configure
+    from service.api.server import BindError, serve
+    from service.api.tls import TlsConfigError, server_tls
+    from service.app.config import StoreConfig, store_config
 
     configure(args.log_level)
     store = store_config(args.store)
@@ -182,7 +182,7 @@ def _dispute(args: argparse.Namespace, record: Any) -> int:
     import uuid as uuid_module
 
     from domain.rules.errors import RulesError
-    from service.application import ServiceError
+    from service.app.application import ServiceError
 
     err = Console(stderr=True)
     try:
@@ -273,8 +273,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from eventsourcing.persistence import PersistenceError
 
     from domain.audit import UNREADABLE
-    from service.application import ServiceError
-    from service.audit import verify_game
+    from service.app.application import ServiceError
+    from service.app.audit import verify_game
 
     text = args.game.removeprefix("games/")
     try:
@@ -315,7 +315,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
     from domain.rules import RuleSet
-    from service.botplay import play_with_bots
+    from service.cli.botplay import play_with_bots
 
     client = _client(args)
     console = Console()
@@ -351,7 +351,7 @@ def cmd_projections_run(args: argparse.Namespace) -> int:
     import threading
 
     from projections import PROJECTION_NAMES, ProjectionWorker, standard_runners
-    from service.logs import configure
+    from service.api.logs import configure
 
     configure()
     _serve_metrics(args)
@@ -374,7 +374,7 @@ def cmd_projections_run(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """A person plays a whole game against two bots through a server."""
-    from service.play import run
+    from service.cli.play import run
 
     return run(args)
 
@@ -475,7 +475,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from domain.rules import DEFAULT, RuleSet
     from domain.rules.errors import RulesError
     from projections import standard_runners
-    from service.simulate import DEFAULT_PLAYERS, simulate
+    from service.app.simulate import DEFAULT_PLAYERS, simulate
 
     app = _open_app(args.store)
     players = args.players.split(",") if args.players else list(DEFAULT_PLAYERS)
@@ -517,8 +517,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Write a game (or one deal of it) as a hand record, JSON or text (docs/HANDRECORD.md)."""
     from pathlib import Path
 
-    from service.application import ServiceError
-    from service.handrecord import export_game_record
+    from service.app.application import ServiceError
+    from service.app.handrecord import export_game_record
 
     app = _open_app(args.store)
     try:
@@ -540,7 +540,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from domain.handrecord import HandRecordError
-    from service.handrecord import import_record
+    from service.app.handrecord import import_record
 
     console = Console(soft_wrap=True)
     try:
@@ -563,9 +563,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """A stored game as it was, decision by decision (every hand open, for a referee)."""
-    from service.application import ServiceError
-    from service.handrecord import game_record
-    from service.replay import run_replay
+    from service.app.application import ServiceError
+    from service.app.handrecord import game_record
+    from service.cli.replay import run_replay
 
     app = _open_app(args.store)
     try:
@@ -654,7 +654,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--tls-client-ca",
         help="mTLS: require client certificates signed by this CA ($PREF_TLS_CLIENT_CA)",
     )
-    from service.limits import LIMIT_HELP, OPTIONAL, Limits, env_name
+    from service.api.limits import LIMIT_HELP, OPTIONAL, Limits, env_name
 
     for name, text in LIMIT_HELP.items():
         default = getattr(Limits(), name)
@@ -828,8 +828,8 @@ def _metrics_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; errors an operator can act on end in one line (``service.cli_errors``)."""
-    from service.cli_errors import run_command
+    """Run one command; errors an operator can act on end in one line (``service.cli.errors``)."""
+    from service.cli.errors import run_command
 
     args = build_parser().parse_args(argv)
     return run_command(args.func, args)

@@ -1,7 +1,7 @@
 """``pref play``: a person plays a whole game in the terminal against two bots, through the server.
 
 The game is created through the gRPC API; the person keeps their own seat token and the two bots
-play the other seats in this process, each from its own seat's view (as ``service.botplay``).
+play the other seats in this process, each from its own seat's view (as ``service.cli.botplay``).
 The person's seat watches the game's event stream (``WatchGame``); whenever the stream has caught
 up with the last command, the table is redrawn and whoever is on turn decides.
 
@@ -45,9 +45,9 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.seats import hand_number, seat_name
+from service.cli.viewstate import view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.viewstate import view_from_proto
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 QUIT_WORDS = frozenset({"q", "quit", "exit"})

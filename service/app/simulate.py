@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from domain.bots import make_bot
 from domain.rules import DEFAULT, RuleSet, actor, seat_view
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 
 DEFAULT_PLAYERS = ("ann", "bob", "cid", "dan", "eve")
 """The player ids of a simulated league unless others are given."""

@@ -28,7 +28,7 @@ from typing import Generic, TypeVar
 
 import structlog
 
-from service.errors import BadInput
+from service.api.errors import BadInput
 
 Scalar = str | int | float | bool | None
 R = TypeVar("R")

@@ -1,14 +1,14 @@
 """Structured logs with ``structlog``: JSON when not on a terminal, pretty on a terminal.
 
 Every request gets a request id bound into the context (the client's ``x-request-id`` metadata
-when it passes ``service.validation.request_id``, else a fresh one), so every line logged while
+when it passes ``service.app.validation.request_id``, else a fresh one), so every line logged while
 serving it carries it.
 
 A safety net runs last before rendering (``bound_values``): every string value is escaped and cut
-to ``service.validation.MAX_LOGGED`` characters (tracebacks to ``MAX_LOGGED_TRACEBACK``), and
+to ``service.app.validation.MAX_LOGGED`` characters (tracebacks to ``MAX_LOGGED_TRACEBACK``), and
 values under credential-like keys are replaced by ``[redacted]``. So no log line holds unbounded
 client input or a token, whatever a caller passes; what callers pass is still their business
-(``service.errors.refuse`` never logs a rules refusal's message: it names the seat's cards).
+(``service.api.errors.refuse`` never logs a rules refusal's message: it names the seat's cards).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import grpc
 import structlog
 
 from domain.rules.errors import InvalidAction
-from service import validation
+from service.app import validation
 
 MAX_LOGGED_TRACEBACK = 4000
 """Longest traceback a log line holds (its end, where the exception is, is kept)."""

@@ -50,10 +50,10 @@ from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.view import SeatView
-from service import validation
-from service.errors import BadInput
+from service.api.errors import BadInput
+from service.app import validation
+from service.app.rule_options import check_options, check_rule_set, parse_options_json
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.rule_options import check_options, check_rule_set, parse_options_json
 
 GAME_PREFIX = "games/"
 

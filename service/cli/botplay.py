@@ -6,9 +6,9 @@ from collections.abc import Callable, Sequence
 
 from domain.bots import make_bot
 from domain.rules import Action, parse_action
+from service.cli.viewstate import view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.viewstate import view_from_proto
 
 
 def bot_step(seat: SeatClient, view: pb.SeatView, policy: Callable[..., Action]) -> int:

@@ -6,7 +6,7 @@ import argparse
 import uuid
 from pathlib import Path
 
-from service.keys import LEGACY_KID, KeyConfigError, new_key_line, parse_keys, write_key_file
+from service.app.keys import LEGACY_KID, KeyConfigError, new_key_line, parse_keys, write_key_file
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -24,8 +24,8 @@ def cmd_migrate_legacy(args: argparse.Namespace) -> int:
     from the database. The file gets a fresh current key first and the old key as
     ``legacy`` (verification only: its games' seeds, its tokens)."""
     from projections.db import Database
-    from service.config import store_config
-    from service.keystore import drop_legacy_key, legacy_key
+    from service.app.config import store_config
+    from service.app.keystore import drop_legacy_key, legacy_key
 
     db = Database(store_config(args.store).env)
     try:
@@ -53,8 +53,8 @@ def cmd_migrate_legacy(args: argparse.Namespace) -> int:
 
 def cmd_revoke(args: argparse.Namespace) -> int:
     """Refuse every seat token issued so far for a game's seats."""
-    from service.application import PreferansApplication
-    from service.config import store_config
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
 
     game_id = uuid.UUID(args.game.removeprefix("games/"))
     app = PreferansApplication(store_config(args.store).env)
