@@ -11,6 +11,9 @@ Like the other projections, events are folded into rows held in memory (loaded f
 on first use) and the touched rows are written in ``flush``, inside the runner's batch
 transaction. Ratings are updated at each ``GameFinished`` in the log's order, so a rebuild
 recomputes exactly the same floats.
+
+Why over 400 lines: one fold over the events feeds the player, pair, game and league rows, and
+their flush; the queries live in ``stats_queries`` and the export in ``stats_export``.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Redaction lives here too: every message built for a seat goes through the rules core's view of
 what that seat may see (``seat_view`` / ``visible_mask``), never around it.
+
+Why over 400 lines: it is the one place for proto ↔ domain mapping on purpose (STYLE.md §6);
+splitting it by message would scatter the redaction it has to keep in one view.
 """
 
 from __future__ import annotations

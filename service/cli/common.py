@@ -1,0 +1,76 @@
+"""Helpers the ``pref`` commands share: seeds, opening the store, clients, game ids, options."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import secrets
+import uuid
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from service.app.application import PreferansApplication
+
+
+def seed_from(text: str | None) -> bytes:
+    """A game seed: SHA-256 of the given text (reproducible), or 32 fresh random bytes."""
+    if text is None:
+        return secrets.token_bytes(32)
+    return hashlib.sha256(text.encode()).digest()
+
+
+def open_app(store: str | None) -> PreferansApplication:
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
+
+    return PreferansApplication(store_config(store).env)
+
+
+def client_for(args: argparse.Namespace) -> Any:
+    """The API client of ``pref bots``/``pref play`` (TLS with ``--tls-ca`` and friends)."""
+    from service.client import GameClient
+
+    return GameClient(args.server, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key)
+
+
+def game_id_arg(text: str) -> uuid.UUID:
+    """A game id given as a UUID or as ``games/<uuid>`` (the form the CLI prints)."""
+    try:
+        return uuid.UUID(text.removeprefix("games/"))
+    except ValueError:
+        raise SystemExit(
+            f"pref: {text[:80]!r} is not a game id (a UUID, or games/<uuid>)"
+        ) from None
+
+
+def tls_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tls-ca",
+        default=os.environ.get("PREF_TLS_CA"),
+        help="connect with TLS, trusting this CA (PEM; default: $PREF_TLS_CA)",
+    )
+    parser.add_argument(
+        "--tls-cert",
+        default=os.environ.get("PREF_TLS_CLIENT_CERT"),
+        help="mTLS: this client's certificate (PEM; default: $PREF_TLS_CLIENT_CERT)",
+    )
+    parser.add_argument(
+        "--tls-key",
+        default=os.environ.get("PREF_TLS_CLIENT_KEY"),
+        help="mTLS: this client's private key (PEM; default: $PREF_TLS_CLIENT_KEY)",
+    )
+
+
+def metrics_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (default: not served)",
+    )
+    parser.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        help="address of the metrics listener (default: 127.0.0.1, this machine only)",
+    )

@@ -1,0 +1,136 @@
+"""League statistics: ``pref stats``, ``pref stats export``, ``pref simulate``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from service.app.application import PreferansApplication
+from service.cli.common import open_app
+
+
+def _stats_app(args: argparse.Namespace) -> PreferansApplication:
+    """The application, with the stats projection caught up first (unless ``--no-catch-up``)."""
+    from projections import standard_runners
+
+    app = open_app(args.store)
+    if not args.no_catch_up:
+        for runner in standard_runners(app, app.db, ("stats",)).values():
+            runner.catch_up()
+    return app
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """League statistics in the terminal: leaderboards, one player, or a head-to-head."""
+    from rich.table import Table
+
+    from projections import stats_queries as q
+
+    console = Console()
+    app = _stats_app(args)
+    try:
+        names = q.leagues(app.db) if args.league is None else [args.league]
+        if args.player and args.against:
+            pair = q.head_to_head(app.db, names[0] if names else "", args.player, args.against)
+            keys = ("games", "a_settlement", "b_settlement", "a_ahead", "b_ahead", "equal")
+            table = Table(*keys, title=f"{args.player} (a) vs {args.against} (b)")
+            if pair is not None:
+                table.add_row(*(str(pair[key]) for key in keys))
+            console.print(table)
+            return 0
+        if args.player:
+            for league in names:
+                stats = q.player_stats(app.db, league, args.player)
+                if stats is not None:
+                    table = Table("statistic", "value", title=f"{args.player} in {league!r}")
+                    for key, value in q.flatten(stats).items():
+                        table.add_row(
+                            key, f"{value:.1f}" if isinstance(value, float) else str(value)
+                        )
+                    console.print(table)
+            return 0
+        columns = ("player_id", "rating", "games", "deals", "settlement_total")
+        for league in names:
+            totals = q.league_totals(app.db, league) or {}
+            table = Table(
+                *columns,
+                "contracts",
+                title=f"league {league!r}",
+                caption=(
+                    f"{totals.get('games', 0)} games, {totals.get('deals', 0)} deals, "
+                    f"{totals.get('players', 0)} players"
+                ),
+            )
+            for row in q.leaderboard(app.db, league, args.order_by, limit=args.limit):
+                made, failed = row["contracts_made"], row["contracts_failed"]
+                cells = [f"{row['rating']:.1f}" if c == "rating" else str(row[c]) for c in columns]
+                table.add_row(*cells, f"{made} made / {failed} failed")
+            console.print(table)
+    finally:
+        app.close()
+    return 0
+
+
+def cmd_stats_export(args: argparse.Namespace) -> int:
+    """Write league statistics to CSV and Parquet files (file names never come from league
+    names: see docs/STATS.md, "Export")."""
+    from pathlib import Path
+
+    from projections.stats_export import export_stats
+
+    app = _stats_app(args)
+    try:
+        leagues = None if args.league is None else [args.league]
+        for path in export_stats(app.db, Path(args.out), leagues, args.formats):
+            Console().print(str(path))
+    finally:
+        app.close()
+    return 0
+
+
+def export_formats(text: str) -> list[str]:
+    """``--formats``: a comma-separated subset of csv and parquet."""
+    from projections.stats_export import FORMATS
+
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    if not chosen or any(part not in FORMATS for part in chosen):
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(FORMATS)} (comma-separated)")
+    return chosen
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Bots play whole games of a league through the application, with a progress bar."""
+    from rich.progress import Progress
+
+    from domain.rules import DEFAULT, RuleSet
+    from domain.rules.errors import RulesError
+    from projections import standard_runners
+    from service.app.simulate import DEFAULT_PLAYERS, simulate
+
+    app = open_app(args.store)
+    players = args.players.split(",") if args.players else list(DEFAULT_PLAYERS)
+    try:
+        with Progress(console=Console(stderr=True)) as progress:
+            task = progress.add_task(f"league {args.league!r}", total=args.games)
+            simulate(
+                app,
+                args.games,
+                args.league,
+                players,
+                RuleSet(pool_target=args.pool) if args.pool else DEFAULT,
+                seed=args.seed,
+                on_game=lambda game_id_arg: progress.advance(task),
+            )
+        if not args.no_projections:
+            for runner in standard_runners(app, app.db).values():
+                runner.catch_up()
+    except (ValueError, RulesError) as exc:
+        Console(stderr=True).print(f"[red]refused: {getattr(exc, 'message', exc)}[/red]")
+        return 2
+    finally:
+        app.close()
+    Console().print(f"{args.games} games played in league {args.league!r}")
+    return 0

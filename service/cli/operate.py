@@ -1,0 +1,167 @@
+"""Operating the service: ``pref serve``, ``pref migrate``, ``pref projections rebuild|run``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    pass
+from service.cli.common import open_app
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Create the event tables and the projection tables, and drop the tables of retired read
+    models (idempotent)."""
+    from projections import drop_retired, standard_runners
+
+    app = open_app(args.store)
+    try:
+        standard_runners(app, app.db)
+        dropped = drop_retired(app.db)
+    finally:
+        app.close()
+    if dropped:
+        Console().print(f"dropped retired read models: {', '.join(dropped)}", markup=False)
+    Console().print("tables are ready")
+    return 0
+
+
+def cmd_rebuild(args: argparse.Namespace) -> int:
+    """Drop and rebuild projections from the event log, with a progress bar."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from projections import PROJECTION_NAMES, standard_runners
+    from projections.runner import ProjectionFailed
+    from projections.shadow import RebuildConflict
+
+    names = tuple(args.names) or PROJECTION_NAMES
+    app = open_app(args.store)
+    try:
+        runners = standard_runners(app, app.db, names)
+        total = next(iter(runners.values())).max_position()
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:,}/{task.total:,} events"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+        ) as progress:
+            for name, runner in runners.items():
+                task = progress.add_task(f"rebuild {name}", total=total)
+                runner.rebuild(partial(progress.advance, task))
+                progress.update(task, completed=total)
+    except (ProjectionFailed, RebuildConflict) as exc:
+        # The live view is kept as it was; say which event stopped the rebuild, not its content.
+        message = f"rebuild failed: {exc}; the live view is unchanged"
+        Console(stderr=True).print(message, style="red", markup=False, soft_wrap=True)
+        return 1
+    finally:
+        app.close()
+    return 0
+
+
+def _serve_metrics(args: argparse.Namespace, tls: Any = None) -> None:
+    """Serve the Prometheus metrics if ``--metrics-port`` is given; over HTTPS with the gRPC
+    listener's certificate and key when it serves TLS (``tls``: a ``ServerTls``)."""
+    if args.metrics_port is None:
+        return
+    import structlog
+
+    from projections.metrics import serve_metrics
+
+    port = serve_metrics(
+        args.metrics_host,
+        args.metrics_port,
+        certfile=tls.cert_file if tls is not None else None,
+        keyfile=tls.key_file if tls is not None else None,
+    )
+    structlog.get_logger(__name__).info("metrics", address=args.metrics_host, port=port)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
+    import asyncio
+
+    from service.api.limits import LIMIT_HELP, limits_from
+    from service.api.logs import configure
+    from service.api.server import BindError, serve
+    from service.api.tls import TlsConfigError, server_tls
+    from service.app.config import StoreConfig, store_config
+
+    configure(args.log_level)
+    store = store_config(args.store)
+    if args.key_file:
+        store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
+    try:
+        limits = limits_from(os.environ, {name: getattr(args, name) for name in LIMIT_HELP})
+        tls = server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
+        health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
+        if health_port is not None and not str(health_port).isdigit():
+            raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
+    except ValueError as exc:  # TlsConfigError too
+        print(f"pref serve: {exc}", file=sys.stderr)
+        return 2
+    _serve_metrics(args, tls)
+    try:
+        asyncio.run(
+            serve(
+                store,
+                f"{args.host}:{args.port}",
+                workers=args.workers,
+                run_projections=not args.no_projections,
+                auditor_token=args.auditor_token,
+                limits=limits,
+                tls=tls,
+                reuse_port=args.reuse_port,
+                health_address=f"{args.host}:{health_port}" if health_port else None,
+            )
+        )
+    except (BindError, TlsConfigError) as exc:
+        print(f"pref serve: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_projections_run(args: argparse.Namespace) -> int:
+    """Keep projections caught up until SIGTERM/SIGINT."""
+    import signal
+    import threading
+
+    from projections import PROJECTION_NAMES, ProjectionWorker, standard_runners
+    from service.api.logs import configure
+
+    configure()
+    _serve_metrics(args)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    app = open_app(args.store)
+    worker = ProjectionWorker(
+        list(standard_runners(app, app.db, tuple(args.names) or PROJECTION_NAMES).values()),
+        interval=args.interval,
+    )
+    worker.start()
+    try:
+        stop.wait()
+    finally:
+        worker.stop()
+        app.close()
+    return 0
+
+
+def projection_name(name: str) -> str:
+    """A read model's name, or a usage error naming the known ones (docs/READSIDE.md)."""
+    from projections import PROJECTION_NAMES, RETIRED
+
+    if name in PROJECTION_NAMES:
+        return name
+    why = " (removed: nothing read it)" if name in RETIRED else ""
+    raise argparse.ArgumentTypeError(
+        f"no read model {name[:40]!r}{why}; known: {', '.join(PROJECTION_NAMES)}"
+    )

@@ -1,0 +1,78 @@
+"""Playing: ``pref demo`` (rules core only), ``pref bots`` and ``pref play`` (through a server)."""
+
+from __future__ import annotations
+
+import argparse
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from service.cli.render import render_game
+
+if TYPE_CHECKING:
+    pass
+from service.cli.common import client_for, seed_from
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from domain.bots import make_bot
+    from domain.rules import DEFAULT, play_game
+
+    seed = seed_from(args.seed)
+    record = play_game(
+        seed,
+        [make_bot(), make_bot(), make_bot()],
+        DEFAULT,
+        first_dealer=args.dealer,
+        max_deals=args.max_deals,
+    )
+    console = Console()
+    render_game(console, record, show_deals=not args.quiet)
+    return 0
+
+
+def _advance(progress: Any, task: Any, _version: int) -> None:
+    progress.advance(task)
+
+
+def cmd_bots(args: argparse.Namespace) -> int:
+    """Create a game (or join one with tokens) and let bots play it through the API."""
+    from rich.progress import Progress
+
+    from domain.rules import RuleSet
+    from service.cli.botplay import play_with_bots
+
+    client = client_for(args)
+    console = Console()
+    try:
+        for number in range(args.games):
+            created = client.create_game(
+                [f"bot-{number}-{s}" for s in range(3)],
+                RuleSet(pool_target=args.pool) if args.pool else None,
+                league=args.league,
+            )
+            name = created.game.name
+            with Progress(console=console, transient=True) as progress:
+                task = progress.add_task(f"{name}", total=None)
+                game = play_with_bots(
+                    client,
+                    name,
+                    created.seat_tokens,
+                    on_action=partial(_advance, progress, task),
+                )
+            sheet = client.scoresheet(name, min_version=game.version)
+            console.print(
+                f"{name}: {game.deal_number} deals, version {game.version}, "
+                f"settlement {' / '.join(sheet.settlement)}"
+            )
+    finally:
+        client.close()
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """A person plays a whole game against two bots through a server."""
+    from service.cli.play import run
+
+    return run(args)
