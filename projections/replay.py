@@ -4,13 +4,16 @@ A projection receives events in log order; folding each into its game's ``GameSt
 core only, no aggregate bookkeeping) keeps an exact copy of every game's state, so a view
 derived from the rules core (a seat view) costs one rules step per event. After a restart
 mid-game the cache is cold: the game is then loaded once from the store at the version just
-before the event.
+before the event. The cache is bounded and evicts the least recently used game (never all of
+them at once: a hot game stays while cold ones come and go).
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 from uuid import UUID
+
+from cachetools import LRUCache
 
 from domain.model.replay import advance
 from domain.rules import GameState
@@ -23,7 +26,7 @@ class GameLoader(Protocol):
 class GameCache:
     def __init__(self, load: GameLoader | None, maxsize: int = 5000) -> None:
         self._load = load
-        self._games: dict[UUID, tuple[int, GameState]] = {}
+        self._games: LRUCache[UUID, tuple[int, GameState]] = LRUCache(maxsize=max(maxsize, 1))
         self.maxsize = maxsize
 
     def advance(self, event: Any) -> GameState:
@@ -41,8 +44,6 @@ class GameCache:
         else:
             raise LookupError(f"game {game_id} is not cached at version {version - 1}")
         state = advance(state, event)
-        if cached is None and len(self._games) >= self.maxsize:
-            self._games.clear()  # a cold game is reloaded from the store when it comes back
         self._games[game_id] = (version, state)
         return state
 
