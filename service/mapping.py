@@ -7,9 +7,11 @@ what that seat may see (``seat_view`` / ``visible_mask``), never around it.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from typing import Any
 
+from cachetools import LRUCache
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
@@ -49,7 +51,7 @@ from domain.rules import (
 from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
-from domain.rules.view import SeatView
+from domain.rules.view import SeatView, visible_cards
 from service import validation
 from service.errors import BadInput
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -303,17 +305,19 @@ def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
     ]
 
 
-_FINISHED: dict[tuple[uuid.UUID, int], pb.DealScoredEvent] = {}
+_FINISHED: LRUCache[tuple[uuid.UUID, int], pb.DealScoredEvent] = LRUCache(4096)
+_FINISHED_GUARD = threading.Lock()
 
 
 def _finished_deal(game_id: uuid.UUID, number: int, game: Game) -> pb.DealScoredEvent:
     """A finished deal never changes: build its message once per game and deal."""
     key = (game_id, number)
-    message = _FINISHED.get(key)
+    with _FINISHED_GUARD:  # the thread pool's workers share it
+        message = _FINISHED.get(key)
     if message is None:
-        if len(_FINISHED) > 4096:
-            _FINISHED.clear()
-        message = _FINISHED[key] = deal_result_to_proto(game.deal_results[number - 1])
+        message = deal_result_to_proto(game.deal_results[number - 1])
+        with _FINISHED_GUARD:
+            _FINISHED[key] = message
     return message
 
 
@@ -409,28 +413,35 @@ def adjustment_from_proto(rows: Any, players: int = 3) -> dict[str, Any] | None:
 
 
 class Visibility:
-    """What a seat could see of the game just before an event (to tell what is new)."""
+    """What a seat can see of the game at one moment (to tell what an event revealed)."""
 
     __slots__ = ("deal_number", "hands", "talon")
 
     def __init__(self, game: Game | None, seat: int) -> None:
         self.deal_number = -1
-        self.hands: frozenset[int] = frozenset()
+        self.hands: dict[int, int] = {}
+        """Each visible hand (the seat's own included): seat → cards."""
         self.talon: frozenset[int] = frozenset()
         deal = None if game is None else game.state.deal
         if game is None or deal is None:
             return
         self.deal_number = game.state.deal_number
-        view = seat_view(deal, seat)
-        self.hands = frozenset(s for s, h in enumerate(view.hands) if h is not None)
-        self.talon = frozenset(c for c in view.talon if c is not None)
+        hands, talon = visible_cards(deal, seat)
+        self.hands = {s: h for s, h in enumerate(hands) if h is not None}
+        self.talon = frozenset(c for c in talon if c is not None)
 
 
 def watch_message(
-    event: Any, before: Visibility, deal_before: DealState | None, game: Game, seat: int
+    event: Any,
+    before: Visibility,
+    deal_before: DealState | None,
+    game: Game,
+    seat: int,
+    after: Visibility | None = None,
 ) -> pb.WatchGameResponse:
     """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
-    were taken just before the event was applied to ``game``."""
+    were taken just before the event was applied to ``game``; ``after`` (the seat's
+    ``Visibility`` of ``game``, computed here when not given) just after."""
     name = event_name(event)
     out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
     if name == "GameCreated":
@@ -469,14 +480,12 @@ def watch_message(
     # What became visible with this event (own hand when dealt, opened hands, talon cards).
     deal = game.state.deal
     if deal is not None and name != "DealScored":
-        after = Visibility(game, seat)
+        if after is None:
+            after = Visibility(game, seat)
         fresh_deal = after.deal_number != before.deal_number
-        hands = after.hands if fresh_deal else after.hands - before.hands
+        for s in sorted(after.hands):
+            if fresh_deal or s not in before.hands:
+                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         talon = after.talon if fresh_deal else after.talon - before.talon
-        view = seat_view(deal, seat)
-        for s in sorted(hands):
-            mask = view.hands[s]
-            assert mask is not None
-            out.revealed.append(pb.SeatCards(seat=s, cards=_cards(mask)))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out

@@ -29,16 +29,15 @@ from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 from service.hub import EventHub
 from service.mapping import (
-    Visibility,
     action_from_proto,
     game_to_proto,
     parse_game_name,
     rules_from_proto,
     scoresheet_to_proto,
     seat_view_to_proto,
-    watch_message,
 )
 from service.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.streams import Feed, GameStreams
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -104,6 +103,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub = hub
         self.projections = projections
         self.page_tokens = page_tokens or PageTokens.random()
+        self.streams = GameStreams(app, executor, hub)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -292,15 +292,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 raise BadInput(
                     "from_version", f"from_version must be 0 to {current.version} (the latest)"
                 )
-            replica: Game | None = (
-                None if last == 0 else await self._run(self.app.game_at, game_id, last)
-            )
+            feed = await self.streams.open(game_id, last)
         except Exception as exc:
             await self._fail(context, exc)
             raise
-        wake = self.hub.register(game_id)
         try:
-            following = self._follow(context, game_id, seat, heartbeat, last, replica, wake)
+            following = self._follow(context, feed, seat, heartbeat, last)
             async with contextlib.aclosing(following):
                 async for message in following:
                     yield message
@@ -310,20 +307,19 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             await self._fail(context, exc)
             raise
         finally:
-            self.hub.unregister(game_id, wake)
+            self.streams.close(feed)
 
     async def _follow(
         self,
         context: grpc.aio.ServicerContext[Any, Any],
-        game_id: uuid.UUID,
+        feed: Feed,
         seat: int,
         heartbeat: int,
         last: int,
-        replica: Game | None,
-        wake: asyncio.Event,
     ) -> AsyncGenerator[pb.WatchGameResponse, None]:
-        """WatchGame's loop: the game's events after ``last`` as the seat may see them, and a
-        heartbeat after ``heartbeat`` quiet seconds, until the server stops."""
+        """WatchGame's loop: the game's events after ``last`` as the seat may see them (the
+        feed's shared messages, ``service.streams``), and a heartbeat after ``heartbeat`` quiet
+        seconds, until the server stops."""
         quiet_since = time.monotonic()
         while True:
             if self.hub.closing:
@@ -331,22 +327,22 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                     grpc.StatusCode.UNAVAILABLE,
                     f"the server is stopping: resume from version {last}",
                 )
-            wake.clear()
-            events = await self._run(self.app.game_events, game_id, last)
-            for event in events:
-                before = Visibility(replica, seat)
-                deal_before = replica.state.deal if replica is not None else None
-                replica = event.mutate(replica)
-                assert replica is not None
-                yield watch_message(event, before, deal_before, replica, seat)
-                last = event.originator_version
+            changed = feed.changed
+            batch = await self.streams.messages(feed, last, seat)
+            if batch:
+                for message in batch:
+                    yield message
+                last = batch[-1].version
                 quiet_since = time.monotonic()
-            if time.monotonic() - quiet_since >= heartbeat:
+                continue
+            wait = heartbeat - (time.monotonic() - quiet_since)
+            if wait <= 0:
                 yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
                 quiet_since = time.monotonic()
-            timeout = min(SAFETY_POLL_SECONDS, heartbeat)
+                continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout=timeout)
+                async with asyncio.timeout(wait):
+                    await changed.wait()
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
