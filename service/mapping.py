@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from cachetools import LRUCache
@@ -442,7 +443,35 @@ def watch_message(
     """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
     were taken just before the event was applied to ``game``; ``after`` (the seat's
     ``Visibility`` of ``game``, computed here when not given) just after."""
+    if after is None:
+        after = Visibility(game, seat)
+    public, secret = _public_part(event, deal_before, game)
+    return _for_seat(public, secret, seat, before, after, game)
+
+
+def watch_messages(
+    event: Any,
+    before: Sequence[Visibility],
+    deal_before: DealState | None,
+    game: Game,
+    after: Sequence[Visibility],
+) -> tuple[pb.WatchGameResponse, ...]:
+    """``watch_message`` for every seat at once (``before[seat]``, ``after[seat]``): what all
+    seats see of the event is built once, then each seat's own part."""
+    public, secret = _public_part(event, deal_before, game)
+    return tuple(
+        _for_seat(public, secret, seat, before[seat], after[seat], game)
+        for seat in range(len(after))
+    )
+
+
+def _public_part(
+    event: Any, deal_before: DealState | None, game: Game
+) -> tuple[pb.WatchGameResponse, tuple[int, pb.Action] | None]:
+    """What every seat sees of ``event`` (a discard without its cards), and for a discard the
+    declarer's seat and the action with its cards (only the declarer sees them)."""
     name = event_name(event)
+    secret: tuple[int, pb.Action] | None = None
     out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
     if name == "GameCreated":
         out.game_created.CopyFrom(
@@ -458,14 +487,14 @@ def watch_message(
         out.deal_dealt.CopyFrom(pb.DealDealtEvent(deal_number=event.number, dealer=event.dealer))
     elif (action := action_of(event)) is not None:
         hand = deal_before.to_act if deal_before is not None else event.seat
-        declarer = deal_before.declarer if deal_before is not None else -1
         out.action.CopyFrom(
             pb.ActionEvent(
-                seat=hand,
-                actor=event.seat,
-                action=action_to_proto(action, hide_cards=seat != declarer),
+                seat=hand, actor=event.seat, action=action_to_proto(action, hide_cards=True)
             )
         )
+        if isinstance(action, Discard):
+            declarer = deal_before.declarer if deal_before is not None else -1
+            secret = (declarer, action_to_proto(action))
     elif name == "DealScored":
         # The game after the event keeps the finished deal with every card (all public now).
         out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
@@ -477,11 +506,25 @@ def watch_message(
         out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
     elif name == "RulingRecorded":
         out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
-    # What became visible with this event (own hand when dealt, opened hands, talon cards).
+    return out, secret
+
+
+def _for_seat(
+    public: pb.WatchGameResponse,
+    secret: tuple[int, pb.Action] | None,
+    seat: int,
+    before: Visibility,
+    after: Visibility,
+    game: Game,
+) -> pb.WatchGameResponse:
+    """``public`` with what only ``seat`` sees: its discard's cards (the declarer), and what
+    became visible to it with this event (own hand when dealt, opened hands, talon cards)."""
+    out = pb.WatchGameResponse()
+    out.CopyFrom(public)
+    if secret is not None and secret[0] == seat:
+        out.action.action.CopyFrom(secret[1])
     deal = game.state.deal
-    if deal is not None and name != "DealScored":
-        if after is None:
-            after = Visibility(game, seat)
+    if deal is not None and not out.HasField("deal_scored"):
         fresh_deal = after.deal_number != before.deal_number
         for s in sorted(after.hands):
             if fresh_deal or s not in before.hands:

@@ -32,7 +32,7 @@ from domain.model import Game
 from service.application import PLAYERS, PreferansApplication
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.hub import EventHub
-from service.mapping import Visibility, watch_message
+from service.mapping import Visibility, watch_messages
 
 T = TypeVar("T")
 log = structlog.get_logger(__name__)
@@ -60,12 +60,7 @@ def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[M
         game = event.mutate(game)
         assert game is not None
         after = [Visibility(game, seat) for seat in seats]
-        built.append(
-            tuple(
-                watch_message(event, before[seat], deal_before, game, seat, after[seat])
-                for seat in seats
-            )
-        )
+        built.append(watch_messages(event, before, deal_before, game, after))
         before = after
     return game, built
 

@@ -64,13 +64,15 @@ def test_each_seat_message_is_built_once_and_shared_by_every_watcher(
 ) -> None:
     game_id = _game(app, 30)
     builds: Counter[tuple[int, int]] = Counter()
-    real = streams.watch_message
+    real = streams.watch_messages
 
-    def counting(event: Any, *args: Any) -> pb.WatchGameResponse:
-        builds[(event.originator_version, args[3])] += 1
-        return real(event, *args)
+    def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
+        built = real(event, *args)
+        for seat in range(len(built)):
+            builds[(event.originator_version, seat)] += 1
+        return built
 
-    monkeypatch.setattr(streams, "watch_message", counting)
+    monkeypatch.setattr(streams, "watch_messages", counting)
 
     async def test(hub_streams: GameStreams) -> None:
         feeds = [await hub_streams.open(game_id, 0) for _ in range(4)]
@@ -114,13 +116,15 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
 
     monkeypatch.setattr(app, "game_at", game_at)
     builds: Counter[tuple[int, int]] = Counter()
-    real = streams.watch_message
+    real = streams.watch_messages
 
-    def counting(event: Any, *args: Any) -> pb.WatchGameResponse:
-        builds[(event.originator_version, args[3])] += 1
-        return real(event, *args)
+    def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
+        built = real(event, *args)
+        for seat in range(len(built)):
+            builds[(event.originator_version, seat)] += 1
+        return built
 
-    monkeypatch.setattr(streams, "watch_message", counting)
+    monkeypatch.setattr(streams, "watch_messages", counting)
 
     async def test(hub_streams: GameStreams) -> None:
         feed = await hub_streams.open(game_id, 20)  # cold: the game at 20, then what follows
