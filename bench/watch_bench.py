@@ -18,6 +18,12 @@ B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats a
    event, for W watchers against one. Baseline: a no-op server with ``W`` streams, each "event"
    is one unary call that pushes a pre-built message of the same size to every stream.
 
+C. In process, no transport: the same work on a ``PreferansApplication`` (a temporary SQLite
+   store) and ``service.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
+   version 0 (read and build every message), a warm one (the messages a watcher takes from the
+   feed), and a resume from the last 20 versions of a feed that starts there (one ``game_at``
+   replay from the store: the cost for a game not yet built in this process).
+
 No timing assertions: the numbers are printed, ratios against the same-run baselines.
 """
 
@@ -53,6 +59,11 @@ STREAMS_PER_CHANNEL = 50
 
 def say(text: str) -> None:
     print(text, flush=True)
+
+
+def x(value: float, base: float) -> str:
+    """``value / base`` (``n/a`` when the base is below the clock's resolution)."""
+    return f"{value / base:.2f}" if base > 0 else "n/a"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -367,6 +378,61 @@ async def noop_fanout(args: argparse.Namespace, size: int, count: int) -> float:
         return used
 
 
+async def in_process(args: argparse.Namespace, scratch: str) -> dict[str, float]:
+    """Section C (see the module's docstring): CPU ms of each resume, without gRPC."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from domain.bots import make_bot
+    from domain.rules import RuleSet, actor, seat_view
+    from service.application import PreferansApplication
+    from service.config import sqlite_store
+    from service.hub import EventHub
+    from service.streams import Feed, GameStreams
+
+    env = dict(sqlite_store(f"{scratch}/in_process.sqlite").env, PREF_KEYS=new_key_line())
+    app = PreferansApplication(env)
+    bot = make_bot()
+    game_id = app.create_game(["a", "b", "c"], "c", rules=RuleSet(pool_target=200)).game_id
+    while (game := app.get_game(game_id)).version < args.events:
+        assert game.deal is not None
+        seat = actor(game.deal)
+        app.act(game_id, seat, bot(seat_view(game.deal, seat)), f"r{game.version}")
+    version = app.get_game(game_id).version
+    found: dict[str, float] = {"events": version}
+
+    async def until(feed: Feed) -> None:
+        while feed.version < version:
+            await feed.changed.wait()
+
+    hub = EventHub()
+    hub.bind(asyncio.get_running_loop())
+    with ThreadPoolExecutor(4) as executor:
+        streams = GameStreams(app, executor, hub)
+        start = time.process_time()
+        feed = await streams.open(game_id, version - 20)
+        await until(feed)
+        got = await streams.messages(feed, version - 20, 0)
+        found["cold, last 20 versions"] = (time.process_time() - start) * 1000
+        streams.close(feed)
+        streams = GameStreams(app, executor, hub)
+        start = time.process_time()
+        feed = await streams.open(game_id, 0)
+        await until(feed)
+        got = await streams.messages(feed, 0, 0)
+        found["cold, from 0"] = (time.process_time() - start) * 1000
+        streams.close(feed)
+        start = time.process_time()
+        for _ in range(args.repeat):
+            feed = await streams.open(game_id, 0)
+            got = await streams.messages(feed, 0, 0)
+            streams.close(feed)
+        found["warm, from 0"] = (time.process_time() - start) * 1000 / args.repeat
+        assert len(got) == version
+    hub.stop()
+    app.close()
+    return found
+
+
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="watch_bench_") as scratch:
         store = args.store or f"sqlite:///{scratch}/events.sqlite"
@@ -378,27 +444,34 @@ async def main(args: argparse.Namespace) -> None:
         noop = await noop_resume(args, sizes)
         mean = sum(sizes) // len(sizes)
         noop_fan = {n: await noop_fanout(args, mean, n) for n in (1, args.watchers)}
+        local = await in_process(args, scratch)
     events = found["events"]
     say(f"\n## A. Resume a {events}-event game from version 0 (server CPU per resume)")
     say(f"messages: {len(sizes)}, mean {mean} B; server idle CPU {found['idle']:.2f} ms/s")
     say("| | server CPU ms | x no-op stream of the same messages |")
     say("|---|---:|---:|")
     say(f"| no-op grpc.aio stream (baseline) | {noop:.1f} | 1.00 |")
-    say(f"| pref serve, warm (feed built) | {found['warm']:.1f} | {found['warm'] / noop:.2f} |")
-    say(f"| pref serve, cold (first watch) | {found['cold']:.1f} | {found['cold'] / noop:.2f} |")
+    say(f"| pref serve, warm (feed built) | {found['warm']:.1f} | {x(found['warm'], noop)} |")
+    say(f"| pref serve, cold (first watch) | {found['cold']:.1f} | {x(found['cold'], noop)} |")
     w = args.watchers
     say(f"\n## B. Fan-out: server CPU per event, {w} watchers against 1 ({args.steps} events)")
     say("| | 1 watcher ms/event | " + f"{w} watchers ms/event | ratio | per message, x 1 |")
     say("|---|---:|---:|---:|---:|")
     for label, runs in (("no-op grpc.aio (baseline)", noop_fan), ("pref serve", fan)):
         one, many = runs[1], runs[w]
-        say(f"| {label} | {one:.2f} | {many:.1f} | {many / one:.1f} | {many / w / one:.3f} |")
+        say(f"| {label} | {one:.2f} | {many:.1f} | {x(many, one)} | {x(many / w, one)} |")
     extra = (fan[w] - fan[1]) / (w - 1)
     noop_extra = (noop_fan[w] - noop_fan[1]) / (w - 1)
     say(
         f"each extra watcher costs {extra * 1000:.1f} us of server CPU per event "
-        f"(no-op baseline {noop_extra * 1000:.1f} us: x{extra / noop_extra:.2f})"
+        f"(no-op baseline {noop_extra * 1000:.1f} us: x{x(extra, noop_extra)})"
     )
+
+    say(f"\n## C. In process, no transport: a {local.pop('events'):.0f}-event game")
+    say("| resume | CPU ms |")
+    say("|---|---:|")
+    for label, value in local.items():
+        say(f"| {label} | {value:.2f} |")
 
 
 def parse() -> argparse.Namespace:
