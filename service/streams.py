@@ -13,13 +13,16 @@ A feed whose watchers have all left stays in an LRU cache (bounded by the number
 its feeds hold, ``DEFAULT_CACHED_VERSIONS``), so late joiners and reconnects find the messages
 built. A watcher from a version older than the feed's base (a cold game, or one whose oldest
 messages were trimmed after ``MAX_FEED_VERSIONS``) makes the feed build the missing versions
-once, from the game as it was at that version (``game_at``, one replay from the store).
+once, from the game as it was at that version: a copy of the application's game when the watch
+starts from the current version (no replay), else ``game_at`` (one replay from the store, the
+one cost that grows with the game rather than with the events sent).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -147,14 +150,19 @@ class GameStreams:
         """Make the feed hold the messages after ``version`` (built once, in the thread pool)."""
         async with feed.lock:
             if feed.base is None:
-                replica = None if version == 0 else await self._run(self._game_at, feed, version)
+                replica = None if version == 0 else await self._run(self._replica, feed, version)
                 feed.replica, feed.base, feed.messages = replica, version, []
             elif version < feed.base:
                 messages = await self._run(self._older, feed.game_id, version, feed.base)
                 feed.messages = messages + feed.messages
                 feed.base = version
 
-    def _game_at(self, feed: Feed, version: int) -> Game:
+    def _replica(self, feed: Feed, version: int) -> Game:
+        """The game at ``version``, for the feed to follow: a copy of the application's game
+        when that is at ``version`` (watching from now: no replay), else a replay."""
+        current, game = self.app.read_game(feed.game_id, copy.deepcopy)
+        if current == version:
+            return game
         return self.app.game_at(feed.game_id, version)
 
     def _older(self, game_id: uuid.UUID, version: int, base: int) -> list[Messages]:

@@ -141,7 +141,21 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
                 hub_streams.close(again)
         hub_streams.close(older)
         assert replays == [20, 5]
+        # A fresh process watching from the current version copies the game: no replay.
+        fresh = GameStreams(app, hub_streams.executor, hub_streams.hub)
+        now = await fresh.open(game_id, version)
+        assert now.base == version and now.replica is not None
+        assert now.replica.version == version and replays == [20, 5]
+        play(app, game_id, stop=lambda game: game.version >= version + 8)
+        fresh.hub.notify(game_id)
+        latest = app.get_game(game_id).version
+        await _until(now, latest)
+        for seat in range(3):
+            got = await fresh.messages(now, version, seat)
+            assert got == _reference(app, game_id, seat)[version:]
+        fresh.close(now)
 
     _run(app, test)
-    assert set(builds) == {(v, s) for v in range(6, version + 1) for s in range(3)}
+    latest = app.get_game(game_id).version
+    assert set(builds) == {(v, s) for v in range(6, latest + 1) for s in range(3)}
     assert set(builds.values()) == {1}
