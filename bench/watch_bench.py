@@ -160,7 +160,7 @@ def channel(target: str) -> grpc.aio.Channel:
 class Player:
     """Plays one game through the server: a seeded random legal (non-claim) action each step."""
 
-    def __init__(self, stub: game_pb2_grpc.GameServiceStub, seed: int) -> None:
+    def __init__(self, stub: game_pb2_grpc.GameServiceAsyncStub, seed: int) -> None:
         self.stub = stub
         self.rng = random.Random(seed)
         self.name = ""
@@ -265,7 +265,9 @@ async def resume_runs(
 
 async def noop_resume(args: argparse.Namespace, sizes: list[int]) -> float:
     async with running(noop_server(sizes)) as server, channel(server.target) as ch:
-        replay = ch.unary_stream(f"/{NOOP_SERVICE}/Replay")
+        replay: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = ch.unary_stream(
+            f"/{NOOP_SERVICE}/Replay"
+        )
         for _ in range(2):  # warm up
             async for _message in replay(b""):
                 pass
@@ -346,13 +348,17 @@ async def noop_fanout(args: argparse.Namespace, size: int, count: int) -> float:
         changed = asyncio.Event()
 
         async def read(index: int) -> None:
-            follow = channels[index // STREAMS_PER_CHANNEL].unary_stream(f"/{NOOP_SERVICE}/Follow")
+            follow: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channels[
+                index // STREAMS_PER_CHANNEL
+            ].unary_stream(f"/{NOOP_SERVICE}/Follow")
             async for _message in follow(b""):
                 seen[index] += 1
                 changed.set()
 
         tasks = [asyncio.create_task(read(i)) for i in range(count)]
-        publish = channels[0].unary_unary(f"/{NOOP_SERVICE}/Publish")
+        publish: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channels[0].unary_unary(
+            f"/{NOOP_SERVICE}/Publish"
+        )
 
         async def event(n: int) -> None:
             await publish(b"")
@@ -369,7 +375,7 @@ async def noop_fanout(args: argparse.Namespace, size: int, count: int) -> float:
         before = cpu_seconds(server.process.pid)
         for n in range(2, 2 + args.steps):
             await event(n)
-        used = (cpu_seconds(server.process.pid) - before) / args.steps * 1000
+        used: float = (cpu_seconds(server.process.pid) - before) / args.steps * 1000
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -17,7 +17,7 @@ from service import streams
 from service.application import PreferansApplication
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.hub import EventHub
-from service.mapping import Visibility, watch_message
+from service.mapping import Visibility, watch_message, watch_messages
 from service.streams import Feed, GameStreams
 from tests.integration.helpers import create, play
 
@@ -64,7 +64,7 @@ def test_each_seat_message_is_built_once_and_shared_by_every_watcher(
 ) -> None:
     game_id = _game(app, 30)
     builds: Counter[tuple[int, int]] = Counter()
-    real = streams.watch_messages
+    real = watch_messages
 
     def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
         built = real(event, *args)
@@ -116,7 +116,7 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
 
     monkeypatch.setattr(app, "game_at", game_at)
     builds: Counter[tuple[int, int]] = Counter()
-    real = streams.watch_messages
+    real = watch_messages
 
     def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
         built = real(event, *args)
