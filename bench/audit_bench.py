@@ -13,7 +13,7 @@ until one finishes with ``--min-deals`` (30) to ``--max-deals`` (34) deals. Then
   (the baseline: what any reader of the log pays);
 - ``verify (pure)``: ``domain.audit.verify`` on the decoded events (chain, fairness against
   the seed, every decision through the rules core with the acting seat, scores, settlement);
-- ``read+decode+verify``: ``service.audit.verify_game``, what ``pref audit`` and
+- ``read+decode+verify``: ``service.app.audit.verify_game``, what ``pref audit`` and
   ``AuditService.VerifyGame`` run.
 
 Prints a markdown snippet (medians) with the command line.
@@ -39,9 +39,9 @@ from psycopg import sql
 from domain.audit import verify
 from domain.bots import make_bot
 from domain.rules import RuleSet, actor, seat_view
-from service.application import PreferansApplication
-from service.audit import verify_game
-from service.config import postgres_store, sqlite_store
+from service.app.application import PreferansApplication
+from service.app.audit import verify_game
+from service.app.config import postgres_store, sqlite_store
 
 PLAYERS = ["ann", "bob", "cid"]
 

@@ -61,9 +61,9 @@ import psycopg
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from service.api.server import KEEPALIVE_OPTIONS
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
-from service.server import KEEPALIVE_OPTIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from store_bench import (  # a sibling script, not a package

@@ -53,7 +53,7 @@ from psycopg import sql
 from domain.bots import make_bot
 from domain.rules import RuleSet, actor, seat_view
 from projections import standard_runners, stats_queries
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.gen.preferans.v1 import stats_pb2 as spb
 from service.gen.preferans.v1 import stats_pb2_grpc
 

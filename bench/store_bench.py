@@ -54,8 +54,8 @@ from domain.model import Game
 from domain.rules import Action, Claim, PlayCard, actor, legal_actions
 from domain.rules.state import DealState
 from projections import standard_runners
-from service.application import PreferansApplication
-from service.config import postgres_store, sqlite_store
+from service.app.application import PreferansApplication
+from service.app.config import postgres_store, sqlite_store
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 TOPIC = "preferans.v1.CardPlayed"

@@ -19,7 +19,7 @@ B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats a
    is one unary call that pushes a pre-built message of the same size to every stream.
 
 C. In process, no transport: the same work on a ``PreferansApplication`` (a temporary SQLite
-   store) and ``service.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
+   store) and ``service.api.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
    version 0 (read and build every message), a warm one (the messages a watcher takes from the
    feed), and the first watch in a process from the current version (a copy of the game) and
    from 20 versions back (one ``game_at`` replay from the store).
@@ -45,10 +45,10 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from service.api.server import KEEPALIVE_OPTIONS
+from service.app.keys import new_key_line
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
-from service.keys import new_key_line
-from service.server import KEEPALIVE_OPTIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grpc_bench import ServerProcess, cpu_seconds, spawn, wait_serving  # a sibling script
@@ -390,10 +390,10 @@ async def in_process(args: argparse.Namespace, scratch: str) -> dict[str, float]
 
     from domain.bots import make_bot
     from domain.rules import RuleSet, actor, seat_view
-    from service.application import PreferansApplication
-    from service.config import sqlite_store
-    from service.hub import EventHub
-    from service.streams import Feed, GameStreams
+    from service.api.streams import Feed, GameStreams
+    from service.app.application import PreferansApplication
+    from service.app.config import sqlite_store
+    from service.app.hub import EventHub
 
     env = dict(sqlite_store(f"{scratch}/in_process.sqlite").env, PREF_KEYS=new_key_line())
     app = PreferansApplication(env)

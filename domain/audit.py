@@ -26,8 +26,8 @@ from typing import Any
 
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.decisions import BY_NAME, EVENT_PREFIX
 from domain.model.disputes import adjusted, check_adjustment, check_reason
-from domain.model.replay import ACTIONS, EVENT_PREFIX
 from domain.model.shape import malformed
 from domain.rules import (
     Card,
@@ -227,7 +227,7 @@ class _Replay:
             self._flagged(event)
         elif name == "RulingRecorded":
             self._ruled(event)
-        elif name in ACTIONS:
+        elif name in BY_NAME:
             self._decision(name, event)
         else:
             raise _Found(STRUCTURE, f"unknown event {name}")
@@ -284,26 +284,14 @@ class _Replay:
         deal = game.deal
         if deal is None or deal.phase is Phase.SCORED:
             raise _Found(STRUCTURE, "a decision with no deal in progress")
+        row = BY_NAME[name]
         try:
-            action = ACTIONS[name](event)
+            action = row.read(event)
         except (RulesError, ValueError, KeyError, AttributeError, TypeError) as exc:
             raise _Found(ILLEGAL, f"the recorded decision cannot be read: {exc}") from None
         phase = deal.phase
-        if name == "AuctionPassed" and phase is not Phase.BIDDING:
-            raise _Found(STRUCTURE, f"an auction pass in the {phase.name.lower()} phase")
-        if name == "WhistPassed" and phase is not Phase.WHISTING:
-            raise _Found(STRUCTURE, f"a whist pass in the {phase.name.lower()} phase")
-        if name in ("WhistCalled", "WhistReturned") and phase is Phase.WHISTING:
-            returned = deal.whist.half_whister >= 0
-            if returned != (name == "WhistReturned"):
-                raise _Found(
-                    STRUCTURE,
-                    "a whist recorded as "
-                    + ("a return " if not returned else "a first ")
-                    + "whist, but "
-                    + ("no" if not returned else "a")
-                    + " half-whist stands",
-                )
+        if row.misfit is not None and not row.fits(action, deal):
+            raise _Found(STRUCTURE, row.misfit(deal))
         if name == "TalonTaken" and phase is Phase.TALON:
             talon = " ".join(str(Card(c)) for c in deal.talon)
             if event.cards != talon:

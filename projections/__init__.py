@@ -1,8 +1,9 @@
-"""Read models built from the event log: seat views, the scoresheet, the game list, league
-statistics.
+"""Read models built from the event log: the game list and league statistics.
 
 ``standard_runners(app, db)`` makes one exactly-once runner per projection over an
-application's notification log; ``queries`` reads the views.
+application's notification log; ``queries`` and ``stats_queries`` read the views. What is
+served from a projection and what from the aggregate, and where the projections run, is in
+docs/READSIDE.md.
 """
 
 from __future__ import annotations
@@ -10,31 +11,35 @@ from __future__ import annotations
 from typing import Any
 
 from projections.db import Database
-from projections.runner import Projection, ProjectionRunner, ProjectionWorker
+from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner, ProjectionWorker
+from projections.shadow import SUFFIX
 from projections.stats import Stats
-from projections.views import Games, Scoresheet, SeatViews
+from projections.views import Games
 
-PROJECTION_NAMES = ("seat_views", "scoresheet", "games", "stats")
+PROJECTION_NAMES = ("games", "stats")
+"""Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``)."""
+
+RETIRED: dict[str, tuple[str, ...]] = {
+    "seat_views": ("seat_views",),
+    "scoresheet": ("scoresheet_deals", "scoresheet_totals", "scoresheet_disputes"),
+    "games": ("game_deals",),
+}
+"""Read models (projection name -> tables) that nothing read and that were removed; ``pref
+migrate`` drops what is left of them (``drop_retired``). The seat views and the scoresheet are
+read from the aggregate; ``game_deals`` was a per-game history that no query served."""
 
 
 def standard_runners(
     app: Any, db: Database, names: tuple[str, ...] = PROJECTION_NAMES, batch: int = 1000
 ) -> dict[str, ProjectionRunner]:
     """One runner per named projection. ``app`` is the event-sourced application (its
-    ``recorder``, ``mapper`` and ``repository`` are used, read-only)."""
+    ``recorder`` and ``mapper`` are used, read-only)."""
     unknown = set(names) - set(PROJECTION_NAMES)
     if unknown:
         known = ", ".join(PROJECTION_NAMES)
         raise ValueError(f"unknown projections: {', '.join(sorted(unknown))}; known: {known}")
 
-    def load(game_id: Any, version: int) -> Any:
-        return app.repository.get(game_id, version=version).state
-
     def make(name: str) -> Projection:
-        if name == "seat_views":
-            return SeatViews(load)
-        if name == "scoresheet":
-            return Scoresheet(db)
         if name == "stats":
             return Stats(db)
         return Games()
@@ -42,10 +47,42 @@ def standard_runners(
     return {name: ProjectionRunner(app, db, make(name), batch) for name in names}
 
 
+def drop_retired(db: Database) -> list[str]:
+    """Drop the tables and tracking rows of retired read models (``RETIRED``), with any shadow
+    copy a rebuild left; return the tables that were there. Idempotent."""
+    if db.flavor == "postgres":
+        exists = (
+            "SELECT 1 FROM information_schema.tables WHERE table_name = ? "
+            "AND table_schema = current_schema()"
+        )
+    else:
+        exists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+    dropped = []
+    with db.transaction() as c:
+        c.execute(
+            f"CREATE TABLE IF NOT EXISTS {TRACKING_TABLE} "
+            "(name TEXT PRIMARY KEY, position BIGINT NOT NULL)"
+        )
+        for name, tables in RETIRED.items():
+            db.lock(c, name)  # a runner's batch or a rebuild of this name waits for us
+            for table in (t + suffix for t in tables for suffix in ("", SUFFIX)):
+                c.execute(exists, (table,))
+                if c.fetchone() is not None:
+                    dropped.append(table)
+                    c.execute(f"DROP TABLE {table}")
+            if name not in PROJECTION_NAMES:
+                c.execute(
+                    f"DELETE FROM {TRACKING_TABLE} WHERE name IN (?, ?)", (name, name + SUFFIX)
+                )
+    return dropped
+
+
 __all__ = [
     "PROJECTION_NAMES",
+    "RETIRED",
     "Database",
     "ProjectionRunner",
     "ProjectionWorker",
+    "drop_retired",
     "standard_runners",
 ]

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 from uuid import UUID
 
-from domain.model.replay import event_name
+from domain.model.decisions import event_name
 from domain.rating import INITIAL_RATING, rate_game
 from domain.rules.bids import Bid, Strain
 from projections.db import Cursor, Database

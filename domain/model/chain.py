@@ -35,15 +35,15 @@ def canonical_fields(event: Any, version: int | None = None) -> dict[str, Any]:
     return content
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""One encoder for every event (``json.dumps`` with options would build one per call)."""
+
+
 def canonical(event: Any, version: int | None = None) -> bytes:
     """The canonical form: UTF-8 JSON with sorted keys and separators ``,`` and ``:``."""
-    return json.dumps(
-        canonical_fields(event, version),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    ).encode("utf-8")
+    return _CANONICAL.encode(canonical_fields(event, version)).encode("utf-8")
 
 
 def link(previous: str, event: Any, version: int | None = None) -> str:

@@ -8,14 +8,25 @@ deal boundaries without cross-aggregate saves, and one ordered log per game for 
 audit. The cost, a longer stream (about 30–40 events a deal), is paid only on a cold load;
 commands are served from the application's aggregate cache.
 
-Decide, then record: each public command validates with the rules core, then triggers one
-event whose body only re-applies the already validated action (no raising, no clock, no
-shuffling inside an event body; the shuffle of each deal is derived before and recorded).
+Decide, then record, and apply once: each public command computes the game's next state with
+the rules core (which validates it), then triggers one event. Its body assigns that state as
+computed (``_Outcome``); only when the event is replayed from the store does the body compute
+it, from the recorded fields. What each decision event records is ``domain.model.decisions``'s
+table. No raising, no clock, no shuffling inside an event body; the shuffle of each deal is
+derived before and recorded.
+
+Over 400 lines, on purpose: the library registers the topics of the event classes declared in
+the aggregate's body and runs the ``@event`` bodies as methods of it, so the game's events (their
+stored shape, about 150 lines) and their bodies live here, next to the commands of the one
+aggregate a game is (above). Their meaning is elsewhere: ``domain.model.decisions``.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, cast
 
 from eventsourcing.domain import Aggregate, event
@@ -27,6 +38,7 @@ from domain.model.codec import (
     score_to_dict,
     settlement_to_strings,
 )
+from domain.model.decisions import BY_NAME, DECISIONS, EVENT_PREFIX, event_name, record
 from domain.model.disputes import (
     adjusted,
     check_adjustment,
@@ -34,18 +46,10 @@ from domain.model.disputes import (
     flag_fingerprint,
     ruling_fingerprint,
 )
-from domain.model.replay import EVENT_PREFIX
 from domain.rules import (
-    PASS,
     Action,
-    Call,
     Card,
-    ChooseDefence,
-    Claim,
-    Declare,
-    Discard,
     GameState,
-    Here,
     Phase,
     RuleSet,
     Shuffle,
@@ -53,33 +57,13 @@ from domain.rules import (
     deal_cards,
     finish_deal,
     new_game,
-    parse_cards,
     settle,
     shuffle_from_seed,
     start_deal,
 )
-from domain.rules.actions import (
-    ACCEPT,
-    CALLS,
-    DECLARES,
-    DISCARDS,
-    HALF_WHIST,
-    HERE,
-    PLAYS,
-    REJECT,
-    TAKE_TALON,
-    WHIST,
-    AcceptClaim,
-    HalfWhist,
-    Pass,
-    PlayCard,
-    RejectClaim,
-    TakeTalon,
-    Whist,
-)
-from domain.rules.bids import Bid
 from domain.rules.cards import card_list
 from domain.rules.errors import GameOver, InvalidAction
+from domain.rules.game import with_deal
 from domain.rules.state import DealState
 
 
@@ -93,6 +77,24 @@ GAME_ID_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
 def game_id_for(request_id: str) -> uuid.UUID:
     """A game's id follows from the request that created it, so a retried creation finds it."""
     return uuid.uuid5(GAME_ID_NAMESPACE, request_id)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What a command computed for the event it is about to trigger (never stored)."""
+
+    before: GameState
+    """The state the command computed from; the event's body takes ``after`` only from it."""
+    after: GameState
+    action: Action | None = None
+    """The decision, for decision events."""
+
+
+class _Decided:
+    """The body of every decision event: apply the action it records (``Game._decided``)."""
+
+    def apply(self, aggregate: Any) -> None:
+        aggregate._decided(self)
 
 
 class Game(Aggregate):
@@ -170,6 +172,63 @@ class Game(Aggregate):
         adjustment: dict[str, Any] | None
         settlement: list[str] | None
 
+    # Decision events: what each records is its row in ``domain.model.decisions``.
+
+    class BidCalled(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "BidCalled"
+        bid: str
+
+    class MisereCalled(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "MisereCalled"
+
+    class HereSaid(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "HereSaid"
+
+    class AuctionPassed(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "AuctionPassed"
+
+    class TalonTaken(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "TalonTaken"
+        cards: str
+
+    class CardsDiscarded(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "CardsDiscarded"
+        cards: str
+
+    class ContractDeclared(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "ContractDeclared"
+        contract: str
+
+    class WhistCalled(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "WhistCalled"
+
+    class WhistPassed(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "WhistPassed"
+
+    class HalfWhistCalled(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "HalfWhistCalled"
+
+    class WhistReturned(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "WhistReturned"
+
+    class DefenceChosen(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "DefenceChosen"
+        open: bool
+
+    class CardPlayed(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "CardPlayed"
+        card: str
+
+    class ClaimMade(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "ClaimMade"
+        tricks: list[int]
+
+    class ClaimAccepted(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "ClaimAccepted"
+
+    class ClaimRejected(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "ClaimRejected"
+
     # ----------------------------------------------------------------------------------
     # construction
 
@@ -192,6 +251,8 @@ class Game(Aggregate):
         self.seed_commitment = seed_commitment
         self.token_hashes = list(token_hashes)
         self.state: GameState = new_game(self.rule_set, first_dealer)
+        self._outcome: _Outcome | None = None
+        """Set by a command only while it triggers its event (``_computed``)."""
         self.requests: dict[str, list[Any]] = {request_id: ["create", 1]}
         self.seed_hex: str | None = None
         self.settlement: list[str] | None = None
@@ -235,19 +296,22 @@ class Game(Aggregate):
 
     def deal_next(self, seed: bytes, request_id: str) -> None:
         """Deal the next deal from the game's seed (derived here, recorded in the event)."""
-        shuffle = shuffle_from_seed(seed, self.state.deal_number + 1)
-        start_deal(self.state, shuffle)  # validates: raises if the game cannot deal now
-        dealt = deal_cards(shuffle.order, self.state.dealer, shuffle.talon_pair)
-        self._dealt(
-            seat=-1,
-            request_id=request_id,
-            number=self.state.deal_number + 1,
-            dealer=self.state.dealer,
-            deck=list(shuffle.order),
-            talon_pair=shuffle.talon_pair,
-            hands=[card_list(hand) for hand in dealt.hands],
-            talon=" ".join(str(Card(c)) for c in dealt.talon),
-        )
+        number = self.state.deal_number + 1
+        shuffle = shuffle_from_seed(seed, number)
+        after = start_deal(self.state, shuffle)  # raises if the game cannot deal now
+        deal = after.deal
+        assert deal is not None
+        with self._computed(after):
+            self._dealt(
+                seat=-1,
+                request_id=request_id,
+                number=number,
+                dealer=self.state.dealer,
+                deck=list(shuffle.order),
+                talon_pair=shuffle.talon_pair,
+                hands=[card_list(hand) for hand in deal.dealt],
+                talon=" ".join(str(Card(c)) for c in deal.talon),
+            )
 
     def act(self, seat: int, action: Action, request_id: str, seed: bytes) -> None:
         """Validate one player's decision and record it, with whatever follows from it:
@@ -257,11 +321,13 @@ class Game(Aggregate):
         deal = self.state.deal
         if deal is None:
             raise InvalidAction("no deal is in progress")
-        apply(deal, action, seat)  # raises IllegalAction / NotYourTurn; nothing recorded
-        self._record_action(seat, action, request_id)
-        deal = self.state.deal
-        assert deal is not None
-        if deal.phase is Phase.SCORED:
+        after = apply(deal, action, seat)  # raises IllegalAction / NotYourTurn; nothing recorded
+        row, fields = record(action, deal)
+        with self._computed(with_deal(self.state, after), action):
+            self.trigger_event(
+                DECISION_EVENTS[row.name], seat=seat, request_id=request_id, **fields
+            )
+        if after.phase is Phase.SCORED:
             self._finish(request_id, seed)
 
     def _check_scored(self, deal_number: int) -> None:
@@ -311,69 +377,23 @@ class Game(Aggregate):
             settlement=settlement,
         )
 
-    def _record_action(self, seat: int, action: Action, rid: str) -> None:
-        kind = type(action)
-        if kind is PlayCard:
-            self._card_played(seat=seat, request_id=rid, card=str(cast(PlayCard, action).card))
-        elif kind is Call:
-            bid = cast(Call, action).bid
-            if bid.is_misere:
-                self._misere_called(seat=seat, request_id=rid)
-            else:
-                self._bid_called(seat=seat, request_id=rid, bid=str(bid))
-        elif kind is Here:
-            self._here_said(seat=seat, request_id=rid)
-        elif kind is Pass:
-            if self.state.deal is not None and self.state.deal.phase is Phase.BIDDING:
-                self._auction_passed(seat=seat, request_id=rid)
-            else:
-                self._whist_passed(seat=seat, request_id=rid)
-        elif kind is TakeTalon:
-            deal = self.state.deal
-            assert deal is not None
-            talon = " ".join(str(Card(c)) for c in deal.talon)
-            self._talon_taken(seat=seat, request_id=rid, cards=talon)
-        elif kind is Discard:
-            cards = cast(Discard, action).cards
-            self._discarded(seat=seat, request_id=rid, cards=f"{cards[0]} {cards[1]}")
-        elif kind is Declare:
-            self._declared(seat=seat, request_id=rid, contract=str(cast(Declare, action).contract))
-        elif kind is Whist:
-            deal = self.state.deal
-            assert deal is not None
-            if deal.whist.half_whister >= 0:
-                self._whist_returned(seat=seat, request_id=rid)
-            else:
-                self._whist_called(seat=seat, request_id=rid)
-        elif kind is HalfWhist:
-            self._half_whist_called(seat=seat, request_id=rid)
-        elif kind is ChooseDefence:
-            self._defence_chosen(seat=seat, request_id=rid, open=cast(ChooseDefence, action).open)
-        elif kind is Claim:
-            self._claim_made(seat=seat, request_id=rid, tricks=list(cast(Claim, action).tricks))
-        elif kind is AcceptClaim:
-            self._claim_accepted(seat=seat, request_id=rid)
-        elif kind is RejectClaim:
-            self._claim_rejected(seat=seat, request_id=rid)
-        else:  # pragma: no cover - every Action type is handled above
-            raise InvalidAction(f"unknown action {action!r}")
-
     def _finish(self, request_id: str, seed: bytes) -> None:
         deal = self.state.deal
         assert deal is not None and deal.result is not None
         after, score, entry = finish_deal(self.state)
         result = deal.result
-        self._deal_scored(
-            seat=-1,
-            request_id=request_id,
-            number=self.state.deal_number,
-            kind=result.kind.value,
-            declarer=result.declarer,
-            contract=str(result.contract) if result.contract is not None else "",
-            tricks=list(result.tricks),
-            score=score_to_dict(score),
-            entry=entry_to_dict(entry),
-        )
+        with self._computed(after):
+            self._deal_scored(
+                seat=-1,
+                request_id=request_id,
+                number=self.state.deal_number,
+                kind=result.kind.value,
+                declarer=result.declarer,
+                contract=str(result.contract) if result.contract is not None else "",
+                tricks=list(result.tricks),
+                score=score_to_dict(score),
+                entry=entry_to_dict(entry),
+            )
         if after.finished:
             settlement = settle(after.sheet, self.rule_set)
             self._game_finished(
@@ -386,7 +406,34 @@ class Game(Aggregate):
             self.deal_next(seed, request_id)
 
     # ----------------------------------------------------------------------------------
-    # events: bodies only re-apply what the command already validated
+    # events: bodies assign what the command computed, or compute it on a replay
+
+    @contextmanager
+    def _computed(self, after: GameState, action: Action | None = None) -> Iterator[None]:
+        """While the command triggers its event, the event's body takes ``after`` (computed
+        from the current state) instead of computing it again."""
+        self._outcome = _Outcome(self.state, after, action)
+        try:
+            yield
+        finally:
+            self._outcome = None
+
+    def _taken(self) -> _Outcome | None:
+        """The outcome the command computed from the current state, if any (taken once)."""
+        outcome, self._outcome = self._outcome, None
+        return outcome if outcome is not None and outcome.before is self.state else None
+
+    def _decided(self, event: Any) -> None:
+        """The body of a decision event: the game after the decision it records."""
+        outcome = self._taken()
+        if outcome is not None and outcome.action is not None:
+            action, self.state = outcome.action, outcome.after
+        else:
+            action = BY_NAME[event_name(event)].read(event)
+            deal = self.state.deal
+            assert deal is not None
+            self.state = with_deal(self.state, apply(deal, action))
+        self._note(event.request_id, action_fingerprint(event.seat, action))
 
     def _note(self, request_id: str, fingerprint: str | None = None) -> None:
         """Remember the request and the version its command has reached."""
@@ -395,12 +442,6 @@ class Game(Aggregate):
             self.requests[request_id] = [fingerprint or "", self.version + 1]
         else:
             seen[1] = self.version + 1
-
-    def _step(self, seat: int, action: Action, request_id: str) -> None:
-        deal = self.state.deal
-        assert deal is not None
-        self.state = self.state._replace(deal=apply(deal, action))
-        self._note(request_id, action_fingerprint(seat, action))
 
     @event(DealDealt)
     def _dealt(
@@ -414,73 +455,12 @@ class Game(Aggregate):
         hands: list[str],
         talon: str,
     ) -> None:
-        self.state = start_deal(self.state, Shuffle(tuple(deck), talon_pair))
+        outcome = self._taken()
+        if outcome is not None:
+            self.state = outcome.after
+        else:
+            self.state = start_deal(self.state, Shuffle(tuple(deck), talon_pair))
         self._note(request_id)
-
-    @event("BidCalled", topic=EVENT_PREFIX + "BidCalled")
-    def _bid_called(self, seat: int, request_id: str, bid: str) -> None:
-        self._step(seat, CALLS[Bid.parse(bid).index], request_id)
-
-    @event("MisereCalled", topic=EVENT_PREFIX + "MisereCalled")
-    def _misere_called(self, seat: int, request_id: str) -> None:
-        self._step(seat, CALLS[15], request_id)
-
-    @event("HereSaid", topic=EVENT_PREFIX + "HereSaid")
-    def _here_said(self, seat: int, request_id: str) -> None:
-        self._step(seat, HERE, request_id)
-
-    @event("AuctionPassed", topic=EVENT_PREFIX + "AuctionPassed")
-    def _auction_passed(self, seat: int, request_id: str) -> None:
-        self._step(seat, PASS, request_id)
-
-    @event("TalonTaken", topic=EVENT_PREFIX + "TalonTaken")
-    def _talon_taken(self, seat: int, request_id: str, cards: str) -> None:
-        self._step(seat, TAKE_TALON, request_id)
-
-    @event("CardsDiscarded", topic=EVENT_PREFIX + "CardsDiscarded")
-    def _discarded(self, seat: int, request_id: str, cards: str) -> None:
-        a, b = parse_cards(cards)
-        self._step(seat, DISCARDS[min(a, b), max(a, b)], request_id)
-
-    @event("ContractDeclared", topic=EVENT_PREFIX + "ContractDeclared")
-    def _declared(self, seat: int, request_id: str, contract: str) -> None:
-        self._step(seat, DECLARES[Bid.parse(contract).index], request_id)
-
-    @event("WhistCalled", topic=EVENT_PREFIX + "WhistCalled")
-    def _whist_called(self, seat: int, request_id: str) -> None:
-        self._step(seat, WHIST, request_id)
-
-    @event("WhistPassed", topic=EVENT_PREFIX + "WhistPassed")
-    def _whist_passed(self, seat: int, request_id: str) -> None:
-        self._step(seat, PASS, request_id)
-
-    @event("HalfWhistCalled", topic=EVENT_PREFIX + "HalfWhistCalled")
-    def _half_whist_called(self, seat: int, request_id: str) -> None:
-        self._step(seat, HALF_WHIST, request_id)
-
-    @event("WhistReturned", topic=EVENT_PREFIX + "WhistReturned")
-    def _whist_returned(self, seat: int, request_id: str) -> None:
-        self._step(seat, WHIST, request_id)
-
-    @event("DefenceChosen", topic=EVENT_PREFIX + "DefenceChosen")
-    def _defence_chosen(self, seat: int, request_id: str, open: bool) -> None:
-        self._step(seat, ChooseDefence(open), request_id)
-
-    @event("CardPlayed", topic=EVENT_PREFIX + "CardPlayed")
-    def _card_played(self, seat: int, request_id: str, card: str) -> None:
-        self._step(seat, PLAYS[Card.parse(card)], request_id)
-
-    @event("ClaimMade", topic=EVENT_PREFIX + "ClaimMade")
-    def _claim_made(self, seat: int, request_id: str, tricks: list[int]) -> None:
-        self._step(seat, Claim(tuple(tricks)), request_id)
-
-    @event("ClaimAccepted", topic=EVENT_PREFIX + "ClaimAccepted")
-    def _claim_accepted(self, seat: int, request_id: str) -> None:
-        self._step(seat, ACCEPT, request_id)
-
-    @event("ClaimRejected", topic=EVENT_PREFIX + "ClaimRejected")
-    def _claim_rejected(self, seat: int, request_id: str) -> None:
-        self._step(seat, REJECT, request_id)
 
     @event("DealScored", topic=EVENT_PREFIX + "DealScored")
     def _deal_scored(
@@ -497,7 +477,8 @@ class Game(Aggregate):
     ) -> None:
         final = self.state.deal
         assert final is not None
-        self.state, _, _ = finish_deal(self.state)
+        outcome = self._taken()
+        self.state = outcome.after if outcome is not None else finish_deal(self.state)[0]
         self.deal_results.append(
             {
                 "number": number,
@@ -556,3 +537,22 @@ class Game(Aggregate):
             }
         )
         self._note(request_id, ruling_fingerprint(deal_number, reason, adjustment))
+
+
+def _decision_events() -> dict[str, type[Game.Event]]:
+    """Each row of the decisions table → the game's event class that records it."""
+    found: dict[str, type[Game.Event]] = {}
+    for row in DECISIONS:
+        cls = getattr(Game, row.name, None)
+        if not (
+            isinstance(cls, type) and issubclass(cls, _Decided) and issubclass(cls, Game.Event)
+        ):
+            raise TypeError(f"Game declares no decision event {row.name}")
+        if EVENT_PREFIX + row.name != getattr(cls, "TOPIC", None):
+            raise TypeError(f"Game.{row.name} has another topic")
+        found[row.name] = cls
+    return found
+
+
+DECISION_EVENTS = _decision_events()
+"""The game's event class for each decision event of the table (they name the same events)."""

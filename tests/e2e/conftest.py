@@ -27,10 +27,10 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
-from service.application import PreferansApplication
+from service.api.server import Server, create_server
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig, postgres_store, sqlite_store
 from service.client import GameClient
-from service.config import StoreConfig, postgres_store, sqlite_store
-from service.server import Server, create_server
 from tests.integration.conftest import POSTGRES_URL, _admin_connection
 
 REPO = Path(__file__).resolve().parents[2]

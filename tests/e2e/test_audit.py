@@ -13,10 +13,10 @@ import grpc
 import pytest
 
 from domain.rules import RuleSet
-from service.application import PreferansApplication
-from service.botplay import play_with_bots
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import audit_pb2 as apb
 from service.gen.preferans.v1 import audit_pb2_grpc
 from tests.e2e.conftest import ServerFactory, ServerThread
@@ -46,6 +46,25 @@ def finished_game(client: GameClient) -> tuple[str, list[str]]:
     created = client.create_game(PLAYERS, RuleSet(pool_target=2))
     play_with_bots(client, created.game.name, created.seat_tokens)
     return created.game.name, list(created.seat_tokens)
+
+
+def game_with_a_card_played(
+    client: GameClient, app: PreferansApplication
+) -> tuple[str, uuid.UUID, int]:
+    """A finished game and the version of its last CardPlayed. The bots' game is random: a
+    short one may have had no card played at all (every contract passed out by its defenders),
+    so draw another game then."""
+    for _ in range(20):
+        name, _tokens = finished_game(client)
+        game_id = uuid.UUID(name.removeprefix("games/"))
+        played = [
+            e.originator_version
+            for e in app.game_events(game_id)
+            if type(e).__name__ == "CardPlayed"
+        ]
+        if played:
+            return name, game_id, played[-1]
+    raise AssertionError("20 games without a card played")
 
 
 def seat(token: str) -> tuple[tuple[str, str], ...]:
@@ -114,14 +133,8 @@ def test_tampering_is_reported_through_the_api(
 ) -> None:
     client, audit = stubs(audited)
     try:
-        name, _ = finished_game(client)
-        game_id = uuid.UUID(name.removeprefix("games/"))
         app = open_app(store)
-        version = next(
-            e.originator_version
-            for e in app.game_events(game_id)
-            if type(e).__name__ == "CardPlayed" and e.originator_version > 30
-        )
+        name, game_id, version = game_with_a_card_played(client, app)
         state = stored_state(app, game_id, version)
         state["card"] = "A♥" if state["card"] != "A♥" else "K♥"
         rewrite_stored_state(store.env, events_table(app), game_id, version, state)
@@ -144,14 +157,8 @@ def test_a_malformed_stored_event_is_a_discrepancy_not_an_error(
     with the discrepancy at its position (not INTERNAL), and GetEventLog still reads the log."""
     client, audit = stubs(audited)
     try:
-        name, _ = finished_game(client)
-        game_id = uuid.UUID(name.removeprefix("games/"))
         app = open_app(store)
-        version = next(
-            e.originator_version
-            for e in app.game_events(game_id)
-            if type(e).__name__ == "CardPlayed"
-        )
+        name, game_id, version = game_with_a_card_played(client, app)
         rewrite_stored_state(store.env, events_table(app), game_id, version, {"seat": 1})
         answer = audit.VerifyGame(apb.VerifyGameRequest(name=name), metadata=AUDITOR)
         assert answer.verdict == apb.AUDIT_VERDICT_DISCREPANCY

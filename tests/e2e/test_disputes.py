@@ -12,9 +12,9 @@ import grpc
 import pytest
 
 from domain.rules import RuleSet
-from service.botplay import play_with_bots
+from service.app.config import StoreConfig
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import audit_pb2 as apb
 from service.gen.preferans.v1 import audit_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb

@@ -14,10 +14,10 @@ import pytest
 
 from domain.bots import make_bot
 from domain.rules import Card, RuleSet
-from service.application import PreferansApplication
-from service.botplay import bot_step
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig, postgres_store
+from service.cli.botplay import bot_step
 from service.client import GameClient
-from service.config import StoreConfig, postgres_store
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, StreamReader, TcpProxy, refusal, refused

@@ -10,10 +10,10 @@ from fractions import Fraction
 from typing import Any
 
 from domain.rules import RuleSet, parse_action, seed_commitment
-from service.application import PreferansApplication
-from service.botplay import play_with_bots
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerThread
 from tests.e2e.helpers import PLAYERS

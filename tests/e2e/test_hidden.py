@@ -12,11 +12,11 @@ import pytest
 
 from domain.bots import make_bot
 from domain.rules import CARDS, Action, RuleSet, visible_mask
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.cli.viewstate import view_from_proto
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.viewstate import view_from_proto
 from tests.e2e.conftest import ServerThread
 from tests.e2e.helpers import PLAYERS, StreamReader, mask_texts, message_cards, view_cards
 

@@ -16,11 +16,11 @@ import pytest
 from google.rpc import error_details_pb2
 
 from domain.rules import RuleSet
+from service.api.limits import Limits
+from service.api.server import BindError, create_server
+from service.app.config import StoreConfig, sqlite_store
 from service.client import GameClient
-from service.config import StoreConfig, sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.limits import Limits
-from service.server import BindError, create_server
 from tests.e2e.conftest import REPO, ServeProcess, ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, Refusal, StreamReader, refused
 

@@ -14,8 +14,8 @@ import grpc
 import pytest
 
 from domain.rules import RuleSet
+from service.app.config import StoreConfig
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import audit_pb2 as apb
 from service.gen.preferans.v1 import audit_pb2_grpc, stats_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb

@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from domain.bots import make_bot
 from domain.rules import RuleSet
-from service.botplay import bot_step
+from service.cli.botplay import bot_step
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServeProcess, ServerThread

@@ -9,12 +9,14 @@ import urllib.request
 from typing import Any
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from projections import PROJECTION_NAMES, RETIRED
 from projections.metrics import serve_metrics
+from service.api.projection_health import projection_health_name
+from service.app.config import StoreConfig
 from service.client import GameClient
-from service.config import StoreConfig
-from service.projection_health import projection_health_name
 from tests.e2e.conftest import ServerThread
 from tests.integration.helpers import execute_raw
 
@@ -61,8 +63,12 @@ def test_a_stopped_read_model_is_not_serving_until_it_goes_on(
     games = projection_health_name("games")
     with grpc.insecure_channel(server.address) as channel:
         stub: Any = health_pb2_grpc.HealthStub(channel)
-        for name in ("seat_views", "scoresheet", "games", "stats"):
+        for name in PROJECTION_NAMES:
             _wait_for(stub, projection_health_name(name), SERVING)
+        for name in RETIRED.keys() - set(PROJECTION_NAMES):  # removed read models: unknown
+            with pytest.raises(grpc.RpcError) as retired:
+                stub.Check(health_pb2.HealthCheckRequest(service=projection_health_name(name)))
+            assert retired.value.code() == grpc.StatusCode.NOT_FOUND
         client.create_game(["ann", "bob", "cid"], league="fine")
         execute_raw(store.env, _refuse_league(store.env, "refused"))
         client.create_game(["ann", "bob", "cid"], league="refused")

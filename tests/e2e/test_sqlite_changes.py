@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from domain.bots import make_bot
 from domain.rules import actor, seat_view
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
 from service.client import GameClient
-from service.config import StoreConfig
 from tests.e2e.conftest import ServerFactory
 from tests.e2e.helpers import PLAYERS, StreamReader
 

@@ -19,10 +19,10 @@ import pytest
 from domain.rules import RuleSet
 from projections import stats_queries
 from projections.stats_export import export_stats
-from service.application import PreferansApplication
-from service.botplay import play_with_bots
+from service.app.application import PreferansApplication
+from service.app.config import StoreConfig
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import stats_pb2 as spb
 from service.gen.preferans.v1 import stats_pb2_grpc
 from tests.e2e.conftest import ServerThread

@@ -29,12 +29,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from domain.bots import make_bot
 from domain.rules import RuleSet
-from service.botplay import bot_step
+from service.api.tls import ServerTls
+from service.app.config import StoreConfig
 from service.cli import main
+from service.cli.botplay import bot_step
 from service.client import GameClient
-from service.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.tls import ServerTls
 from tests.e2e.conftest import REPO, ServerFactory, free_port
 from tests.e2e.helpers import PLAYERS
 

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.rules import RuleSet
-from service import servicer as servicer_module
-from service.application import StoreUnavailable
-from service.botplay import play_with_bots
+from service.api import game_servicer as servicer_module
+from service.app.application import StoreUnavailable
+from service.cli.botplay import play_with_bots
 from service.client import GameClient
 from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
 from service.gen.preferans.v1 import game_pb2 as pb

@@ -7,7 +7,7 @@ import time
 
 from domain.bots import make_bot
 from domain.rules import RuleSet
-from service.botplay import bot_step
+from service.cli.botplay import bot_step
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerThread

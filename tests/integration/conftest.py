@@ -17,8 +17,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from service.application import PreferansApplication
-from service.config import postgres_store, sqlite_store
+from service.app.application import PreferansApplication
+from service.app.config import postgres_store, sqlite_store
 from tests.integration.helpers import AppFactory
 
 POSTGRES_URL = os.environ.get("PREF_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")

@@ -38,7 +38,7 @@ from domain.rules import (
     start_deal,
 )
 from projections.db import Database
-from service.application import CreatedGame, PreferansApplication
+from service.app.application import CreatedGame, PreferansApplication
 
 Policy = Callable[[SeatView], Action]
 AppFactory = Callable[..., PreferansApplication]
@@ -46,7 +46,15 @@ AppFactory = Callable[..., PreferansApplication]
 
 BOT: Policy = make_bot()
 PLAYERS = ["ann", "bob", "cid"]
-VIEW_TABLES = ("seat_views", "scoresheet_deals", "scoresheet_totals", "games", "game_deals")
+VIEW_TABLES = (
+    "games",
+    "stats_games",
+    "stats_players",
+    "stats_leagues",
+    "stats_pairs",
+    "stats_results",
+)
+"""The tables of the read models (``projections.PROJECTION_NAMES``)."""
 CARD_TEXTS = frozenset(str(card) for card in CARDS)
 
 

@@ -20,8 +20,8 @@ from domain.model.chain import GENESIS, link
 from domain.rules import RuleSet, legal_actions
 from domain.rules.actions import PlayCard
 from domain.rules.cards import cards_of
-from service.application import GameNotFound, PreferansApplication
-from service.audit import event_log, read_log, verify_game
+from service.app.application import GameNotFound, PreferansApplication
+from service.app.audit import event_log, read_log, verify_game
 from service.cli import main as pref
 from tests.integration.helpers import (
     create,

@@ -14,8 +14,8 @@ import pytest
 
 from domain.audit import STRUCTURE, UNREADABLE
 from domain.rules import RuleSet
-from service.application import PreferansApplication
-from service.audit import event_log, verify_game
+from service.app.application import PreferansApplication
+from service.app.audit import event_log, verify_game
 from service.cli import main as pref
 from tests.integration.helpers import (
     create,

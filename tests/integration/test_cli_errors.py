@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from domain.rules import RuleSet
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main as pref
 from tests.integration.helpers import create, play, store_argument
 
@@ -37,8 +37,17 @@ def _one_line(text: str) -> str:
         ["stats", "export", "--formats", "xlsx"],
         ["stats", "export", "--formats", "csv,xlsx"],
         ["export", "x", "--format", "pdf"],
+        ["projections", "rebuild", "games", "seat_views"],
+        ["projections", "run", "scoresheet"],
     ],
-    ids=["order-by", "formats", "one unknown format", "export format"],
+    ids=[
+        "order-by",
+        "formats",
+        "one unknown format",
+        "export format",
+        "a removed read model",
+        "run a removed read model",
+    ],
 )
 def test_usage_errors_exit_2_without_a_traceback(
     argv: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path

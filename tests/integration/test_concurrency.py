@@ -19,7 +19,7 @@ from domain.rules import (
     seed_commitment,
     shuffle_from_seed,
 )
-from service.application import CommandResult, Conflict, PreferansApplication
+from service.app.application import CommandResult, Conflict, PreferansApplication
 from tests.integration.helpers import (
     AppFactory,
     create,

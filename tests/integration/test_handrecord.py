@@ -12,11 +12,11 @@ from rich.console import Console
 
 from domain.handrecord import parse_record, verify_record
 from domain.rules import RuleSet
-from service.application import GameNotFound, PreferansApplication
+from service.app.application import GameNotFound, PreferansApplication
+from service.app.config import sqlite_store
+from service.app.handrecord import export_game_record, game_record, import_record
 from service.cli import main
-from service.config import sqlite_store
-from service.handrecord import export_game_record, game_record, import_record
-from service.replay import frames
+from service.cli.replay import frames
 from tests.integration.helpers import create, play, random_policy
 
 

@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 
 from projections import ProjectionWorker, standard_runners
 from projections.runner import ProjectionFailed, ProjectionStatus
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main
 from tests.integration.helpers import (
     create,
@@ -28,8 +28,8 @@ from tests.integration.helpers import (
     tracking_positions,
 )
 
-READ_PLAYERS = ("scoresheet", "games", "stats")
-"""The projections that read a new game's players (the seat views replay the aggregate)."""
+READ_PLAYERS = ("games", "stats")
+"""The projections that read a new game's players (all of them)."""
 
 
 def _notification_id(app: PreferansApplication, game_id: uuid.UUID, version: int) -> int:
@@ -132,7 +132,6 @@ def test_a_nul_byte_the_store_cannot_hold_stops_games_and_stats_visibly(
         assert not statuses[name].serving
         assert statuses[name].position == poison
         assert statuses[name].error == "DataError", statuses[name]
-    assert statuses["seat_views"].serving and statuses["scoresheet"].serving
     stalled = {e["projection"]: e for e in logs if e["event"] == "projection_stalled"}
     assert set(stalled) == {"games", "stats"}
     assert "\x00" not in repr(stalled)

@@ -8,7 +8,7 @@ import pytest
 from domain.model import game_id_for
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 
 PLAYERS = ["ann", "bob", "cid"]
 

@@ -19,11 +19,11 @@ import psycopg
 import pytest
 
 from domain.rules import actor, seat_view, seed_commitment
-from service.application import KeyMissing, PreferansApplication, TokensWithheld
-from service.auth import AuthInterceptor
+from service.api.auth import AuthInterceptor
+from service.app.application import KeyMissing, PreferansApplication, TokensWithheld
+from service.app.config import ConfigError, postgres_store, sqlite_store
+from service.app.keys import KeyConfigError
 from service.cli import main
-from service.config import ConfigError, postgres_store, sqlite_store
-from service.keys import KeyConfigError
 from tests.integration.conftest import POSTGRES_URL, _admin_connection
 from tests.integration.helpers import BOT, PLAYERS, create, execute_raw
 

@@ -25,8 +25,8 @@ from projections import standard_runners
 from projections import stats_queries as q
 from projections.runner import ProjectionRunner
 from projections.stats_export import SETTLEMENT_COLUMNS, TABLES, columns, export_rows, export_stats
-from service.application import PreferansApplication
-from service.simulate import simulate
+from service.app.application import PreferansApplication
+from service.app.simulate import simulate
 from tests.integration.helpers import dump_tables
 
 STATS_TABLES = ("stats_games", "stats_players", "stats_leagues", "stats_pairs", "stats_results")

@@ -19,9 +19,9 @@ from domain.rules import RuleSet
 from projections import standard_runners
 from projections import stats_queries as q
 from projections.stats_export import TABLES, columns, export_stats
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
+from service.app.simulate import simulate
 from service.cli import main as pref
-from service.simulate import simulate
 from tests.integration.helpers import store_argument
 
 HOSTILE = ["../x", "/abs", "a/b", "default", "", "..", "x\\y"]

@@ -13,12 +13,12 @@ from typing import Any, TypeVar
 import pytest
 
 from domain.model import Game
-from service import streams
-from service.application import PreferansApplication
+from service.api import streams
+from service.api.mapping import Visibility, watch_message, watch_messages
+from service.api.streams import Feed, GameStreams
+from service.app.application import PreferansApplication
+from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.hub import EventHub
-from service.mapping import Visibility, watch_message, watch_messages
-from service.streams import Feed, GameStreams
 from tests.integration.helpers import create, play
 
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from domain.model import Game
 from domain.rules import RuleSet
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from tests.integration.helpers import (
     AppFactory,
     create,

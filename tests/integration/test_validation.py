@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain.rules.errors import InvalidAction
-from service.application import PreferansApplication
+from service.app.application import PreferansApplication
 from service.cli import main as pref
 from tests.integration.helpers import PLAYERS, create, play, store_argument
 

@@ -6,7 +6,7 @@ import uuid
 from types import SimpleNamespace
 from typing import Any
 
-from service import mapping
+from service.api import mapping
 
 RESULT: dict[str, Any] = {
     "number": 1,

@@ -21,7 +21,9 @@ from domain.handrecord import (
     record_from_deal,
     record_from_game,
     render_text,
+    schema,
     to_json,
+    validate,
     verify_record,
 )
 from domain.rules import (
@@ -37,7 +39,7 @@ from domain.rules import (
     play_game,
 )
 from service.cli import main
-from service.replay import frames, run_replay
+from service.cli.replay import frames, run_replay
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -276,15 +278,47 @@ def test_pref_import_reports_consistent_and_discrepancies(
     assert "not valid JSON" in capsys.readouterr().out
 
 
-def test_the_schema_documents_exactly_the_fields_the_reader_checks() -> None:
-    from domain import handrecord
-
-    schema = json.loads((GOLDEN.parent.parent / "docs" / "handrecord.schema.json").read_text())
-    deal = schema["$defs"]["deal"]
-    assert schema["required"] == list(handrecord._ENVELOPE)
-    assert deal["required"] == list(handrecord._DEAL)
+def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_export() -> None:
+    docs = GOLDEN.parent.parent / "docs" / "handrecord.schema.json"
+    documented = json.loads(docs.read_text(encoding="utf-8"))
+    assert documented == schema()
+    deal = documented["$defs"]["deal"]
     rec = golden_record()
-    assert set(rec) == set(schema["properties"])
-    assert set(rec["deals"][0]) == set(deal["properties"])
-    assert schema["properties"]["format"]["const"] == FORMAT
-    assert schema["properties"]["version"]["const"] == VERSION
+    assert set(rec) == set(documented["properties"]) == set(documented["required"])
+    assert set(rec["deals"][0]) == set(deal["properties"]) == set(deal["required"])
+    assert documented["properties"]["format"]["const"] == FORMAT
+    assert documented["properties"]["version"]["const"] == VERSION
+    assert validate(rec) is rec
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (["deals", 0, "dealer"], 0.0, "deals[0].dealer: expected an integer, got 0.0"),
+        (["deals", 0, "dealer"], True, "deals[0].dealer: expected an integer, got true"),
+        (["deals", 0, "dealer"], 3, "deals[0].dealer: 3 is above 2"),
+        (["players"], ["a", "b"], "players: expected at least 3 items"),
+        (["deals", 0, "hands"], ["", "", "", ""], "deals[0].hands: expected at most 3 items"),
+        (["seed_commitment"], "xyz", 'seed_commitment: "xyz" is not in the expected form'),
+    ],
+)
+def test_the_schema_refuses_what_the_rules_could_not_read(
+    path: list[Any], value: Any, message: str
+) -> None:
+    """A seat that is not a small int (1.0, true, 3), or one hand too many, is refused while
+    reading, with the field named, instead of failing inside the replay."""
+    rec = golden_record()
+    target: Any = rec
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(HandRecordError) as info:
+        parse_record(json.dumps(rec))
+    assert str(info.value) == message
+
+
+def test_a_field_the_format_does_not_have_is_named() -> None:
+    rec = golden_record()
+    rec["deals"][0]["comment"] = "nice"
+    with pytest.raises(HandRecordError, match=r"^deals\[0\]\.comment: not a field"):
+        parse_record(json.dumps(rec))

@@ -1,4 +1,4 @@
-"""The keyring (service/keys.py): parsing, sources, token checks that never raise."""
+"""The keyring (service/app/keys.py): parsing, sources, token checks that never raise."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.keys import KeyConfigError, Keyring, load_keyring, parse_keys
+from service.app.keys import KeyConfigError, Keyring, load_keyring, parse_keys
 
 A = "a:" + base64.b64encode(b"a" * 32).decode()
 B = "b:" + base64.b64encode(b"b" * 32).decode()

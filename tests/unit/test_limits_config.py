@@ -11,12 +11,12 @@ import grpc
 import pytest
 import structlog.testing
 
+from service.api.errors import ResourceExhausted
+from service.api.limits import Limits, limits_from
+from service.api.quotas import Budget, TokenBucket, peer_subject
+from service.api.server import _listen
+from service.api.tls import TlsConfigError, is_loopback, server_tls
 from service.cli import build_parser
-from service.errors import ResourceExhausted
-from service.limits import Limits, limits_from
-from service.quotas import Budget, TokenBucket, peer_subject
-from service.server import _listen
-from service.tls import TlsConfigError, is_loopback, server_tls
 
 
 def test_limits_come_from_defaults_then_environment_then_flags() -> None:

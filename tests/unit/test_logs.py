@@ -1,6 +1,6 @@
 """Log lines never hold unbounded client input, hidden cards or credentials (issue 9, item 5).
 
-The processor chain is the server's own (``service.logs.processors``), rendered to JSON into a
+The processor chain is the server's own (``service.api.logs.processors``), rendered to JSON into a
 buffer, so what is checked is what the server would write."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import pytest
 import structlog
 
 from domain.rules.errors import IllegalAction, InvalidAction
-from service import logs
-from service.errors import BadInput, refuse
+from service.api import logs
+from service.api.errors import BadInput, refuse
 
 HAND = "you must follow ♠: you hold 7♠ Q♠"
 

@@ -1,4 +1,4 @@
-"""The page-token codec and bounded pages (``service.pagetoken``): any text a client sends is
+"""The page-token codec and bounded pages (``service.api.pagetoken``): any text a client sends is
 either a token this server issued for this method and query, or ``BadInput`` on page_token."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.errors import BadInput
-from service.pagetoken import (
+from service.api.errors import BadInput
+from service.api.pagetoken import (
     MAC_BYTES,
     MAX_TOKEN_LENGTH,
     PageTokens,

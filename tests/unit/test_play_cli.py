@@ -1,4 +1,4 @@
-"""``pref play`` (service/play.py): the pure table renderer, the input parser, and one whole game
+"""``pref play`` (service/cli/play.py): the pure table renderer, the input parser and one game
 played through a real gRPC server with scripted input."""
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from domain.rules import (
     PlayCard,
     parse_action,
 )
-from service.application import PreferansApplication
+from service.api.mapping import seat_view_to_proto
+from service.api.server import Server, create_server
+from service.app.application import PreferansApplication
+from service.app.config import sqlite_store
+from service.cli.play import parse_choice, play_game, render_view
 from service.client import GameClient
-from service.config import sqlite_store
 from service.gen.preferans.v1 import game_pb2 as pb
-from service.mapping import seat_view_to_proto
-from service.play import parse_choice, play_game, render_view
-from service.server import Server, create_server
 
 SUITS = "♠♣♦♥"
 RANK = r"(?:10|[7-9JQKA])"

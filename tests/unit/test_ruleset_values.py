@@ -16,7 +16,7 @@ from domain.rules import DEFAULT, RuleSet
 from domain.rules.errors import InvalidAction
 from domain.rules.ruleset_schema import options_schema
 from domain.rules.scoring import DEFENCE_SCORERS
-from service.rule_options import check_options, check_rule_set, parse_options_json
+from service.app.rule_options import check_options, check_rule_set, parse_options_json
 
 
 def test_rule_sets_are_hashable_values() -> None:

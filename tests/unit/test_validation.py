@@ -1,4 +1,4 @@
-"""The rules for client strings (``service.validation``): NFC, refused characters, limits, and
+"""The rules for client strings (``service.app.validation``): NFC, refused characters, limits, and
 refusals that never echo the input."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 
 from domain.rules.errors import InvalidAction
-from service import validation
+from service.app import validation
 
 DECOMPOSED = "Ame\u0301lie"
 COMPOSED = "Am\u00e9lie"

@@ -1,0 +1,287 @@
+"""Building hand records: from a game's decoded events, from a pure ``GameRecord`` played by the
+driver, or from one deal's start and decisions (docs/HANDRECORD.md).
+
+Each deal holds the exact sequence of decisions (``actions``: seat and notation) and, for
+readers, the same deal in sections (auction, talon, discard, contract, whisting, tricks,
+claims, result, score); ``deal_section`` writes them, and verification (``verify``) rebuilds
+them from the decisions to compare.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.decisions import BY_NAME, event_name
+from domain.model.replay import advance
+from domain.rules import (
+    Action,
+    ChooseDefence,
+    Claim,
+    DealState,
+    DealtCards,
+    GameRecord,
+    GameState,
+    Phase,
+    RuleSet,
+    ScoreSheet,
+    TakeTalon,
+    apply,
+    new_deal,
+    record,
+    score_deal,
+    seed_commitment,
+)
+from domain.rules.actions import AcceptClaim
+from domain.rules.cards import Card, card_list
+from domain.rules.seats import seat_of_hand
+
+FORMAT = "preferans-hand-record"
+VERSION = 1
+
+Record = dict[str, Any]
+
+
+def sheet_dict(sheet: ScoreSheet) -> dict[str, Any]:
+    """A scoresheet as a record writes it (``pool``, ``gora``, ``whists[writer][target]``)."""
+    return {
+        "pool": list(sheet.pool),
+        "gora": list(sheet.gora),
+        "whists": [list(row) for row in sheet.whists],
+    }
+
+
+def sheet_of(data: Mapping[str, Any]) -> ScoreSheet:
+    """The scoresheet a record's ``sheet_dict`` form describes."""
+    return ScoreSheet(
+        tuple(data["pool"]), tuple(data["gora"]), tuple(tuple(r) for r in data["whists"])
+    )
+
+
+def cards_text(cards: Iterable[int]) -> str:
+    """Cards in notation, in the given order, separated by spaces."""
+    return " ".join(str(Card(c)) for c in cards)
+
+
+def _claims(start: DealState, actions: Sequence[tuple[int, Action]]) -> list[dict[str, Any]]:
+    """Every claim made in the deal, the trick it was made in, and whether it stood."""
+    claims: list[dict[str, Any]] = []
+    deal = start
+    for seat, action in actions:
+        if isinstance(action, Claim):
+            claims.append(
+                {
+                    "seat": seat,
+                    "tricks": list(action.tricks),
+                    "trick": deal.trick_number + 1,
+                    "accepted": False,
+                }
+            )
+        deal = apply(deal, action, seat)
+        if isinstance(action, AcceptClaim) and deal.phase is Phase.SCORED and claims:
+            claims[-1]["accepted"] = True
+    return claims
+
+
+def deal_section(
+    number: int,
+    start: DealState,
+    final: DealState,
+    actions: Sequence[tuple[int, Action]],
+    score: Mapping[str, Any],
+    entry: Mapping[str, Any],
+    sheet_before: ScoreSheet,
+) -> dict[str, Any]:
+    """One deal of a record: ``start`` as dealt, ``final`` scored after ``actions``."""
+    result = final.result
+    if result is None:
+        raise ValueError(f"deal {number} is not finished")
+    took_talon = any(isinstance(a, TakeTalon) for _, a in actions)
+    defence = [{"seat": s, "open": a.open} for s, a in actions if isinstance(a, ChooseDefence)]
+    return {
+        "number": number,
+        "dealer": final.dealer,
+        "raspasy_streak": final.raspasy_streak,
+        "sheet_before": sheet_dict(sheet_before),
+        "hands": [card_list(h) for h in final.dealt],
+        "talon": cards_text(final.talon),
+        "auction": [{"seat": s, "call": str(a)} for s, a in final.auction.calls],
+        "declarer": final.declarer,
+        "talon_taken": cards_text(final.talon) if took_talon else None,
+        "discard": card_list(final.discard) if final.discard else None,
+        "contract": None if final.contract is None else str(final.contract),
+        "whist": [{"seat": s, "call": str(a)} for s, a in final.whist.calls],
+        "defence": defence[-1] if defence else None,
+        "tricks": [
+            {
+                "leader": t.leader,
+                "cards": [{"seat": s, "card": str(Card(c))} for s, c in t.cards],
+                "winner": t.winner,
+            }
+            for t in final.play.history
+        ],
+        "claims": _claims(start, actions),
+        "actions": [{"seat": s, "action": str(a)} for s, a in actions],
+        "result": {
+            "kind": result.kind.value,
+            "declarer": result.declarer,
+            "contract": "" if result.contract is None else str(result.contract),
+            "tricks": list(result.tricks),
+            "claimed": result.claimed,
+        },
+        "score": {k: score[k] for k in ("pool", "gora", "whists")},
+        "entry": {k: entry[k] for k in ("pool", "gora", "whists", "helps")},
+    }
+
+
+def _envelope(
+    rules: RuleSet,
+    players: Sequence[str],
+    first_dealer: int,
+    game_id: str | None,
+    commitment: str | None,
+) -> Record:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "game_id": game_id,
+        "players": list(players),
+        "rules": rules.to_dict(),
+        "first_dealer": first_dealer,
+        "seed_commitment": commitment,
+        "deals": [],
+        "complete": False,
+        "settlement": None,
+        "seed": None,
+    }
+
+
+def _select(out: Record, deal_number: int | None) -> Record:
+    if deal_number is None:
+        return out
+    chosen = [d for d in out["deals"] if d["number"] == deal_number]
+    if not chosen:
+        scored = len(out["deals"])
+        raise ValueError(
+            f"no finished deal {deal_number}: the game has {scored} finished deal"
+            f"{'' if scored == 1 else 's'}"
+        )
+    out["deals"] = chosen
+    out["complete"] = False
+    out["settlement"] = None
+    return out
+
+
+def record_from_events(
+    events: Sequence[Any], game_id: str | None = None, deal_number: int | None = None
+) -> Record:
+    """The hand record of a game from its decoded events (one deal with ``deal_number``).
+
+    Only finished deals are recorded; the seed and settlement once the game is over.
+    """
+    if not events or event_name(events[0]) != "GameCreated":
+        raise ValueError("a game's events start with GameCreated")
+    created = events[0]
+    rules = RuleSet.from_dict(created.rules)
+    out = _envelope(
+        rules, created.players, created.first_dealer, game_id, created.seed_commitment or None
+    )
+    state: GameState | None = None
+    start: DealState | None = None
+    sheet_before = ScoreSheet.empty(rules.players)
+    actions: list[tuple[int, Action]] = []
+    for event in events:
+        name = event_name(event)
+        if name == "DealScored":
+            assert state is not None and state.deal is not None and start is not None
+            out["deals"].append(
+                deal_section(
+                    event.number,
+                    start,
+                    state.deal,
+                    actions,
+                    event.score,
+                    event.entry,
+                    sheet_before,
+                )
+            )
+        elif name == "GameFinished":
+            out["complete"] = True
+            out["settlement"] = list(event.settlement)
+            out["seed"] = event.seed
+        elif name in BY_NAME:
+            actions.append((event.seat, BY_NAME[name].read(event)))
+        state = advance(state, event)
+        if name == "DealDealt":
+            assert state.deal is not None
+            start, sheet_before, actions = state.deal, state.sheet, []
+    return _select(out, deal_number)
+
+
+def record_from_game(
+    game: GameRecord,
+    players: Sequence[str] = ("A", "B", "C"),
+    game_id: str | None = None,
+    deal_number: int | None = None,
+) -> Record:
+    """The hand record of a game played by the pure driver (``play_game``)."""
+    rules = game.rules
+    out = _envelope(rules, players, game.first_dealer, game_id, seed_commitment(game.seed))
+    sheet = ScoreSheet.empty(rules.players)
+    for deal in game.deals:
+        final = deal.final
+        start = new_deal(
+            DealtCards(final.dealt, final.talon), deal.dealer, rules, final.raspasy_streak
+        )
+        out["deals"].append(
+            deal_section(
+                deal.number,
+                start,
+                final,
+                deal.actions,
+                score_to_dict(deal.score),
+                entry_to_dict(deal.entry),
+                sheet,
+            )
+        )
+        order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
+        sheet = record(sheet, deal.score, rules, order)[0]
+    if game.finished:
+        out["complete"] = True
+        out["settlement"] = settlement_to_strings(game.settlement)
+        out["seed"] = game.seed.hex()
+    return _select(out, deal_number)
+
+
+def record_from_deal(
+    start: DealState,
+    actions: Sequence[tuple[int, Action]],
+    number: int = 1,
+    players: Sequence[str] = ("A", "B", "C"),
+    sheet_before: ScoreSheet | None = None,
+    game_id: str | None = None,
+) -> Record:
+    """A one-deal record: ``actions`` (seat, action) applied to ``start`` by the rules core,
+    scored and written on ``sheet_before`` (an empty sheet by default)."""
+    rules = start.rules
+    sheet = ScoreSheet.empty(rules.players) if sheet_before is None else sheet_before
+    final = start
+    for seat, action in actions:
+        final = apply(final, action, seat)
+    score = score_deal(final)
+    order = [seat_of_hand(start.dealer, h, rules.players) for h in range(1, rules.players + 1)]
+    entry = record(sheet, score, rules, order)[1]
+    out = _envelope(rules, players, start.dealer, game_id, None)
+    out["deals"].append(
+        deal_section(
+            number, start, final, actions, score_to_dict(score), entry_to_dict(entry), sheet
+        )
+    )
+    return out
+
+
+def to_json(rec: Record) -> str:
+    """The JSON form (UTF-8 text, card symbols kept as they are)."""
+    return json.dumps(rec, ensure_ascii=False, indent=1) + "\n"

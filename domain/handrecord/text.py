@@ -1,0 +1,107 @@
+"""The readable text form of a hand record, in the spirit of bridge's PBN (docs/HANDRECORD.md):
+a header of tags, then each deal section by section, then the settlement."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from domain.handrecord.build import Record
+from domain.rules import format_cards, mask_of, parse_cards
+from domain.rules.seats import hand_number, seat_name
+
+
+def _list(values: Sequence[int]) -> str:
+    return " ".join(str(v) for v in values)
+
+
+def _whists(rows: Sequence[Sequence[int]]) -> str:
+    """``A on B 6, C on B 2`` (writer on target), or ``none``."""
+    parts = [
+        f"{seat_name(w)} on {seat_name(t)} {v}"
+        for w, row in enumerate(rows)
+        for t, v in enumerate(row)
+        if v
+    ]
+    return ", ".join(parts) or "none"
+
+
+def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[str]:
+    """One deal of a record as lines of text."""
+    n = len(players)
+    dealer = deal["dealer"]
+    order = sorted(range(n), key=lambda s: hand_number(dealer, s, n))
+    lines = [f"[Deal {deal['number']}]", f"Dealer    {seat_name(dealer)}"]
+    if deal["raspasy_streak"]:
+        lines.append(f"Raspasy   {deal['raspasy_streak']} in a row before this deal")
+    for s in order:
+        mask = mask_of(parse_cards(deal["hands"][s]))
+        lines.append(f"Hand {seat_name(s)} H{hand_number(dealer, s, n)}: {format_cards(mask)}")
+    lines.append(f"Talon     {deal['talon']}")
+    auction = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["auction"])
+    lines.append(f"Auction   {auction}")
+    if deal["talon_taken"] is not None:
+        lines.append(f"Talon     taken by {seat_name(deal['declarer'])}: {deal['talon_taken']}")
+    if deal["discard"] is not None:
+        lines.append(f"Discard   {deal['discard']}")
+    if deal["contract"] is not None:
+        lines.append(f"Contract  {seat_name(deal['declarer'])} {deal['contract']}")
+    if deal["whist"]:
+        whist = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["whist"])
+        lines.append(f"Whist     {whist}")
+    if deal["defence"] is not None:
+        d = deal["defence"]
+        lines.append(f"Defence   {'open' if d['open'] else 'closed'} ({seat_name(d['seat'])})")
+    for i, trick in enumerate(deal["tricks"], 1):
+        cards = "  ".join(f"{seat_name(c['seat'])} {c['card']:<3}" for c in trick["cards"])
+        lines.append(f"Trick {i:>2}  {cards}  won by {seat_name(trick['winner'])}")
+    for claim in deal["claims"]:
+        verdict = "accepted" if claim["accepted"] else "rejected"
+        lines.append(
+            f"Claim     {seat_name(claim['seat'])} in trick {claim['trick']}: "
+            f"{'-'.join(str(t) for t in claim['tricks'])} {verdict}"
+        )
+    result = deal["result"]
+    tricks = "-".join(str(t) for t in result["tricks"])
+    what = result["kind"]
+    if result["declarer"] >= 0:
+        what += f", {seat_name(result['declarer'])} {result['contract']}"
+    lines.append(f"Result    {what}, tricks {tricks}{' (claimed)' if result['claimed'] else ''}")
+    score, entry = deal["score"], deal["entry"]
+    lines.append(f"Score     pool {_list(score['pool'])}; gora {_list(score['gora'])}")
+    lines.append(f"Whists    {_whists(score['whists'])}")
+    lines.append(
+        f"Written   pool {_list(entry['pool'])}; gora {_list(entry['gora'])}; "
+        f"whists {_whists(entry['whists'])}"
+    )
+    for helper, recipient, points in entry["helps"]:
+        lines.append(f"Help      {seat_name(helper)} → {seat_name(recipient)}: {points}")
+    return lines
+
+
+def render_text(rec: Record) -> str:
+    """The readable form: a header of tags, then each deal, then the settlement."""
+    players = rec["players"]
+    rules = rec["rules"]
+    lines = [
+        f"% {rec['format']} {rec['version']}",
+        f'[Game "{rec["game_id"] or ""}"]',
+        *(f'[Seat {seat_name(s)} "{p}"]' for s, p in enumerate(players)),
+        f'[Rules "{rules.get("name", "")}, pool to {rules.get("pool_target", "")}"]',
+        f'[FirstDealer "{seat_name(rec["first_dealer"])}"]',
+    ]
+    if rec["seed_commitment"]:
+        lines.append(f'[SeedCommitment "{rec["seed_commitment"]}"]')
+    for deal in rec["deals"]:
+        lines.append("")
+        lines.extend(render_deal_text(deal, players))
+    if rec["complete"]:
+        lines.append("")
+        lines.append(
+            '[Settlement "'
+            + " ".join(f"{seat_name(s)} {v}" for s, v in enumerate(rec["settlement"] or []))
+            + '"]'
+        )
+        if rec["seed"]:
+            lines.append(f'[Seed "{rec["seed"]}"]')
+    return "\n".join(lines) + "\n"

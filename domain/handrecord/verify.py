@@ -1,0 +1,278 @@
+"""Verifying a hand record: replay its decisions from the recorded hands through the rules core,
+check that every decision is legal and that every section, the score, the sheet entry, the
+settlement and the revealed seed are what the rules make of them (docs/HANDRECORD.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from domain.handrecord.build import Record, cards_text, deal_section, sheet_of
+from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.rules import (
+    Action,
+    DealtCards,
+    GameState,
+    Kind,
+    Phase,
+    RulesError,
+    RuleSet,
+    ScoreSheet,
+    apply,
+    deal_cards,
+    mask_of,
+    new_deal,
+    parse_action,
+    parse_cards,
+    record,
+    score_deal,
+    settle,
+    shuffle_from_seed,
+)
+from domain.rules.cards import card_list
+from domain.rules.seats import next_dealer, seat_name, seat_of_hand
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of ``verify_record``."""
+
+    consistent: bool
+    message: str
+    """``"consistent"`` or the first discrepancy, in plain words."""
+    deal: int | None = None
+    """The deal of the discrepancy."""
+    deals: int = 0
+    """Deals checked."""
+    actions: int = 0
+    """Decisions replayed."""
+
+
+class _Discrepancy(Exception):
+    def __init__(self, deal: int | None, message: str) -> None:
+        super().__init__(message)
+        self.deal = deal
+        self.message = message
+
+
+_SECTIONS = (
+    ("auction", "the auction"),
+    ("declarer", "the declarer"),
+    ("talon_taken", "the talon taken"),
+    ("discard", "the discard"),
+    ("contract", "the contract"),
+    ("whist", "the whisting"),
+    ("defence", "the defence choice"),
+    ("claims", "the claims"),
+    ("result", "the result"),
+)
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _trick_text(trick: Mapping[str, Any]) -> str:
+    cards = " ".join(f"{seat_name(c['seat'])} {c['card']}" for c in trick["cards"])
+    return f"{cards}, won by {seat_name(trick['winner'])}"
+
+
+def _compare_tricks(number: int, recorded: list[Any], replayed: list[Any]) -> None:
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=False), 1):
+        if a != b:
+            raise _Discrepancy(
+                number,
+                f"deal {number}, trick {i}: the record says {_trick_text(a)}; "
+                f"the actions give {_trick_text(b)}",
+            )
+    if len(recorded) != len(replayed):
+        raise _Discrepancy(
+            number,
+            f"deal {number}: the record lists {len(recorded)} tricks; "
+            f"the actions play {len(replayed)}",
+        )
+
+
+def _compare_numbers(
+    number: int, what: str, recorded: Mapping[str, Any], expected: Mapping[str, Any]
+) -> None:
+    for key in expected:
+        if recorded.get(key) != expected[key]:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the recorded {what} is wrong: {key} is "
+                f"{_show(recorded.get(key))} in the record, but the rules give "
+                f"{_show(expected[key])}",
+            )
+
+
+def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, dict[str, Any]]:
+    number = deal["number"]
+    rules = game.rules
+    n = rules.players
+    try:
+        hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
+        talon = parse_cards(deal["talon"])
+        if len(talon) != 2:
+            raise RulesError("the talon is two cards")
+        start = new_deal(
+            DealtCards(hands, (talon[0], talon[1])), deal["dealer"], rules, game.raspasy_streak
+        )
+    except RulesError as exc:
+        raise _Discrepancy(
+            number, f"deal {number}: the cards as dealt are not a deal: {exc}"
+        ) from None
+    state = start
+    actions: list[tuple[int, Action]] = []
+    for i, step in enumerate(deal["actions"], 1):
+        seat, text = step["seat"], step["action"]
+        where = f"deal {number}, decision {i} ({seat_name(seat)}: {text})"
+        if state.phase is Phase.SCORED:
+            raise _Discrepancy(number, f"{where}: the deal was already over")
+        try:
+            action = parse_action(text, cards_first=state.phase is Phase.PLAY)
+            state = apply(state, action, seat)
+        except RulesError as exc:
+            raise _Discrepancy(number, f"{where} is not legal: {exc}") from None
+        actions.append((seat, action))
+    if state.phase is not Phase.SCORED:
+        raise _Discrepancy(
+            number,
+            f"deal {number}: the recorded decisions stop before the deal is over "
+            f"({state.phase.value})",
+        )
+    score = score_deal(state)
+    kind = state.result.kind if state.result is not None else None
+    order = [seat_of_hand(deal["dealer"], h, n) for h in range(1, n + 1)]
+    sheet, entry = record(game.sheet, score, rules, order)
+    expected = deal_section(
+        number, start, state, actions, score_to_dict(score), entry_to_dict(entry), game.sheet
+    )
+    after = game._replace(
+        dealer=next_dealer(deal["dealer"], n),
+        deal_number=number,
+        raspasy_streak=game.raspasy_streak + 1 if kind is Kind.RASPASY else 0,
+        sheet=sheet,
+        deal=None,
+        finished=sheet.all_closed(rules),
+    )
+    return after, expected
+
+
+def _verify(rec: Record) -> Verdict:
+    try:
+        rules = RuleSet.from_dict(rec["rules"])
+    except (RulesError, TypeError, ValueError) as exc:
+        raise _Discrepancy(None, f"the rule set is not valid: {exc}") from None
+    first = rec["deals"][0]
+    try:
+        game = GameState(
+            rules,
+            first["dealer"],
+            first["number"] - 1,
+            first["raspasy_streak"],
+            sheet_of(first["sheet_before"]),
+            None,
+            False,
+        )
+    except (TypeError, KeyError) as exc:
+        raise _Discrepancy(
+            first["number"], f"the sheet before the first deal is malformed: {exc}"
+        ) from None
+    if first["number"] == 1 and (
+        first["dealer"] != rec["first_dealer"]
+        or first["raspasy_streak"] != 0
+        or game.sheet != ScoreSheet.empty(rules.players)
+    ):
+        raise _Discrepancy(1, "deal 1 must start the game: first dealer, empty sheet, no raspasy")
+    actions = 0
+    for deal in rec["deals"]:
+        number = deal["number"]
+        if number != game.deal_number + 1:
+            raise _Discrepancy(number, f"deal {number} follows deal {game.deal_number}")
+        if game.finished:
+            raise _Discrepancy(number, f"deal {number} was dealt after every pool closed")
+        if deal["dealer"] != game.dealer:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the dealer is {seat_name(game.dealer)} in turn, "
+                f"not {seat_name(deal['dealer'])}",
+            )
+        if deal["raspasy_streak"] != game.raspasy_streak:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: {game.raspasy_streak} raspasy in a row before it, "
+                f"not {deal['raspasy_streak']}",
+            )
+        if sheet_of(deal["sheet_before"]) != game.sheet:
+            raise _Discrepancy(
+                number, f"deal {number}: the sheet before it is not what the deals before it wrote"
+            )
+        game, expected = _replay_deal(deal, game)
+        actions += len(deal["actions"])
+        for key, what in _SECTIONS[:7]:
+            if deal[key] != expected[key]:
+                raise _Discrepancy(
+                    number,
+                    f"deal {number}: the record gives {what} as {_show(deal[key])}; "
+                    f"the decisions give {_show(expected[key])}",
+                )
+        _compare_tricks(number, deal["tricks"], expected["tricks"])
+        for key, what in _SECTIONS[7:]:
+            if deal[key] != expected[key]:
+                raise _Discrepancy(
+                    number,
+                    f"deal {number}: the record gives {what} as {_show(deal[key])}; "
+                    f"the decisions give {_show(expected[key])}",
+                )
+        _compare_numbers(number, "score", deal["score"], expected["score"])
+        _compare_numbers(number, "sheet entry", deal["entry"], expected["entry"])
+    if rec["complete"]:
+        if not game.finished:
+            raise _Discrepancy(None, "the record says the game is over, but a pool is open")
+        settlement = settlement_to_strings(settle(game.sheet, rules))
+        recorded = rec["settlement"]
+        if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
+            raise _Discrepancy(
+                None,
+                f"the recorded settlement {_show(recorded)} is wrong: the sheet settles "
+                f"as {_show(settlement)}",
+            )
+    _verify_seed(rec)
+    return Verdict(True, "consistent", None, len(rec["deals"]), actions)
+
+
+def _verify_seed(rec: Record) -> None:
+    seed_hex = rec["seed"]
+    if not seed_hex:
+        return
+    try:
+        seed = bytes.fromhex(seed_hex)
+    except ValueError:
+        raise _Discrepancy(None, "the revealed seed is not hexadecimal") from None
+    commitment = rec["seed_commitment"]
+    if commitment and hashlib.sha256(seed).hexdigest() != commitment:
+        raise _Discrepancy(None, "the revealed seed does not match the seed commitment")
+    for deal in rec["deals"]:
+        shuffle = shuffle_from_seed(seed, deal["number"])
+        dealt = deal_cards(shuffle.order, deal["dealer"], shuffle.talon_pair)
+        if [card_list(h) for h in dealt.hands] != deal["hands"] or cards_text(dealt.talon) != deal[
+            "talon"
+        ]:
+            raise _Discrepancy(
+                deal["number"],
+                f"deal {deal['number']}: the cards are not the shuffle of the revealed seed",
+            )
+
+
+def verify_record(rec: Record) -> Verdict:
+    """Replay a (validated) record through the rules core: ``consistent`` or the first
+    discrepancy with a plain explanation."""
+    try:
+        return _verify(rec)
+    except _Discrepancy as exc:
+        return Verdict(False, exc.message, exc.deal)

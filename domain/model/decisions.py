@@ -1,0 +1,223 @@
+"""What each decision event means: the one table between a game's decision events and the
+rules' actions they record.
+
+Every row names a decision event and says, both ways, which action it records: ``read`` turns
+a recorded event into its action, ``write`` turns an action (and the deal it is made in) into
+the event's fields. ``record`` picks the row for an action; ``action_of`` reads any event.
+The aggregate records decisions with ``record`` and replays them with ``action_of``; replay,
+the hand record, the audit, the projections and the watch stream read events with
+``action_of``, so the meaning of an event is written down here and nowhere else.
+
+Some actions are recorded as one of several events, depending on the deal they are made in
+(a pass in the auction or when whisting; a whist, or the return whist after a half-whist; a
+bid, or misère): ``fits`` says which, and ``misfit`` explains to an auditor a recorded event
+that contradicts its deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain.rules import (
+    ACCEPT,
+    CLOSED,
+    HALF_WHIST,
+    HERE,
+    OPEN,
+    PASS,
+    REJECT,
+    TAKE_TALON,
+    WHIST,
+    Action,
+    Bid,
+    Call,
+    Card,
+    Claim,
+    Phase,
+    parse_cards,
+)
+from domain.rules.actions import (
+    CALLS,
+    DECLARES,
+    DISCARDS,
+    PLAYS,
+    AcceptClaim,
+    ChooseDefence,
+    Declare,
+    Discard,
+    HalfWhist,
+    Here,
+    Pass,
+    PlayCard,
+    RejectClaim,
+    TakeTalon,
+    Whist,
+)
+from domain.rules.bids import MISERE_INDEX
+from domain.rules.state import DealState
+
+EVENT_PREFIX = "preferans.v1."
+"""The start of every game event's topic (``preferans.v1.CardPlayed``)."""
+
+
+def event_name(event: Any) -> str:
+    """The event's stable name: its topic without ``preferans.v1.``."""
+    topic: str = type(event).TOPIC
+    return topic.removeprefix(EVENT_PREFIX)
+
+
+Fields = dict[str, Any]
+
+
+def _nothing(action: Any, deal: DealState) -> Fields:
+    return {}
+
+
+def _always(action: Any, deal: DealState) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision event: its name and the action it records, both ways."""
+
+    name: str
+    """The event's name (its topic without ``preferans.v1.``), also its class in ``Game``."""
+    kind: type
+    """The class of the actions it records."""
+    read: Callable[[Any], Action]
+    """The recorded event → its action (raises on a field that is not what it should be)."""
+    write: Callable[[Any, DealState], Fields] = _nothing
+    """The action, and the deal before it, → the event's own fields (beyond seat and request)."""
+    fits: Callable[[Any, DealState], bool] = _always
+    """Whether this event (and not another of the same ``kind``) records the action here."""
+    misfit: Callable[[DealState], str] | None = None
+    """For the audit: why this event contradicts the deal it is recorded in (when ``fits``
+    fails); ``None`` where the audit's replay of the action itself decides."""
+
+
+def _talon(action: TakeTalon, deal: DealState) -> Fields:
+    return {"cards": " ".join(str(Card(c)) for c in deal.talon)}
+
+
+def _discard_of(event: Any) -> Action:
+    a, b = parse_cards(event.cards)
+    return DISCARDS[min(a, b), max(a, b)]
+
+
+def _discard(action: Discard, deal: DealState) -> Fields:
+    return {"cards": f"{action.cards[0]} {action.cards[1]}"}
+
+
+def _phase_name(deal: DealState) -> str:
+    return deal.phase.name.lower()
+
+
+def _whisting(deal: DealState) -> bool:
+    return deal.phase is Phase.WHISTING
+
+
+def _half_whist_stands(deal: DealState) -> bool:
+    return deal.whist.half_whister >= 0
+
+
+DECISIONS: tuple[Decision, ...] = (
+    Decision(
+        "BidCalled",
+        Call,
+        lambda e: CALLS[Bid.parse(e.bid).index],
+        lambda a, d: {"bid": str(a.bid)},
+        fits=lambda a, d: not a.bid.is_misere,
+    ),
+    Decision(
+        "MisereCalled", Call, lambda e: CALLS[MISERE_INDEX], fits=lambda a, d: a.bid.is_misere
+    ),
+    Decision("HereSaid", Here, lambda e: HERE),
+    Decision(
+        "AuctionPassed",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: d.phase is Phase.BIDDING,
+        misfit=lambda d: f"an auction pass in the {_phase_name(d)} phase",
+    ),
+    Decision("TalonTaken", TakeTalon, lambda e: TAKE_TALON, _talon),
+    Decision("CardsDiscarded", Discard, _discard_of, _discard),
+    Decision(
+        "ContractDeclared",
+        Declare,
+        lambda e: DECLARES[Bid.parse(e.contract).index],
+        lambda a, d: {"contract": str(a.contract)},
+    ),
+    Decision(
+        "WhistCalled",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: not (_whisting(d) and _half_whist_stands(d)),
+        misfit=lambda d: "a whist recorded as a first whist, but a half-whist stands",
+    ),
+    Decision(
+        "WhistPassed",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: _whisting(d),
+        misfit=lambda d: f"a whist pass in the {_phase_name(d)} phase",
+    ),
+    Decision("HalfWhistCalled", HalfWhist, lambda e: HALF_WHIST),
+    Decision(
+        "WhistReturned",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: not _whisting(d) or _half_whist_stands(d),
+        misfit=lambda d: "a whist recorded as a return whist, but no half-whist stands",
+    ),
+    Decision(
+        "DefenceChosen",
+        ChooseDefence,
+        lambda e: OPEN if e.open else CLOSED,
+        lambda a, d: {"open": a.open},
+    ),
+    Decision(
+        "CardPlayed",
+        PlayCard,
+        lambda e: PLAYS[Card.parse(e.card)],
+        lambda a, d: {"card": str(a.card)},
+    ),
+    Decision(
+        "ClaimMade",
+        Claim,
+        lambda e: Claim(tuple(e.tricks)),
+        lambda a, d: {"tricks": list(a.tricks)},
+    ),
+    Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
+    Decision("ClaimRejected", RejectClaim, lambda e: REJECT),
+)
+"""Every decision event, in the order of a deal."""
+
+BY_NAME: dict[str, Decision] = {row.name: row for row in DECISIONS}
+"""Each decision event's row, by the event's name."""
+
+_BY_KIND: dict[type, tuple[Decision, ...]] = {}
+for _row in DECISIONS:
+    _BY_KIND[_row.kind] = (*_BY_KIND.get(_row.kind, ()), _row)
+del _row
+
+
+def decision_of(event: Any) -> Decision | None:
+    """The row of a decision event, or ``None`` for the other events."""
+    return BY_NAME.get(event_name(event))
+
+
+def action_of(event: Any) -> Action | None:
+    """The action a decision event records, or ``None`` for the other events."""
+    row = BY_NAME.get(event_name(event))
+    return None if row is None else row.read(event)
+
+
+def record(action: Action, deal: DealState) -> tuple[Decision, Fields]:
+    """The event that records ``action`` (already validated) in ``deal``, and its fields."""
+    for row in _BY_KIND.get(type(action), ()):
+        if row.fits(action, deal):
+            return row, row.write(action, deal)
+    raise LookupError(f"no event records {action!r} in the {_phase_name(deal)} phase")

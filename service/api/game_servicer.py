@@ -1,0 +1,369 @@
+"""The ``GameService`` servicer: convert, authorise, delegate to the application, convert back.
+
+The application is synchronous; every call into it runs in a bounded thread pool so the event
+loop never blocks. Errors are mapped to statuses in ``service.api.errors`` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import time
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+from domain.model import Game
+from projections import queries
+from projections.runner import ProjectionWorker
+from service.api.auth import caller_for
+from service.api.errors import BadInput, VersionNotReached, refuse
+from service.api.mapping import (
+    action_from_proto,
+    game_to_proto,
+    parse_game_name,
+    rules_from_proto,
+    scoresheet_to_proto,
+    seat_view_to_proto,
+)
+from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.streams import Feed, GameStreams
+from service.app import validation
+from service.app.application import PreferansApplication
+from service.app.hub import EventHub
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import game_pb2_grpc
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+MAX_WAIT_SECONDS = 5.0
+"""The longest a read waits for a ``min_version`` (see ``GameServicer._read``)."""
+MAX_VERSIONS_AHEAD = 8
+"""How far past the game's stored version a ``min_version`` may be and still be waited for."""
+_STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
+_STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+LIST_GAMES_TOKEN = "games"
+SAFETY_POLL_SECONDS = 1.0
+
+
+Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+
+
+def refusing(method: Handler) -> Handler:
+    """Turn a unary method's errors into statuses (``service.api.errors``), in one place."""
+
+    @functools.wraps(method)
+    async def wrapper(
+        self: Delegating, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Any:
+        try:
+            return await method(self, request, context)
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+
+    return wrapper
+
+
+class Delegating:
+    """What every servicer shares: the application's thread pool, and refusals as statuses."""
+
+    executor: ThreadPoolExecutor
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: fn(*args))
+
+    async def _fail(
+        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException
+    ) -> None:
+        await refuse(context, error)
+
+
+class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
+    def __init__(
+        self,
+        app: PreferansApplication,
+        executor: ThreadPoolExecutor,
+        hub: EventHub,
+        projections: ProjectionWorker | None = None,
+        page_tokens: PageTokens | None = None,
+    ) -> None:
+        self.app = app
+        self.executor = executor
+        self.hub = hub
+        self.projections = projections
+        self.page_tokens = page_tokens or PageTokens.random()
+        self.streams = GameStreams(app, executor, hub)
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
+        return caller_for(context, self.app).seat_in(game_id)
+
+    async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
+        """``then(game)`` in one trip to the thread pool, once the game has reached
+        ``min_version`` (read-your-writes, also across replicas).
+
+        The contract of ``min_version`` (GetGame, GetSeatView, GetScoresheet): a version the
+        game has reached answers at once; one at most ``MAX_VERSIONS_AHEAD`` past the game's
+        version in the store is waited for, at most ``MAX_WAIT_SECONDS``, then refused with
+        FAILED_PRECONDITION (``VERSION_NOT_REACHED``, the version reached in its metadata);
+        anything further ahead, or negative, is INVALID_ARGUMENT at once. A waiting call holds
+        no thread: it sleeps on the event hub and reads the store again when the game changes
+        (or every ``SAFETY_POLL_SECONDS``)."""
+        if min_version < 0:
+            raise BadInput("min_version", "min_version must be 0 or more")
+        read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
+        version, answer = read
+        if version >= min_version:
+            return answer
+        if min_version > version + MAX_VERSIONS_AHEAD:
+            raise BadInput(
+                "min_version",
+                f"the game is at version {version}: min_version may be at most "
+                f"{version + MAX_VERSIONS_AHEAD}",
+            )
+        deadline = time.monotonic() + MAX_WAIT_SECONDS
+        wake = self.hub.register(game_id)
+        try:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise VersionNotReached(version, min_version)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout=min(SAFETY_POLL_SECONDS, remaining))
+                wake.clear()
+                read = await self._run(self.app.read_game, game_id, then, min_version)
+                version, answer = read
+                if version >= min_version:
+                    return answer
+        finally:
+            self.hub.unregister(game_id, wake)
+
+    # -- methods --------------------------------------------------------------------------
+
+    @refusing
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.CreateGameResponse:
+        if len(request.players) != 3:
+            raise BadInput("players", "a game needs exactly three players")
+        validation.rule_set_name(request.rules.name)
+        rules = rules_from_proto(request.rules)
+        players = [p.player_id for p in request.players]
+        created = await self._run(
+            lambda: self.app.create_game(
+                players,
+                request_id=request.request_id,
+                rules=rules,
+                league=request.league,
+                creator_secret=request.creator_secret,
+            )
+        )
+        game = await self._read(created.game_id, game_to_proto)
+        self.after_write(created.game_id)
+        return pb.CreateGameResponse(game=game, seat_tokens=list(created.tokens))
+
+    @refusing
+    async def JoinGame(
+        self, request: pb.JoinGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.JoinGameResponse:
+        """Reads the aggregate (the game in memory, ``app.read_game``)."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        player, game = await self._read(game_id, lambda g: (g.players[seat], game_to_proto(g)))
+        return pb.JoinGameResponse(seat=seat, player=pb.Player(player_id=player), game=game)
+
+    @refusing
+    async def GetGame(
+        self, request: pb.GetGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetGameResponse:
+        """Reads the aggregate, after ``min_version`` (read-your-writes; see ``_read``)."""
+        game_id = parse_game_name(request.name)
+        return pb.GetGameResponse(
+            game=await self._read(game_id, game_to_proto, request.min_version)
+        )
+
+    @refusing
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListGamesResponse:
+        """Reads the ``games`` projection (``projections.queries.list_games``), which lags the
+        log by a moment: a list across games needs a table, not an aggregate. Newest first,
+        ties by game id; pages of ``page_size`` games (0: 50, at most 500) and at most
+        ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
+        size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        status = _STATUS_FILTER.get(request.status)
+        league = validation.league(request.league) or None
+        query = (status, league)
+        position = self.page_tokens.decode(request.page_token, LIST_GAMES_TOKEN, query)
+        after = None if position is None else (str(position[0]), str(position[1]))
+
+        def fetch(key: tuple[str, str] | None, limit: int) -> list[dict[str, Any]]:
+            return queries.list_games(
+                self.app.db, status=status, league=league, limit=limit, after=key
+            )
+
+        def read() -> Page[dict[str, Any], pb.GameSummary]:
+            rows = keyset_rows(fetch, lambda r: (r["created_at"], r["game_id"]), after)
+            return fill_page(rows, size, _game_summary, lambda summary: summary.ByteSize())
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            last = [page.last["created_at"], page.last["game_id"]]
+            token = self.page_tokens.encode(LIST_GAMES_TOKEN, query, last)
+        return pb.ListGamesResponse(games=page.messages, next_page_token=token)
+
+    @refusing
+    async def GetSeatView(
+        self, request: pb.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetSeatViewResponse:
+        """Reads the aggregate, after ``min_version``: the rules core's ``seat_view`` of its
+        current deal for the caller's seat."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        view = await self._read(game_id, lambda g: seat_view_to_proto(g, seat), request.min_version)
+        return pb.GetSeatViewResponse(view=view)
+
+    @refusing
+    async def SubmitAction(
+        self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.SubmitActionResponse:
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        if not request.HasField("action"):
+            raise BadInput("action", "the action is missing")
+        action = action_from_proto(request.action)
+        result = await self._run(
+            lambda: self.app.act(
+                game_id,
+                seat,
+                action,
+                request_id=request.request_id,
+                then=lambda g: seat_view_to_proto(g, seat),
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.SubmitActionResponse(
+            version=result.version, replayed=result.replayed, view=result.answer
+        )
+
+    @refusing
+    async def FlagDeal(
+        self, request: pb.FlagDealRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.FlagDealResponse:
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._run(
+            lambda: self.app.flag_deal(
+                game_id, seat, request.deal_number, request.reason, request.request_id
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.FlagDealResponse(version=result.version, replayed=result.replayed)
+
+    @refusing
+    async def GetScoresheet(
+        self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetScoresheetResponse:
+        """Reads the aggregate, after ``min_version`` (its scoresheet, deals, flags, rulings)."""
+        game_id = parse_game_name(request.name)
+        sheet = await self._read(game_id, scoresheet_to_proto, request.min_version)
+        return pb.GetScoresheetResponse(scoresheet=sheet)
+
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        try:
+            game_id = parse_game_name(request.name)
+            seat = self._seat(context, game_id)
+            heartbeat = request.heartbeat_seconds or 15
+            if not 1 <= heartbeat <= 300:
+                raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
+            last = request.from_version
+            current = await self._run(self.app.get_game, game_id, last)
+            if not 0 <= last <= current.version:
+                raise BadInput(
+                    "from_version", f"from_version must be 0 to {current.version} (the latest)"
+                )
+            feed = await self.streams.open(game_id, last)
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        try:
+            following = self._follow(context, feed, seat, heartbeat, last)
+            async with contextlib.aclosing(following):
+                async for message in following:
+                    yield message
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:  # a failure mid-stream is a status too, never UNKNOWN
+            await self._fail(context, exc)
+            raise
+        finally:
+            self.streams.close(feed)
+
+    async def _follow(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        feed: Feed,
+        seat: int,
+        heartbeat: int,
+        last: int,
+    ) -> AsyncGenerator[pb.WatchGameResponse, None]:
+        """WatchGame's loop: the game's events after ``last`` as the seat may see them (the
+        feed's shared messages, ``service.api.streams``), and a heartbeat after ``heartbeat`` quiet
+        seconds, until the server stops."""
+        quiet_since = time.monotonic()
+        while True:
+            if self.hub.closing:
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"the server is stopping: resume from version {last}",
+                )
+            changed = feed.changed
+            batch = await self.streams.messages(feed, last, seat)
+            if batch:
+                for message in batch:
+                    yield message
+                last = batch[-1].version
+                quiet_since = time.monotonic()
+                continue
+            wait = heartbeat - (time.monotonic() - quiet_since)
+            if wait <= 0:
+                yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
+                quiet_since = time.monotonic()
+                continue
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await changed.wait()
+
+    def after_write(self, game_id: uuid.UUID) -> None:
+        self.hub.notify(game_id)
+        if self.projections is not None:
+            self.projections.poke()
+
+
+def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
+    return pb.GameSummary(
+        name=f"games/{r['game_id']}",
+        player_ids=r["players"],
+        league=r["league"],
+        status=_STATUS.get(r["status"], pb.GAME_STATUS_UNSPECIFIED),
+        deal_number=r["deal_number"],
+        version=r["version"],
+        settlement=r["settlement"] or [],
+    )

@@ -1,0 +1,534 @@
+"""All proto ↔ domain mapping, in one module (STYLE.md §6). Servicers only convert and delegate.
+
+Redaction lives here too: every message built for a seat goes through the rules core's view of
+what that seat may see (``seat_view`` / ``visible_mask``), never around it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from cachetools import LRUCache
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from domain.model import Game
+from domain.model.replay import action_of, event_name
+from domain.rules import (
+    ACCEPT,
+    CLOSED,
+    HALF_WHIST,
+    HERE,
+    OPEN,
+    PASS,
+    REJECT,
+    TAKE_TALON,
+    WHIST,
+    AcceptClaim,
+    Action,
+    Bid,
+    Call,
+    Card,
+    ChooseDefence,
+    Claim,
+    Declare,
+    Discard,
+    HalfWhist,
+    Here,
+    Pass,
+    Phase,
+    PlayCard,
+    RejectClaim,
+    RuleSet,
+    TakeTalon,
+    Whist,
+    cards_of,
+    rule_set,
+    seat_view,
+)
+from domain.rules.actions import CALLS, DECLARES, PLAYS
+from domain.rules.errors import InvalidAction
+from domain.rules.state import DealState
+from domain.rules.view import SeatView, visible_cards
+from service.api.errors import BadInput
+from service.app import validation
+from service.app.rule_options import check_options, check_rule_set, parse_options_json
+from service.gen.preferans.v1 import game_pb2 as pb
+
+GAME_PREFIX = "games/"
+
+_PHASES = {phase: getattr(pb, f"PHASE_{phase.name}") for phase in Phase}
+
+
+def game_name(game_id: uuid.UUID) -> str:
+    return f"{GAME_PREFIX}{game_id}"
+
+
+def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
+    """``games/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    name = validation.game_name(name, field)
+    if not name.startswith(GAME_PREFIX):
+        raise BadInput(field, f"{field} must look like 'games/<uuid>'")
+    try:
+        return uuid.UUID(name[len(GAME_PREFIX) :])
+    except ValueError:
+        raise BadInput(field, f"{field} does not name a game: the id is not a UUID") from None
+
+
+def _cards(mask: int) -> list[str]:
+    return [str(c) for c in cards_of(mask)]
+
+
+# --- rules -------------------------------------------------------------------------------
+
+
+def rules_from_proto(message: pb.RuleSet) -> RuleSet:
+    """The rule set a client asks for, fully validated (``InvalidAction`` naming the option)."""
+    base = rule_set(message.name or "default")
+    options: dict[str, Any] = base.to_dict()
+    if message.options_json:
+        options.update(parse_options_json(message.options_json))
+    if message.pool_target:
+        options["pool_target"] = message.pool_target
+        check_options(options, field="rules")
+    rules = RuleSet.from_dict(options)
+    check_rule_set(rules)
+    return rules
+
+
+def rules_to_proto(rules: RuleSet) -> pb.RuleSet:
+    return pb.RuleSet(
+        name=rules.name,
+        pool_target=rules.pool_target,
+        options_json=json.dumps(rules.to_dict(), ensure_ascii=False, sort_keys=True),
+    )
+
+
+# --- actions -----------------------------------------------------------------------------
+
+
+def _card(text: str, field: str) -> Card:
+    try:
+        return Card.parse(validation.action_text(text, field))
+    except InvalidAction as exc:
+        raise BadInput(field, exc.message) from None
+
+
+def _bid(text: str, field: str) -> Bid:
+    try:
+        return Bid.parse(validation.action_text(text, field))
+    except InvalidAction as exc:
+        raise BadInput(field, exc.message) from None
+
+
+def action_from_proto(message: pb.Action) -> Action:
+    """A proto action → the rules' action, or ``BadInput`` naming the field."""
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise BadInput("action", "the action is empty: set one of its fields")
+    if kind == "bid":
+        return CALLS[_bid(message.bid, "action.bid").index]
+    if kind == "declare":
+        return DECLARES[_bid(message.declare, "action.declare").index]
+    if kind == "play_card":
+        return PLAYS[_card(message.play_card, "action.play_card")]
+    if kind == "discard":
+        cards = [_card(c, "action.discard.cards") for c in message.discard.cards]
+        if len(cards) != 2 or cards[0] == cards[1]:
+            raise BadInput("action.discard.cards", "a discard is exactly two different cards")
+        return Discard((cards[0], cards[1]))
+    if kind == "claim":
+        try:
+            return Claim(tuple(message.claim.tricks))
+        except InvalidAction as exc:
+            raise BadInput("action.claim.tricks", exc.message) from None
+    if kind == "choose_defence":
+        return OPEN if message.choose_defence.open else CLOSED
+    simple: dict[str, Action] = {
+        "pass": PASS,
+        "here": HERE,
+        "take_talon": TAKE_TALON,
+        "whist": WHIST,
+        "half_whist": HALF_WHIST,
+        "accept_claim": ACCEPT,
+        "reject_claim": REJECT,
+    }
+    return simple[kind]
+
+
+def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
+    """The rules' action → proto; ``hide_cards`` drops a discard's cards (for other seats)."""
+    if isinstance(action, Call):
+        return pb.Action(bid=str(action.bid))
+    if isinstance(action, Declare):
+        return pb.Action(declare=str(action.contract))
+    if isinstance(action, PlayCard):
+        return pb.Action(play_card=str(action.card))
+    if isinstance(action, Discard):
+        cards = [] if hide_cards else [str(c) for c in action.cards]
+        return pb.Action(discard=pb.Discard(cards=cards))
+    if isinstance(action, Claim):
+        return pb.Action(claim=pb.Claim(tricks=list(action.tricks)))
+    if isinstance(action, ChooseDefence):
+        return pb.Action(choose_defence=pb.ChooseDefence(open=action.open))
+    if isinstance(action, Pass):
+        message = pb.Action()
+        getattr(message, "pass").SetInParent()
+        return message
+    if isinstance(action, Here):
+        return pb.Action(here=pb.Here())
+    if isinstance(action, TakeTalon):
+        return pb.Action(take_talon=pb.TakeTalon())
+    if isinstance(action, Whist):
+        return pb.Action(whist=pb.Whist())
+    if isinstance(action, HalfWhist):
+        return pb.Action(half_whist=pb.HalfWhist())
+    if isinstance(action, AcceptClaim):
+        return pb.Action(accept_claim=pb.AcceptClaim())
+    if isinstance(action, RejectClaim):
+        return pb.Action(reject_claim=pb.RejectClaim())
+    raise InvalidAction(f"unknown action {action!r}")
+
+
+# --- games, views, scoresheets -----------------------------------------------------------
+
+
+def _timestamp(value: Any) -> Timestamp:
+    stamp = Timestamp()
+    if value is not None:
+        stamp.FromDatetime(value)
+    return stamp
+
+
+def game_to_proto(game: Game) -> pb.Game:
+    status = pb.GAME_STATUS_FINISHED if game.finished else pb.GAME_STATUS_PLAYING
+    return pb.Game(
+        name=game_name(game.id),
+        players=[pb.Player(player_id=p) for p in game.players],
+        rules=rules_to_proto(game.rule_set),
+        league=game.league,
+        status=status,
+        deal_number=game.state.deal_number,
+        dealer=game.state.deal.dealer if game.state.deal is not None else game.state.dealer,
+        seed_commitment=game.seed_commitment,
+        seed_hex=game.seed_hex or "",
+        version=game.version,
+        create_time=_timestamp(game.created_on),
+    )
+
+
+def _calls(calls: tuple[tuple[int, Action], ...]) -> list[pb.Call]:
+    return [pb.Call(seat=s, call=str(a)) for s, a in calls]
+
+
+def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
+    """What ``seat`` may see of the current deal now (every field from ``seat_view``)."""
+    deal = game.state.deal
+    out = pb.SeatView(
+        name=game_name(game.id),
+        seat=seat,
+        deal_number=game.state.deal_number,
+        version=game.version,
+    )
+    if game.deal_results:
+        out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
+    if deal is None:  # the game is over
+        out.phase = pb.PHASE_SCORED
+        out.to_act = out.actor = out.declarer = -1
+        return out
+    view: SeatView = seat_view(deal, seat)
+    out.dealer = view.dealer
+    out.phase = _PHASES[view.phase]
+    out.to_act = view.to_act
+    out.actor = view.actor
+    out.hand.extend(_cards(view.hand))
+    for other, mask in enumerate(view.hands):
+        if other != seat and mask is not None:
+            out.visible_hands.append(pb.SeatCards(seat=other, cards=_cards(mask)))
+    out.talon.extend("" if c is None else str(Card(c)) for c in view.talon)
+    if view.discard is not None:
+        out.discard.extend(_cards(view.discard))
+    out.auction.extend(_calls(view.auction))
+    out.declarer = view.declarer
+    out.winning_bid = "" if view.bid is None else str(view.bid)
+    out.contract = "" if view.contract is None else str(view.contract)
+    out.whist_calls.extend(_calls(view.whist_calls))
+    out.whisters.extend(view.whisters)
+    if view.open_defence is not None:
+        out.open_defence = view.open_defence
+    out.current_trick.extend(pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in view.trick)
+    if view.history:
+        last = view.history[-1]
+        out.last_trick.CopyFrom(
+            pb.Trick(
+                leader=last.leader,
+                winner=last.winner,
+                cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in last.cards],
+            )
+        )
+    out.tricks.extend(view.tricks)
+    out.tricks_played = len(view.history)
+    out.played_tricks.extend(
+        pb.Trick(
+            leader=t.leader,
+            winner=t.winner,
+            cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in t.cards],
+        )
+        for t in view.history
+    )
+    out.raspasy_streak = view.raspasy_streak
+    out.leader = view.leader
+    if view.claim is not None:
+        out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
+        out.claimant = view.claim.claimant
+    else:
+        out.claimant = -1
+    for action in view.legal:
+        if isinstance(action, Claim):
+            out.can_claim = True
+        else:
+            out.legal_actions.append(str(action))
+            out.legal.append(action_to_proto(action))
+    if deal.result is not None:
+        out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
+    return out
+
+
+def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
+    return [
+        pb.ScoresheetRow(
+            seat=s, pool=entry["pool"][s], gora=entry["gora"][s], whists=entry["whists"][s]
+        )
+        for s in range(len(entry["pool"]))
+    ]
+
+
+_FINISHED: LRUCache[tuple[uuid.UUID, int], pb.DealScoredEvent] = LRUCache(4096)
+_FINISHED_GUARD = threading.Lock()
+
+
+def _finished_deal(game_id: uuid.UUID, number: int, game: Game) -> pb.DealScoredEvent:
+    """A finished deal never changes: build its message once per game and deal."""
+    key = (game_id, number)
+    with _FINISHED_GUARD:  # the thread pool's workers share it
+        message = _FINISHED.get(key)
+    if message is None:
+        message = deal_result_to_proto(game.deal_results[number - 1])
+        with _FINISHED_GUARD:
+            _FINISHED[key] = message
+    return message
+
+
+def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
+    """A finished deal as the aggregate keeps it: result, sheet entry and every card."""
+    return pb.DealScoredEvent(
+        deal_number=result["number"],
+        kind=result["kind"],
+        declarer=result["declarer"],
+        contract=result["contract"],
+        tricks=result["tricks"],
+        entries=_rows(result["entry"]),
+        dealt_hands=[
+            pb.SeatCards(seat=s, cards=hand.split()) for s, hand in enumerate(result["dealt"])
+        ],
+        talon=result["talon"],
+        discard=result["discard"].split(),
+    )
+
+
+def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
+    sheet = game.state.sheet
+    totals = {"pool": sheet.pool, "gora": sheet.gora, "whists": sheet.whists}
+    return pb.Scoresheet(
+        name=game_name(game.id),
+        version=game.version,
+        totals=_rows(totals),
+        deals=[
+            pb.ScoresheetDeal(
+                deal_number=d["number"],
+                kind=d["kind"],
+                declarer=d["declarer"],
+                contract=d["contract"],
+                tricks=d["tricks"],
+                entries=_rows(d["entry"]),
+            )
+            for d in game.deal_results
+        ],
+        settlement=game.settlement or [],
+        rulings=[ruling_to_proto(r) for r in game.rulings],
+        flags=[flag_to_proto(f) for f in game.flags],
+    )
+
+
+def ruling_to_proto(ruling: dict[str, Any]) -> pb.Ruling:
+    """A ruling (``Game.rulings``, the audit report's, or a ``RulingRecorded`` event's)."""
+    adjustment = ruling["adjustment"]
+    rows = []
+    if adjustment is not None:
+        n = len(adjustment["gora"])
+        rows = _rows({"pool": [0] * n, **adjustment})
+    return pb.Ruling(
+        version=ruling["version"],
+        deal_number=ruling["deal_number"],
+        reason=ruling["reason"],
+        auditor=ruling["auditor"],
+        no_change=adjustment is None,
+        adjustment=rows,
+    )
+
+
+def flag_to_proto(flag: dict[str, Any]) -> pb.DealFlag:
+    return pb.DealFlag(
+        version=flag["version"],
+        seat=flag["seat"],
+        deal_number=flag["deal_number"],
+        reason=flag["reason"],
+    )
+
+
+def adjustment_from_proto(rows: Any, players: int = 3) -> dict[str, Any] | None:
+    """A ruling's adjustment from its rows (one per seat); ``None`` ("no change") for none."""
+    if not rows:
+        return None
+    seats = sorted(row.seat for row in rows)
+    if seats != list(range(players)):
+        raise BadInput(
+            "adjustment", f"the adjustment needs one row for each seat 0 to {players - 1}"
+        )
+    gora = [0] * players
+    whists = [[0] * players for _ in range(players)]
+    for row in rows:
+        if row.pool != 0:
+            raise BadInput("adjustment", "the pool is never adjusted: pool must be 0")
+        if len(row.whists) != players:
+            raise BadInput("adjustment", f"each row needs whists on each of the {players} seats")
+        gora[row.seat] = row.gora
+        whists[row.seat] = list(row.whists)
+    return {"gora": gora, "whists": whists}
+
+
+# --- the stream: one event, redacted for one seat ----------------------------------------
+
+
+class Visibility:
+    """What a seat can see of the game at one moment (to tell what an event revealed)."""
+
+    __slots__ = ("deal_number", "hands", "talon")
+
+    def __init__(self, game: Game | None, seat: int) -> None:
+        self.deal_number = -1
+        self.hands: dict[int, int] = {}
+        """Each visible hand (the seat's own included): seat → cards."""
+        self.talon: frozenset[int] = frozenset()
+        deal = None if game is None else game.state.deal
+        if game is None or deal is None:
+            return
+        self.deal_number = game.state.deal_number
+        hands, talon = visible_cards(deal, seat)
+        self.hands = {s: h for s, h in enumerate(hands) if h is not None}
+        self.talon = frozenset(c for c in talon if c is not None)
+
+
+def watch_message(
+    event: Any,
+    before: Visibility,
+    deal_before: DealState | None,
+    game: Game,
+    seat: int,
+    after: Visibility | None = None,
+) -> pb.WatchGameResponse:
+    """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
+    were taken just before the event was applied to ``game``; ``after`` (the seat's
+    ``Visibility`` of ``game``, computed here when not given) just after."""
+    if after is None:
+        after = Visibility(game, seat)
+    public, secret = _public_part(event, deal_before, game)
+    return _for_seat(public, secret, seat, before, after, game)
+
+
+def watch_messages(
+    event: Any,
+    before: Sequence[Visibility],
+    deal_before: DealState | None,
+    game: Game,
+    after: Sequence[Visibility],
+) -> tuple[pb.WatchGameResponse, ...]:
+    """``watch_message`` for every seat at once (``before[seat]``, ``after[seat]``): what all
+    seats see of the event is built once, then each seat's own part."""
+    public, secret = _public_part(event, deal_before, game)
+    return tuple(
+        _for_seat(public, secret, seat, before[seat], after[seat], game)
+        for seat in range(len(after))
+    )
+
+
+def _public_part(
+    event: Any, deal_before: DealState | None, game: Game
+) -> tuple[pb.WatchGameResponse, tuple[int, pb.Action] | None]:
+    """What every seat sees of ``event`` (a discard without its cards), and for a discard the
+    declarer's seat and the action with its cards (only the declarer sees them)."""
+    name = event_name(event)
+    secret: tuple[int, pb.Action] | None = None
+    out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
+    if name == "GameCreated":
+        out.game_created.CopyFrom(
+            pb.GameCreatedEvent(
+                players=[pb.Player(player_id=p) for p in event.players],
+                rules=rules_to_proto(RuleSet.from_dict(event.rules)),
+                league=event.league,
+                seed_commitment=event.seed_commitment,
+                first_dealer=event.first_dealer,
+            )
+        )
+    elif name == "DealDealt":
+        out.deal_dealt.CopyFrom(pb.DealDealtEvent(deal_number=event.number, dealer=event.dealer))
+    elif (action := action_of(event)) is not None:
+        hand = deal_before.to_act if deal_before is not None else event.seat
+        out.action.CopyFrom(
+            pb.ActionEvent(
+                seat=hand, actor=event.seat, action=action_to_proto(action, hide_cards=True)
+            )
+        )
+        if isinstance(action, Discard):
+            declarer = deal_before.declarer if deal_before is not None else -1
+            secret = (declarer, action_to_proto(action))
+    elif name == "DealScored":
+        # The game after the event keeps the finished deal with every card (all public now).
+        out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
+    elif name == "GameFinished":
+        out.game_finished.CopyFrom(
+            pb.GameFinishedEvent(seed_hex=event.seed, settlement=list(event.settlement))
+        )
+    elif name == "DealFlagged":
+        out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
+    elif name == "RulingRecorded":
+        out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
+    return out, secret
+
+
+def _for_seat(
+    public: pb.WatchGameResponse,
+    secret: tuple[int, pb.Action] | None,
+    seat: int,
+    before: Visibility,
+    after: Visibility,
+    game: Game,
+) -> pb.WatchGameResponse:
+    """``public`` with what only ``seat`` sees: its discard's cards (the declarer), and what
+    became visible to it with this event (own hand when dealt, opened hands, talon cards)."""
+    out = pb.WatchGameResponse()
+    out.CopyFrom(public)
+    if secret is not None and secret[0] == seat:
+        out.action.action.CopyFrom(secret[1])
+    deal = game.state.deal
+    if deal is not None and not out.HasField("deal_scored"):
+        fresh_deal = after.deal_number != before.deal_number
+        for s in sorted(after.hands):
+            if fresh_deal or s not in before.hands:
+                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
+        talon = after.talon if fresh_deal else after.talon - before.talon
+        out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
+    return out

@@ -1,0 +1,507 @@
+"""The application: use cases over the event store (create a game, act, read, replay).
+
+Commands are safe to retry: a command repeated with the same ``request_id`` has no second
+effect and returns the first answer. Two commands racing for one game never both land: the
+event store's optimistic concurrency rejects the second, which gets ``Conflict`` (retry it).
+Within one process, commands on one game are serialised by a lock, and games are served from
+the aggregate cache (fast-forwarded from the store, so writes by other replicas are seen).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError, PersistenceError
+
+from domain.model import Game
+from domain.model.codec import action_fingerprint
+from domain.model.disputes import flag_fingerprint, ruling_fingerprint
+from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
+from domain.rules.errors import IllegalAction, InvalidAction
+from projections.db import Database
+from service.app import validation
+from service.app.config import ensure_schema, refuse_in_memory
+from service.app.groupcommit import GroupCommitter
+from service.app.hub import SqliteChanges
+from service.app.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
+from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
+from service.app.rule_options import check_rule_set
+
+PLAYERS = 3
+T = TypeVar("T")
+
+
+class ServiceError(Exception):
+    """Base of the application's own errors (the rules' errors pass through unchanged)."""
+
+
+class GameNotFound(ServiceError):
+    pass
+
+
+class Conflict(ServiceError):
+    """Another command on the same game landed first; retry with the same request id."""
+
+
+class StoreUnavailable(ServiceError):
+    """The event store cannot be reached."""
+
+
+class KeyMissing(StoreUnavailable):
+    """No configured key derives this game's seed (its key was removed from the keyring)."""
+
+
+class TokensWithheld(ServiceError):
+    """A creation was retried without the creator's secret: the game exists, and its seat
+    tokens go only to a retry that proves to be the same caller."""
+
+    def __init__(self, game_id: uuid.UUID) -> None:
+        super().__init__(
+            f"game {game_id} was already created with this request id; its seat tokens are "
+            "returned again only to a retry with the same creator_secret"
+        )
+        self.game_id = game_id
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game_id: uuid.UUID
+    tokens: tuple[str, ...]
+    """One secret token per seat; only their hashes are stored."""
+    version: int
+    seed_commitment: str
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    game_id: uuid.UUID
+    version: int
+    """The game's version after the command (the same on a retry)."""
+    replayed: bool
+    """True when this answer is the stored answer of an earlier identical request."""
+    answer: Any = None
+    """What the command's ``then`` callback returned."""
+
+
+class PreferansApplication(Application[uuid.UUID]):
+    """Games as event streams in the configured store."""
+
+    name = "preferans"
+    env: ClassVar[dict[str, str]] = {
+        "AGGREGATE_CACHE_MAXSIZE": "2000",
+        # Games are served from memory; optimistic concurrency catches a stale copy, and the
+        # server's store subscription evicts games that other replicas changed.
+        "AGGREGATE_CACHE_FASTFORWARD": "n",
+        "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+    }
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        resolved = self.construct_env(self.name, dict(env or {}))
+        refuse_in_memory(resolved)
+        ensure_schema(resolved)
+        super().__init__(dict(env or {}))
+        self.db = Database(self.env)
+        try:
+            if legacy_key(self.db) is not None:
+                raise KeyConfigError(LEGACY_KEY_MESSAGE)
+            self.revocations = Revocations(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+        self._keys: Keyring | None = None
+        self._locks: dict[uuid.UUID, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        self._changes: SqliteChanges | None = None
+        if self.db.flavor == "sqlite":
+            self._changes = SqliteChanges(self.recorder, self.env["SQLITE_DBNAME"])
+        self._committer: GroupCommitter | None = None
+        if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
+            self._committer = GroupCommitter(self.save)
+
+    # -- secrets derived from the server's keys (service/app/keys.py) -------------------------
+
+    @property
+    def keys(self) -> Keyring:
+        """The keyring, loaded on first use: processes that never derive a secret (migrations,
+        projection workers, audits) need no key. The server loads it at start
+        (``AuthInterceptor``), so a missing key stops it at once."""
+        if self._keys is None:
+            with self._locks_guard:
+                if self._keys is None:
+                    self._keys = load_keyring(self.env)
+        return self._keys
+
+    def _seed_of(self, game: Game) -> bytes:
+        """The game's secret seed: under the key whose seed matches its commitment."""
+        seed = self.keys.seed_for(game.id, game.seed_commitment)
+        if seed is None:
+            raise KeyMissing(
+                f"game {game.id} was created under a key this server does not have; "
+                "add the old key back to the keyring (after the current one)"
+            )
+        return seed
+
+    def _seed(self, game_id: uuid.UUID) -> bytes:
+        """The seed of an existing game (for tests and benchmarks that play in process)."""
+        return self._seed_of(self.get_game(game_id))
+
+    def _mint_tokens(self, game_id: uuid.UUID) -> tuple[str, ...]:
+        issued = int(time.time() * 1000)
+        return tuple(self.keys.mint(game_id, seat, issued) for seat in range(PLAYERS))
+
+    @staticmethod
+    def token_hash(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    # -- commands -------------------------------------------------------------------------
+
+    def create_game(
+        self,
+        players: Sequence[str],
+        request_id: str,
+        rules: RuleSet = DEFAULT,
+        league: str = "",
+        first_dealer: int | None = None,
+        creator_secret: str = "",
+    ) -> CreatedGame:
+        """Create a game and deal its first deal.
+
+        Retrying with the same request id and the same ``creator_secret`` (a client-chosen
+        secret) returns the same game with freshly issued tokens. Without the secret a retry
+        gets ``TokensWithheld``: the request id alone proves nothing (it may be guessed).
+        Strings are checked and NFC-normalised (``service.app.validation``)."""
+        request_id = validation.request_id(request_id)
+        _check_creator_secret(creator_secret)
+        if len(players) != PLAYERS:
+            raise InvalidAction("a game needs three players, each with a non-empty id")
+        players = [
+            validation.player_id(p, f"players[{i}].player_id") for i, p in enumerate(players)
+        ]
+        league = validation.league(league)
+        if len(set(players)) != PLAYERS:
+            raise InvalidAction("the three players must be different")
+        check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
+        candidates = self.keys.game_ids(request_id, creator_secret)
+        game_id = candidates[0]
+        asked = (list(players), rules, league, first_dealer)
+        with self._lock(game_id):
+            for candidate in candidates:
+                with contextlib.suppress(GameNotFound):
+                    return self._created_before(candidate, request_id, asked, creator_secret)
+            seed = self.keys.seed(game_id)
+            dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
+            tokens = self._mint_tokens(game_id)
+            game = Game._create(
+                Game.Created,
+                id=game_id,
+                seat=-1,
+                request_id=request_id,
+                players=list(players),
+                rules=rules.to_dict(),
+                league=league,
+                seed_commitment=seed_commitment(seed),
+                token_hashes=[self.token_hash(t) for t in tokens],
+                first_dealer=dealer,
+            )
+            game.deal_next(seed, request_id)
+            try:
+                self._save(game)
+            except IntegrityError:
+                # Another replica created it at the same moment: the same answer if it is the
+                # same request, else a conflict.
+                self._evict(game_id)
+                return self._created_before(game_id, request_id, asked, creator_secret)
+            return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
+
+    def _created_before(
+        self, game_id: uuid.UUID, request_id: str, asked: tuple[Any, ...], creator_secret: str
+    ) -> CreatedGame:
+        """The answer to a retried creation (``GameNotFound`` if the game does not exist).
+
+        The game's id derives from the request id and the creator's secret, so this request
+        created it: a retry if it asked for the same game, as recorded in the creation event.
+        A retry gets tokens issued now (so a retry also renews expired tokens)."""
+        existing: Game = self._load(game_id)
+        first = self.game_events(game_id, limit=1)[0]
+        dealer = asked[3]
+        if dealer is None:
+            dealer = self._seed_of(existing)[0] % PLAYERS
+        recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
+        if recorded != (*asked[:3], dealer):
+            raise InvalidAction(f"request id {request_id!r} names another command")
+        if not creator_secret:
+            raise TokensWithheld(game_id)
+        version = existing.requests[request_id][1]
+        return CreatedGame(game_id, self._mint_tokens(game_id), version, existing.seed_commitment)
+
+    def act(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        action: Action,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """One player's decision. Illegal actions raise the rules' errors and record nothing.
+
+        ``then`` is called with the game after the command, under the game's lock (to build a
+        response from a consistent state); its result is the ``CommandResult.answer``."""
+        request_id = validation.request_id(request_id)
+        return self._command(
+            game_id,
+            request_id,
+            action_fingerprint(seat, action),
+            lambda game: game.act(seat, action, request_id, self._seed_of(game)),
+            then,
+            judged_again_on=IllegalAction,
+        )
+
+    def flag_deal(
+        self, game_id: uuid.UUID, seat: int, deal_number: int, reason: str, request_id: str
+    ) -> CommandResult:
+        """A seat disputes a scored deal (also after the game has ended). Idempotent by request
+        id; a malformed flag raises ``InvalidAction`` and records nothing."""
+        request_id = validation.request_id(request_id)
+        reason = validation.reason(reason)
+        fingerprint = flag_fingerprint(seat, deal_number, reason)
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.flag_deal(seat, deal_number, reason, request_id),
+        )
+
+    def record_ruling(
+        self,
+        game_id: uuid.UUID,
+        deal_number: int,
+        reason: str,
+        adjustment: dict[str, Any] | None,
+        request_id: str,
+        auditor: str = "auditor",
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """An auditor's ruling on a scored deal: ``adjustment`` (gora and whists deltas, see
+        ``domain.model.disputes``) or ``None`` for "no change". Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+        reason = validation.reason(reason)
+        auditor = validation.label(auditor, "auditor")
+        fingerprint = ruling_fingerprint(deal_number, reason, adjustment)
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.record_ruling(deal_number, reason, adjustment, request_id, auditor),
+            then,
+        )
+
+    def _command(
+        self,
+        game_id: uuid.UUID,
+        request_id: str,
+        fingerprint: str,
+        decide: Callable[[Game], None],
+        then: Callable[[Game], Any] | None = None,
+        judged_again_on: type[Exception] = InvalidAction,
+    ) -> CommandResult:
+        """Run a command on the game in memory under its lock and save it.
+
+        A request id already seen returns its first answer. If ``decide`` refuses the command
+        (``judged_again_on``), our copy may be behind another replica's writes: it is judged
+        again on a fresh copy from the store. A lost race at the save is a ``Conflict``, unless
+        the request id shows our own earlier write had in fact committed."""
+        with self._lock(game_id):
+            game = self._load(game_id)
+            done = game.answer_for(request_id, fingerprint)
+            if done is not None:
+                return self._result(game, done, True, then)
+            try:
+                decide(game)
+            except judged_again_on:
+                fresh = self._load(game_id, fresh=True)
+                if fresh.version == game.version:
+                    raise
+                game = fresh
+                done = game.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return self._result(game, done, True, then)
+                decide(game)
+            try:
+                self._save(game)
+            except IntegrityError:
+                fresh = self._load(game_id, fresh=True)
+                done = fresh.answer_for(request_id, fingerprint)
+                if done is not None:
+                    return self._result(fresh, done, True, then)
+                raise Conflict(
+                    "another command on this game landed first; read the game and retry"
+                ) from None
+            return self._result(game, game.version, False, then)
+
+    @staticmethod
+    def _result(
+        game: Game, version: int, replayed: bool, then: Callable[[Game], Any] | None
+    ) -> CommandResult:
+        answer = None if then is None else then(game)
+        return CommandResult(game.id, version, replayed, answer)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def get_game(self, game_id: uuid.UUID, min_version: int = 0) -> Game:
+        """The current game, from memory; read from the store if it is older than
+        ``min_version`` (read-your-writes across replicas)."""
+        with self._lock(game_id):
+            return self._load(game_id, min_version=min_version)
+
+    def read_game(
+        self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0
+    ) -> tuple[int, T]:
+        """``then(game)`` under the game's lock, with the game's version (for responses)."""
+        with self._lock(game_id):
+            game = self._load(game_id, min_version=min_version)
+            return game.version, then(game)
+
+    def invalidate(self, game_id: uuid.UUID, version: int) -> None:
+        """The store has event ``version`` of this game (from another writer, maybe): forget
+        the game in memory if it is older, so the next use reads it again."""
+        cache = self.repository.cache
+        if cache is None:
+            return
+        try:
+            cached = cache.get(game_id)
+        except KeyError:
+            return
+        if cached.version < version:
+            self._evict(game_id)
+
+    def game_at(self, game_id: uuid.UUID, version: int) -> Game:
+        """The game exactly as it was after event number ``version`` (replay)."""
+        if version < 1:
+            raise InvalidAction("versions start at 1 (the game's creation)")
+        try:
+            game: Game = self.repository.get(game_id, version=version)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if game.version != version:
+            # The repository silently returns the latest version for a version past the end.
+            raise InvalidAction(
+                f"no version {version}: game {game_id} has {game.version} events so far"
+            )
+        return game
+
+    def game_events(
+        self, game_id: uuid.UUID, after: int = 0, limit: int | None = None
+    ) -> list[Any]:
+        """The game's domain events after version ``after`` (all of them by default)."""
+        try:
+            return list(self.events.get(game_id, gt=after or None, limit=limit))
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+
+    def check_token(self, token: str) -> TokenClaims | str:
+        """A token's claims (signature, key and expiry checked; no store access), or why it
+        is refused. Revocations are checked by ``revoked``."""
+        return self.keys.check(token)
+
+    @staticmethod
+    def revoked(claims: TokenClaims, revocations: Mapping[int, int]) -> bool:
+        """Whether a revocation of the game's seats (``Revocations.of_game``) covers it."""
+        moment = revocations.get(claims.seat)
+        return moment is not None and claims.issued_ms <= moment
+
+    def seat_of_token(self, game_id: uuid.UUID, token: str) -> int | None:
+        """The seat a valid, unexpired, unrevoked token acts for in this game, or ``None``."""
+        claims = self.check_token(token)
+        if isinstance(claims, str) or claims.game_id != game_id:
+            return None
+        if self.revoked(claims, self.revocations.of_game(game_id)):
+            return None
+        return claims.seat
+
+    def authenticate(self, game_id: uuid.UUID, token: str) -> int | None:
+        """The seat a token belongs to in this existing game (``GameNotFound`` if none)."""
+        self.get_game(game_id)
+        return self.seat_of_token(game_id, token)
+
+    def revoke_tokens(self, game_id: uuid.UUID, seats: Sequence[int] = (0, 1, 2)) -> int:
+        """Refuse every token issued so far for these seats of an existing game; returns the
+        moment (ms). New tokens: the creator retries CreateGame with its secret."""
+        if any(seat not in range(PLAYERS) for seat in seats):
+            raise InvalidAction("seats are 0, 1 and 2", field="seat")
+        self.get_game(game_id)
+        return self.revocations.revoke(game_id, list(seats))
+
+    def close(self) -> None:
+        if self._committer is not None:
+            self._committer.close()
+        self.db.close()
+        super().close()
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _lock(self, game_id: uuid.UUID) -> threading.Lock:
+        with self._locks_guard:
+            lock = self._locks.get(game_id)
+            if lock is None:
+                lock = self._locks[game_id] = threading.Lock()
+            return lock
+
+    def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
+        """The game from memory (no store round trip), or from the store when ``fresh`` or when
+        the copy in memory is older than ``min_version``. A stale copy is safe for commands:
+        its save fails the store's version check, and the command is judged again. On SQLite,
+        games that another process changed are forgotten first (``SqliteChanges``)."""
+        try:
+            if self._changes is not None:
+                for changed, version in self._changes.poll():
+                    self.invalidate(changed, version)
+            if fresh:
+                self._evict(game_id)
+            game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
+            if game.version < min_version:
+                self._evict(game_id)
+                game = self.repository.get(game_id, deepcopy_from_cache=False)
+        except AggregateNotFoundError:
+            raise GameNotFound(f"no game {game_id}") from None
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        return game
+
+    def _save(self, game: Game) -> None:
+        try:
+            if self._committer is None:
+                self.save(game)
+            else:
+                self._committer.save(game.collect_events())
+        except IntegrityError:
+            raise
+        except PersistenceError as exc:
+            self._evict(game.id)
+            raise StoreUnavailable(str(exc)) from exc
+        except BaseException:
+            self._evict(game.id)
+            raise
+
+    def _evict(self, game_id: uuid.UUID) -> None:
+        cache = self.repository.cache
+        if cache is not None:
+            with contextlib.suppress(KeyError):
+                cache.get(game_id, evict=True)
+
+
+def _check_creator_secret(secret: str) -> None:
+    if secret and not (16 <= len(secret) <= 128 and secret.isprintable()):
+        raise InvalidAction(
+            "creator_secret must be empty or 16 to 128 printable characters",
+            field="creator_secret",
+        )

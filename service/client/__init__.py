@@ -1,0 +1,173 @@
+"""A typed Python client for the gRPC API, used by ``pref play``, ``pref bots`` and the tests.
+
+``GameClient`` holds one channel; ``SeatClient`` acts for one seat with its token. Commands get
+a fresh ``request_id`` unless one is given, and are retried with the SAME id on ABORTED and
+UNAVAILABLE, which the server makes safe; a RESOURCE_EXHAUSTED refusal (over a rate limit, nothing
+recorded) is retried after the delay of its ``RetryInfo`` when that is short (``MAX_RETRY_DELAY``).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from domain.rules import Action, RuleSet
+from service.api.mapping import action_to_proto, rules_to_proto
+from service.api.tls import channel as tls_channel
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import game_pb2_grpc
+
+RETRIED = (grpc.StatusCode.ABORTED, grpc.StatusCode.UNAVAILABLE)
+MAX_RETRY_DELAY = 5.0
+"""The longest ``RetryInfo`` delay a call waits out by itself (a longer one is raised)."""
+
+
+class GameClient:
+    """The game API at ``target``: over TLS when given a CA file (``tls_ca``) and, for mTLS, a
+    client certificate and key; plaintext otherwise."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        channel: grpc.Channel | None = None,
+        tls_ca: str | None = None,
+        tls_cert: str | None = None,
+        tls_key: str | None = None,
+    ) -> None:
+        self.channel = channel or tls_channel(target, ca=tls_ca, cert=tls_cert, key=tls_key)
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def create_game(
+        self,
+        players: Sequence[str],
+        rules: RuleSet | None = None,
+        league: str = "",
+        request_id: str | None = None,
+        creator_secret: str | None = None,
+    ) -> pb.CreateGameResponse:
+        """Create a game. ``creator_secret`` (random by default) proves that a retry comes
+        from the creator: retrying with the same request id and secret returns the tokens."""
+        request = pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in players],
+            rules=rules_to_proto(rules) if rules is not None else pb.RuleSet(name="default"),
+            league=league,
+            request_id=request_id or uuid.uuid4().hex,
+            # Proves that a retry comes from us: only then does it return the seat tokens.
+            creator_secret=creator_secret or secrets.token_hex(16),
+        )
+        response: pb.CreateGameResponse = _retry(self.stub.CreateGame, request)
+        return response
+
+    def get_game(self, name: str) -> pb.Game:
+        response: pb.GetGameResponse = _patient(self.stub.GetGame, pb.GetGameRequest(name=name))
+        return response.game
+
+    def scoresheet(self, name: str, min_version: int = 0) -> pb.Scoresheet:
+        request = pb.GetScoresheetRequest(name=name, min_version=min_version)
+        response: pb.GetScoresheetResponse = _patient(self.stub.GetScoresheet, request)
+        return response.scoresheet
+
+    def list_games(self, page_size: int = 50, page_token: str = "") -> pb.ListGamesResponse:
+        request = pb.ListGamesRequest(page_size=page_size, page_token=page_token)
+        response: pb.ListGamesResponse = self.stub.ListGames(request)
+        return response
+
+    def seat(self, name: str, token: str) -> SeatClient:
+        return SeatClient(self, name, token)
+
+
+class SeatClient:
+    """One seat of one game."""
+
+    def __init__(self, client: GameClient, name: str, token: str) -> None:
+        self.client = client
+        self.name = name
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+    def join(self) -> pb.JoinGameResponse:
+        response: pb.JoinGameResponse = self.client.stub.JoinGame(
+            pb.JoinGameRequest(name=self.name), metadata=self.metadata
+        )
+        return response
+
+    def view(self, min_version: int = 0) -> pb.SeatView:
+        request = pb.GetSeatViewRequest(name=self.name, min_version=min_version)
+        response: pb.GetSeatViewResponse = _patient(
+            self.client.stub.GetSeatView, request, self.metadata
+        )
+        return response.view
+
+    def act(
+        self, action: Action | pb.Action, request_id: str | None = None
+    ) -> pb.SubmitActionResponse:
+        message = action if isinstance(action, pb.Action) else action_to_proto(action)
+        request = pb.SubmitActionRequest(
+            name=self.name, action=message, request_id=request_id or uuid.uuid4().hex
+        )
+        response: pb.SubmitActionResponse = _retry(
+            self.client.stub.SubmitAction, request, metadata=self.metadata
+        )
+        return response
+
+    def watch(self, from_version: int = 0, heartbeat_seconds: int = 15) -> Iterator[Any]:
+        request = pb.WatchGameRequest(
+            name=self.name, from_version=from_version, heartbeat_seconds=heartbeat_seconds
+        )
+        stream: Iterator[Any] = self.client.stub.WatchGame(request, metadata=self.metadata)
+        return stream
+
+
+def retry_delay(error: grpc.RpcError) -> float | None:
+    """The delay a RESOURCE_EXHAUSTED refusal asks for (``google.rpc.RetryInfo``), if any."""
+    if not isinstance(error, grpc.Call) or error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return float(info.retry_delay.seconds + info.retry_delay.nanos / 1e9)
+    return None
+
+
+def _patient(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
+    """A read, retried only after a short RESOURCE_EXHAUSTED delay."""
+    for attempt in range(attempts):
+        try:
+            return method(request, metadata=metadata)
+        except grpc.RpcError as exc:
+            wait = retry_delay(exc)
+            if wait is None or wait > MAX_RETRY_DELAY or attempt == attempts - 1:
+                raise
+            time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+def _retry(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
+    delay = 0.05
+    for attempt in range(attempts):
+        try:
+            return method(request, metadata=metadata)
+        except grpc.RpcError as exc:
+            if attempt == attempts - 1:
+                raise
+            wait = retry_delay(exc)
+            if wait is not None and wait <= MAX_RETRY_DELAY:
+                time.sleep(wait)
+                continue
+            if exc.code() not in RETRIED:
+                raise
+            time.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")

@@ -1,0 +1,200 @@
+"""The table of decision events (domain/model/decisions.py) and "a decision is applied once":
+every legal action round-trips through its event; the aggregate computes each step once in a
+command and once in a replay, and both give the same game."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import random
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from domain.model import Game, action_of
+from domain.model import game as game_module
+from domain.model.decisions import BY_NAME, DECISIONS, EVENT_PREFIX, event_name, record
+from domain.model.game import DECISION_EVENTS
+from domain.rules import (
+    DEFAULT,
+    Action,
+    DealState,
+    Phase,
+    actor,
+    legal_actions,
+    shuffle_from_seed,
+)
+from domain.rules import (
+    apply as rules_apply,
+)
+from domain.rules.actions import Claim
+from domain.rules.game import start_deal
+
+SEED = b"\x07" * 32
+BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
+
+
+def new_game(first_dealer: int = 0) -> Game:
+    game = Game._create(
+        Game.Created,
+        id=uuid.uuid4(),
+        seat=-1,
+        request_id="create",
+        players=["a", "b", "c"],
+        rules=DEFAULT.to_dict(),
+        league="",
+        seed_commitment="",
+        token_hashes=["", "", ""],
+        first_dealer=first_dealer,
+    )
+    game.deal_next(SEED, "create")
+    return game
+
+
+def choose(rng: random.Random, deal: DealState) -> Action:
+    """A random legal action; claims now and then, so claim events are covered too."""
+    legal = legal_actions(deal)
+    plain = [a for a in legal if not isinstance(a, Claim)]
+    if plain and rng.random() > 0.05:
+        return rng.choice(plain)
+    return rng.choice(legal)
+
+
+def walk(seed: int, deals: int = 6, game: Game | None = None) -> Iterator[tuple[Game, int, Action]]:
+    """A game played by random legal actions: the game before each action, the actor, the
+    action."""
+    rng = random.Random(seed)
+    game = game or new_game(first_dealer=seed % 3)
+    while not game.finished and game.state.deal_number <= deals:
+        deal = game.state.deal
+        assert deal is not None
+        action = choose(rng, deal)
+        yield game, actor(deal), action
+        game.act(actor(deal), action, f"r{game.version}", SEED)
+
+
+def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
+    cls: Any = DECISION_EVENTS[name]
+    return cls(
+        originator_id=uuid.uuid4(),
+        originator_version=2,
+        timestamp=datetime.datetime.now(datetime.UTC),
+        seat=seat,
+        request_id="r",
+        **fields,
+    )
+
+
+def test_the_table_and_the_event_classes_name_the_same_events() -> None:
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 16
+    for name, cls in DECISION_EVENTS.items():
+        assert EVENT_PREFIX + name == cls.TOPIC
+        assert getattr(Game, name) is cls
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
+    seen: Counter[str] = Counter()
+    for game, seat, _ in walk(seed):
+        deal = game.state.deal
+        assert deal is not None
+        for action in legal_actions(deal):
+            rows = [r for r in DECISIONS if r.kind is type(action) and r.fits(action, deal)]
+            assert len(rows) == 1, (action, deal.phase, [r.name for r in rows])
+            row, fields = record(action, deal)
+            assert row is rows[0]
+            event = event_of(row.name, seat, fields)
+            own = {f.name for f in dataclasses.fields(event)} - BASE_FIELDS
+            assert own == set(fields), row.name
+            assert action_of(event) == action
+            seen[row.name] += 1
+    assert seen["CardPlayed"] and seen["BidCalled"] and seen["AuctionPassed"]
+
+
+def test_every_decision_event_is_recorded_by_some_game() -> None:
+    seen: set[str] = set()
+    for seed in range(60):
+        for game, _, _ in walk(seed, deals=4):
+            seen.update(event_name(e) for e in game.pending_events)
+        if seen >= set(BY_NAME):
+            break
+    assert set(BY_NAME) - seen == set()
+
+
+class Counting:
+    """Counts the calls of the rules functions the aggregate uses."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: Counter[str] = Counter()
+        for name in ("apply", "start_deal", "finish_deal"):
+            monkeypatch.setattr(game_module, name, self._wrap(name, getattr(game_module, name)))
+
+    def _wrap(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    def take(self) -> Counter[str]:
+        calls, self.calls = self.calls, Counter()
+        return calls
+
+
+def test_a_command_computes_each_step_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    game = new_game()
+    counting = Counting(monkeypatch)
+    deals = 0
+    while deals < 5 and not game.finished:
+        deal = game.state.deal
+        assert deal is not None
+        action = choose(rng, deal)
+        game.act(actor(deal), action, f"r{game.version}", SEED)
+        calls = counting.take()
+        assert calls["apply"] == 1, calls
+        if len(game.deal_results) > deals:
+            deals += 1
+            assert calls["finish_deal"] == 1, calls
+            assert calls["start_deal"] == (0 if game.finished else 1), calls
+        else:
+            assert calls["finish_deal"] == 0 and calls["start_deal"] == 0, calls
+    assert deals == 5
+
+
+def test_a_replay_computes_each_step_once_and_gives_the_same_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    live = new_game()
+    for _ in walk(5, deals=4, game=live):
+        pass
+    events = live.collect_events()
+    names = [event_name(e) for e in events]
+    decisions = sum(name in BY_NAME for name in names)
+    dealt, scored = names.count("DealDealt"), names.count("DealScored")
+    counting = Counting(monkeypatch)
+    replayed: Any = None
+    for event in events:
+        replayed = event.mutate(replayed)
+    assert counting.take() == Counter(apply=decisions, start_deal=dealt, finish_deal=scored)
+    assert isinstance(replayed, Game)
+    assert replayed.state == live.state
+    assert replayed.requests == live.requests
+    assert replayed.deal_results == live.deal_results
+    assert replayed.chain_head == live.chain_head
+
+
+def test_a_computed_state_is_used_only_for_the_state_it_was_computed_from() -> None:
+    game = new_game()
+    deal = game.state.deal
+    assert deal is not None and deal.phase is Phase.BIDDING
+    stale = start_deal(game.state._replace(deal=None), shuffle_from_seed(SEED, 9))
+    game._outcome = game_module._Outcome(stale, stale)  # from another state: ignored
+    action = legal_actions(deal)[0]
+    row, fields = record(action, deal)
+    game.trigger_event(DECISION_EVENTS[row.name], seat=actor(deal), request_id="x", **fields)
+    assert game._outcome is None
+    assert game.state.deal == rules_apply(deal, action) and game.state.deal_number == 1
