@@ -29,7 +29,7 @@ from service.api.mapping import (
     parse_game_name,
     rules_from_proto,
     scoresheet_to_proto,
-    seat_view_to_proto,
+    seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.api.streams import Feed, GameStreams
@@ -233,7 +233,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        view = await self._read(game_id, lambda g: seat_view_to_proto(g, seat), request.min_version)
+        view = await self._read(game_id, lambda g: seat_view_cached(g, seat), request.min_version)
         return pb.GetSeatViewResponse(view=view)
 
     @refusing
@@ -251,7 +251,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 seat,
                 action,
                 request_id=request.request_id,
-                then=lambda g: seat_view_to_proto(g, seat),
+                then=lambda g: seat_view_cached(g, seat),
             )
         )
         if not result.replayed:

@@ -224,6 +224,23 @@ def _calls(calls: tuple[tuple[int, Action], ...]) -> list[pb.Call]:
     return [pb.Call(seat=s, call=str(a)) for s, a in calls]
 
 
+_VIEWS: LRUCache[tuple[uuid.UUID, int, int], pb.SeatView] = LRUCache(4096)
+_VIEWS_GUARD = threading.Lock()
+
+
+def seat_view_cached(game: Game, seat: int) -> pb.SeatView:
+    """``seat_view_to_proto``, built once per (game, version, seat) and kept in an LRU cache:
+    a version's view never changes. The message is shared: copy it before changing it."""
+    key = (game.id, game.version, seat)
+    with _VIEWS_GUARD:  # the thread pool's workers share it
+        view = _VIEWS.get(key)
+    if view is None:
+        view = seat_view_to_proto(game, seat)
+        with _VIEWS_GUARD:
+            _VIEWS[key] = view
+    return view
+
+
 def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     """What ``seat`` may see of the current deal now (every field from ``seat_view``)."""
     deal = game.state.deal

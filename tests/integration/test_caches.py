@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from projections import stats
+from service.api.mapping import seat_view_cached, seat_view_to_proto
 from service.app.application import PreferansApplication
+from tests.integration.helpers import create, play
 
 
 def test_a_hot_row_is_not_reloaded_while_other_rows_come_and_go(
@@ -54,3 +56,17 @@ def test_a_hot_row_is_not_reloaded_while_other_rows_come_and_go(
         c.execute("SELECT k, n FROM cache_test ORDER BY k")
         rows = dict(c.fetchall())
     assert rows == {"cold-a": 5, "cold-b": 5, "hot": 20, "x": 2, "y": 1, "z": 1}
+
+
+def test_seat_views_are_built_once_per_game_version_and_seat(app: PreferansApplication) -> None:
+    game_id = create(app).game_id
+    game = app.get_game(game_id)
+    first = [seat_view_cached(game, seat) for seat in range(3)]
+    again = [seat_view_cached(game, seat) for seat in range(3)]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert first == [seat_view_to_proto(game, seat) for seat in range(3)]
+    assert len({view.SerializeToString() for view in first}) == 3  # each seat its own
+    play(app, game_id, stop=lambda g: g.version > first[0].version)
+    game = app.get_game(game_id)
+    after = seat_view_cached(game, 0)
+    assert after is not first[0] and after == seat_view_to_proto(game, 0)
