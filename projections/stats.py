@@ -24,6 +24,8 @@ from fractions import Fraction
 from typing import Any
 from uuid import UUID
 
+from cachetools import LRUCache
+
 from domain.model.decisions import event_name
 from domain.rating import INITIAL_RATING, rate_game
 from domain.rules.bids import Bid, Strain
@@ -91,6 +93,11 @@ PLAYER_ORDERS = ("rating", "settlement_real", "games", "deals", "contracts_made"
 """The columns ``stats_players`` has an index for (the orders of a league's table)."""
 
 
+CACHED_ROWS = 20_000
+"""Rows (and settlements) kept in memory per table between batches, least recently used
+evicted first; rows changed in the current batch are kept until it is flushed."""
+
+
 class _Table:
     """Rows of one table held in memory by key: loaded on first use, upserted in ``flush``."""
 
@@ -108,8 +115,9 @@ class _Table:
         self.columns = columns
         """Column name → SQL type, keys included."""
         self.defaults = defaults
-        self.rows: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.dirty: set[tuple[Any, ...]] = set()
+        self.rows: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(CACHED_ROWS)
+        self.dirty: dict[tuple[Any, ...], dict[str, Any]] = {}
+        """The rows changed since the last flush (kept even if ``rows`` evicts them)."""
 
     def create(self, c: Cursor) -> None:
         cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
@@ -120,7 +128,9 @@ class _Table:
     def get(self, *key: Any, write: bool = True) -> dict[str, Any]:
         """The row (to change in place unless ``write`` is false): from memory, else from the
         table, else a new row."""
-        row = self.rows.get(key)
+        row = self.dirty.get(key)
+        if row is None:
+            row = self.rows.get(key)
         if row is None:
             names = list(self.columns)
             where = " AND ".join(f"{k} = ?" for k in self.keys)
@@ -134,7 +144,7 @@ class _Table:
                 row = dict(zip(names, found, strict=True))
             self.rows[key] = row
         if write:
-            self.dirty.add(key)
+            self.dirty[key] = row
         return row
 
     def flush(self, c: Cursor) -> None:
@@ -146,11 +156,9 @@ class _Table:
             f"INSERT INTO {self.name} ({', '.join(names)}) VALUES "
             f"({', '.join('?' for _ in names)}) ON CONFLICT ({', '.join(self.keys)}) "
             f"DO UPDATE SET {updates}",
-            [[self.rows[key][n] for n in names] for key in sorted(self.dirty)],
+            [[self.dirty[key][n] for n in names] for key in sorted(self.dirty)],
         )
         self.dirty.clear()
-        if len(self.rows) > 20000:
-            self.rows.clear()
 
     def clear(self) -> None:
         self.rows.clear()
@@ -243,8 +251,10 @@ class Stats:
         """New rows of ``stats_results`` (one per player of each finished game)."""
         self._result_updates: list[tuple[Any, ...]] = []
         """Changed results of ``stats_results`` rows (after a ruling)."""
-        self._settled: dict[str, list[Fraction]] = {}
-        """Each finished game's current settlement (loaded from ``stats_results``)."""
+        self._settled: LRUCache[str, list[Fraction]] = LRUCache(CACHED_ROWS)
+        """Finished games' current settlements (loaded from ``stats_results``)."""
+        self._settling: dict[str, list[Fraction]] = {}
+        """Settlements changed in this batch, until ``flush`` has written them."""
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -372,7 +382,7 @@ class Stats:
                     after[seat],
                 )
             )
-        self._settled[str(game_id)] = results
+        self._settling[str(game_id)] = results
         for i in range(len(players)):
             for j in range(i + 1, len(players)):
                 a, b = (i, j) if players[i] < players[j] else (j, i)
@@ -383,7 +393,7 @@ class Stats:
                 pair[_outcome(results[a], results[b])] += 1
 
     def _settlement_of(self, game_id: str) -> list[Fraction]:
-        settled = self._settled.get(game_id)
+        settled = self._settling.get(game_id) or self._settled.get(game_id)
         if settled is None:
             with self.db.reading() as c:
                 c.execute(
@@ -420,7 +430,7 @@ class Stats:
                 add_fraction(pair, "b", after[b] - before[b])
                 pair[_outcome(before[a], before[b])] -= 1
                 pair[_outcome(after[a], after[b])] += 1
-        self._settled[game_id] = after
+        self._settling[game_id] = after
 
     # -- writing --------------------------------------------------------------------------
 
@@ -442,8 +452,8 @@ class Stats:
                 self._result_updates,
             )
             self._result_updates.clear()
-        if len(self._settled) > 20000:
-            self._settled.clear()
+        self._settled.update(self._settling)
+        self._settling.clear()
 
     def reset(self) -> None:
         for table in (self.games, self.players, self.leagues, self.pairs):
@@ -451,6 +461,7 @@ class Stats:
         self._results.clear()
         self._result_updates.clear()
         self._settled.clear()
+        self._settling.clear()
 
 
 _WHIST_COLUMNS = {

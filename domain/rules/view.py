@@ -80,19 +80,29 @@ def visible_mask(state: DealState, viewer: int) -> int:
     return mask
 
 
+def visible_cards(
+    state: DealState, viewer: int
+) -> tuple[tuple[int | None, ...], tuple[int | None, int | None]]:
+    """The hands (``None`` where hidden) and talon cards ``viewer`` may see now: the part of
+    ``seat_view`` that says what is revealed, without the rest of the view."""
+    hands = tuple(
+        state.play.hands[s] if _hand_visible(state, viewer, s) else None
+        for s in range(state.players)
+    )
+    talon = (
+        state.talon[0] if _talon_visible(state, 0) else None,
+        state.talon[1] if _talon_visible(state, 1) else None,
+    )
+    return hands, talon
+
+
 def seat_view(state: DealState, seat: int) -> SeatView:
     """The deal as ``seat`` sees it now."""
     from domain.rules.engine import actor, legal_actions
 
     who = actor(state) if state.phase is not Phase.SCORED else -1
     over = state.phase is Phase.SCORED
-    hands = tuple(
-        state.play.hands[s] if _hand_visible(state, seat, s) else None for s in range(state.players)
-    )
-    talon = (
-        state.talon[0] if _talon_visible(state, 0) else None,
-        state.talon[1] if _talon_visible(state, 1) else None,
-    )
+    hands, talon = visible_cards(state, seat)
     return SeatView(
         seat=seat,
         dealer=state.dealer,

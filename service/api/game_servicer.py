@@ -24,16 +24,15 @@ from projections.runner import ProjectionWorker
 from service.api.auth import caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.mapping import (
-    Visibility,
     action_from_proto,
     game_to_proto,
     parse_game_name,
     rules_from_proto,
     scoresheet_to_proto,
-    seat_view_to_proto,
-    watch_message,
+    seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.streams import Feed, GameStreams
 from service.app import validation
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub
@@ -104,6 +103,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub = hub
         self.projections = projections
         self.page_tokens = page_tokens or PageTokens.random()
+        self.streams = GameStreams(app, executor, hub)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -233,7 +233,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        view = await self._read(game_id, lambda g: seat_view_to_proto(g, seat), request.min_version)
+        view = await self._read(game_id, lambda g: seat_view_cached(g, seat), request.min_version)
         return pb.GetSeatViewResponse(view=view)
 
     @refusing
@@ -251,7 +251,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 seat,
                 action,
                 request_id=request.request_id,
-                then=lambda g: seat_view_to_proto(g, seat),
+                then=lambda g: seat_view_cached(g, seat),
             )
         )
         if not result.replayed:
@@ -299,15 +299,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 raise BadInput(
                     "from_version", f"from_version must be 0 to {current.version} (the latest)"
                 )
-            replica: Game | None = (
-                None if last == 0 else await self._run(self.app.game_at, game_id, last)
-            )
+            feed = await self.streams.open(game_id, last)
         except Exception as exc:
             await self._fail(context, exc)
             raise
-        wake = self.hub.register(game_id)
         try:
-            following = self._follow(context, game_id, seat, heartbeat, last, replica, wake)
+            following = self._follow(context, feed, seat, heartbeat, last)
             async with contextlib.aclosing(following):
                 async for message in following:
                     yield message
@@ -317,20 +314,19 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             await self._fail(context, exc)
             raise
         finally:
-            self.hub.unregister(game_id, wake)
+            self.streams.close(feed)
 
     async def _follow(
         self,
         context: grpc.aio.ServicerContext[Any, Any],
-        game_id: uuid.UUID,
+        feed: Feed,
         seat: int,
         heartbeat: int,
         last: int,
-        replica: Game | None,
-        wake: asyncio.Event,
     ) -> AsyncGenerator[pb.WatchGameResponse, None]:
-        """WatchGame's loop: the game's events after ``last`` as the seat may see them, and a
-        heartbeat after ``heartbeat`` quiet seconds, until the server stops."""
+        """WatchGame's loop: the game's events after ``last`` as the seat may see them (the
+        feed's shared messages, ``service.api.streams``), and a heartbeat after ``heartbeat`` quiet
+        seconds, until the server stops."""
         quiet_since = time.monotonic()
         while True:
             if self.hub.closing:
@@ -338,22 +334,22 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                     grpc.StatusCode.UNAVAILABLE,
                     f"the server is stopping: resume from version {last}",
                 )
-            wake.clear()
-            events = await self._run(self.app.game_events, game_id, last)
-            for event in events:
-                before = Visibility(replica, seat)
-                deal_before = replica.state.deal if replica is not None else None
-                replica = event.mutate(replica)
-                assert replica is not None
-                yield watch_message(event, before, deal_before, replica, seat)
-                last = event.originator_version
+            changed = feed.changed
+            batch = await self.streams.messages(feed, last, seat)
+            if batch:
+                for message in batch:
+                    yield message
+                last = batch[-1].version
                 quiet_since = time.monotonic()
-            if time.monotonic() - quiet_since >= heartbeat:
+                continue
+            wait = heartbeat - (time.monotonic() - quiet_since)
+            if wait <= 0:
                 yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
                 quiet_since = time.monotonic()
-            timeout = min(SAFETY_POLL_SECONDS, heartbeat)
+                continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout=timeout)
+                async with asyncio.timeout(wait):
+                    await changed.wait()
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)

@@ -10,9 +10,12 @@ splitting it by message would scatter the redaction it has to keep in one view.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
+from cachetools import LRUCache
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
@@ -52,7 +55,7 @@ from domain.rules import (
 from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
-from domain.rules.view import SeatView
+from domain.rules.view import SeatView, visible_cards
 from service.api.errors import BadInput
 from service.app import validation
 from service.app.rule_options import check_options, check_rule_set, parse_options_json
@@ -224,6 +227,23 @@ def _calls(calls: tuple[tuple[int, Action], ...]) -> list[pb.Call]:
     return [pb.Call(seat=s, call=str(a)) for s, a in calls]
 
 
+_VIEWS: LRUCache[tuple[uuid.UUID, int, int], pb.SeatView] = LRUCache(4096)
+_VIEWS_GUARD = threading.Lock()
+
+
+def seat_view_cached(game: Game, seat: int) -> pb.SeatView:
+    """``seat_view_to_proto``, built once per (game, version, seat) and kept in an LRU cache:
+    a version's view never changes. The message is shared: copy it before changing it."""
+    key = (game.id, game.version, seat)
+    with _VIEWS_GUARD:  # the thread pool's workers share it
+        view = _VIEWS.get(key)
+    if view is None:
+        view = seat_view_to_proto(game, seat)
+        with _VIEWS_GUARD:
+            _VIEWS[key] = view
+    return view
+
+
 def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     """What ``seat`` may see of the current deal now (every field from ``seat_view``)."""
     deal = game.state.deal
@@ -306,17 +326,19 @@ def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:
     ]
 
 
-_FINISHED: dict[tuple[uuid.UUID, int], pb.DealScoredEvent] = {}
+_FINISHED: LRUCache[tuple[uuid.UUID, int], pb.DealScoredEvent] = LRUCache(4096)
+_FINISHED_GUARD = threading.Lock()
 
 
 def _finished_deal(game_id: uuid.UUID, number: int, game: Game) -> pb.DealScoredEvent:
     """A finished deal never changes: build its message once per game and deal."""
     key = (game_id, number)
-    message = _FINISHED.get(key)
+    with _FINISHED_GUARD:  # the thread pool's workers share it
+        message = _FINISHED.get(key)
     if message is None:
-        if len(_FINISHED) > 4096:
-            _FINISHED.clear()
-        message = _FINISHED[key] = deal_result_to_proto(game.deal_results[number - 1])
+        message = deal_result_to_proto(game.deal_results[number - 1])
+        with _FINISHED_GUARD:
+            _FINISHED[key] = message
     return message
 
 
@@ -412,29 +434,64 @@ def adjustment_from_proto(rows: Any, players: int = 3) -> dict[str, Any] | None:
 
 
 class Visibility:
-    """What a seat could see of the game just before an event (to tell what is new)."""
+    """What a seat can see of the game at one moment (to tell what an event revealed)."""
 
     __slots__ = ("deal_number", "hands", "talon")
 
     def __init__(self, game: Game | None, seat: int) -> None:
         self.deal_number = -1
-        self.hands: frozenset[int] = frozenset()
+        self.hands: dict[int, int] = {}
+        """Each visible hand (the seat's own included): seat → cards."""
         self.talon: frozenset[int] = frozenset()
         deal = None if game is None else game.state.deal
         if game is None or deal is None:
             return
         self.deal_number = game.state.deal_number
-        view = seat_view(deal, seat)
-        self.hands = frozenset(s for s, h in enumerate(view.hands) if h is not None)
-        self.talon = frozenset(c for c in view.talon if c is not None)
+        hands, talon = visible_cards(deal, seat)
+        self.hands = {s: h for s, h in enumerate(hands) if h is not None}
+        self.talon = frozenset(c for c in talon if c is not None)
 
 
 def watch_message(
-    event: Any, before: Visibility, deal_before: DealState | None, game: Game, seat: int
+    event: Any,
+    before: Visibility,
+    deal_before: DealState | None,
+    game: Game,
+    seat: int,
+    after: Visibility | None = None,
 ) -> pb.WatchGameResponse:
     """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
-    were taken just before the event was applied to ``game``."""
+    were taken just before the event was applied to ``game``; ``after`` (the seat's
+    ``Visibility`` of ``game``, computed here when not given) just after."""
+    if after is None:
+        after = Visibility(game, seat)
+    public, secret = _public_part(event, deal_before, game)
+    return _for_seat(public, secret, seat, before, after, game)
+
+
+def watch_messages(
+    event: Any,
+    before: Sequence[Visibility],
+    deal_before: DealState | None,
+    game: Game,
+    after: Sequence[Visibility],
+) -> tuple[pb.WatchGameResponse, ...]:
+    """``watch_message`` for every seat at once (``before[seat]``, ``after[seat]``): what all
+    seats see of the event is built once, then each seat's own part."""
+    public, secret = _public_part(event, deal_before, game)
+    return tuple(
+        _for_seat(public, secret, seat, before[seat], after[seat], game)
+        for seat in range(len(after))
+    )
+
+
+def _public_part(
+    event: Any, deal_before: DealState | None, game: Game
+) -> tuple[pb.WatchGameResponse, tuple[int, pb.Action] | None]:
+    """What every seat sees of ``event`` (a discard without its cards), and for a discard the
+    declarer's seat and the action with its cards (only the declarer sees them)."""
     name = event_name(event)
+    secret: tuple[int, pb.Action] | None = None
     out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
     if name == "GameCreated":
         out.game_created.CopyFrom(
@@ -450,14 +507,14 @@ def watch_message(
         out.deal_dealt.CopyFrom(pb.DealDealtEvent(deal_number=event.number, dealer=event.dealer))
     elif (action := action_of(event)) is not None:
         hand = deal_before.to_act if deal_before is not None else event.seat
-        declarer = deal_before.declarer if deal_before is not None else -1
         out.action.CopyFrom(
             pb.ActionEvent(
-                seat=hand,
-                actor=event.seat,
-                action=action_to_proto(action, hide_cards=seat != declarer),
+                seat=hand, actor=event.seat, action=action_to_proto(action, hide_cards=True)
             )
         )
+        if isinstance(action, Discard):
+            declarer = deal_before.declarer if deal_before is not None else -1
+            secret = (declarer, action_to_proto(action))
     elif name == "DealScored":
         # The game after the event keeps the finished deal with every card (all public now).
         out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
@@ -469,17 +526,29 @@ def watch_message(
         out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
     elif name == "RulingRecorded":
         out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
-    # What became visible with this event (own hand when dealt, opened hands, talon cards).
+    return out, secret
+
+
+def _for_seat(
+    public: pb.WatchGameResponse,
+    secret: tuple[int, pb.Action] | None,
+    seat: int,
+    before: Visibility,
+    after: Visibility,
+    game: Game,
+) -> pb.WatchGameResponse:
+    """``public`` with what only ``seat`` sees: its discard's cards (the declarer), and what
+    became visible to it with this event (own hand when dealt, opened hands, talon cards)."""
+    out = pb.WatchGameResponse()
+    out.CopyFrom(public)
+    if secret is not None and secret[0] == seat:
+        out.action.action.CopyFrom(secret[1])
     deal = game.state.deal
-    if deal is not None and name != "DealScored":
-        after = Visibility(game, seat)
+    if deal is not None and not out.HasField("deal_scored"):
         fresh_deal = after.deal_number != before.deal_number
-        hands = after.hands if fresh_deal else after.hands - before.hands
+        for s in sorted(after.hands):
+            if fresh_deal or s not in before.hands:
+                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         talon = after.talon if fresh_deal else after.talon - before.talon
-        view = seat_view(deal, seat)
-        for s in sorted(hands):
-            mask = view.hands[s]
-            assert mask is not None
-            out.revealed.append(pb.SeatCards(seat=s, cards=_cards(mask)))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out

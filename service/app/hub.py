@@ -4,8 +4,9 @@ Watchers (``WatchGame`` streams) wait on a per-game ``asyncio.Event``. Commands 
 process wake the game's watchers at once; on PostgreSQL one background thread follows the
 store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription) so that events
 written by other replicas wake them too; on SQLite the thread polls the file for other
-processes' writes (``SqliteChanges``). Watchers also re-read the store on every heartbeat
-tick, so a lost notification delays an update by at most one tick; it is never lost.
+processes' writes (``SqliteChanges``). Each watched game's feed (``service.api.streams``, one per
+game and process) also re-reads the store every second, so a lost notification delays an update
+by at most that long; it is never lost.
 """
 
 from __future__ import annotations

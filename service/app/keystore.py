@@ -16,6 +16,8 @@ import threading
 import time
 import uuid
 
+from cachetools import LRUCache
+
 from projections.db import Database
 
 LEGACY_TABLE = "preferans_secrets"
@@ -61,7 +63,7 @@ class Revocations:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._cache: dict[uuid.UUID, tuple[float, dict[int, int]]] = {}
+        self._cache: LRUCache[uuid.UUID, tuple[float, dict[int, int]]] = LRUCache(_CACHE_LIMIT)
         self._guard = threading.Lock()
         with db.transaction() as c:
             c.execute(
@@ -105,7 +107,5 @@ class Revocations:
             )
             rows = {int(seat): int(moment) for seat, moment in c.fetchall()}
         with self._guard:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
             self._cache[game_id] = (time.monotonic(), rows)
         return rows

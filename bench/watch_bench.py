@@ -1,0 +1,508 @@
+"""WatchGame benchmark: server CPU to resume a long game's stream, and to fan one game's events
+out to many watchers, each with a no-op ``grpc.aio`` baseline measured in the same run (see
+/work/shared/BENCHMARKS.md).
+
+Run: ``.venv/bin/python bench/watch_bench.py`` (a temporary SQLite store; ``--store URL`` for
+another). The game server runs in its OWN process (``python -m service.cli serve
+--no-projections``, per-caller limits off); its CPU time (user + system, all threads, from
+``/proc``) is read around each measured window. The client is this process (``grpc.aio``).
+
+A. Resume: ``--games`` games are played through the server to at least ``--events`` events each.
+   "cold": the first ``WatchGame`` from version 0 of each game (nothing built yet in the server);
+   "warm": ``--repeat`` further resumes from version 0 of one game (its feed is built). Each
+   reads every message up to the game's version, then closes. Baseline: a no-op server that
+   streams the same number of messages of the same sizes (pre-built bytes) per call.
+B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats and over
+   channels of at most 50 streams, follow one game from its current version while ``--steps``
+   commands are sent (each waits until every watcher has the new versions). Server CPU per
+   event, for W watchers against one. Baseline: a no-op server with ``W`` streams, each "event"
+   is one unary call that pushes a pre-built message of the same size to every stream.
+
+C. In process, no transport: the same work on a ``PreferansApplication`` (a temporary SQLite
+   store) and ``service.api.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
+   version 0 (read and build every message), a warm one (the messages a watcher takes from the
+   feed), and the first watch in a process from the current version (a copy of the game) and
+   from 20 versions back (one ``game_at`` replay from the store).
+
+No timing assertions: the numbers are printed, ratios against the same-run baselines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from service.api.server import KEEPALIVE_OPTIONS
+from service.app.keys import new_key_line
+from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import game_pb2_grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grpc_bench import ServerProcess, cpu_seconds, spawn, wait_serving  # a sibling script
+
+NOOP_SERVICE = "bench.NoopWatch"
+STREAMS_PER_CHANNEL = 50
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def x(value: float, base: float) -> str:
+    """``value / base`` (``n/a`` when the base is below the clock's resolution)."""
+    return f"{value / base:.2f}" if base > 0 else "n/a"
+
+
+# ---------------------------------------------------------------------------------------------
+# servers
+
+
+def game_server(store: str, keys: str) -> ServerProcess:
+    os.environ["PREF_KEYS"] = keys
+    argv = [
+        *(sys.executable, "-m", "service.cli", "serve", "--store", store),
+        *("--host", "127.0.0.1", "--port", "{port}", "--log-level", "warning"),
+        "--no-projections",
+        *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
+        *("--watch-streams", "0"),
+    ]
+    return spawn("game server", argv)
+
+
+def noop_server(sizes: list[int]) -> ServerProcess:
+    argv = [sys.executable, str(Path(__file__).resolve()), "--serve-noop", "{port}"]
+    argv += ["--sizes", ",".join(str(s) for s in sizes)]
+    return spawn("no-op server", argv)
+
+
+async def serve_noop(port: int, sizes: list[int]) -> None:
+    """The no-op server (a child process): ``Replay`` streams one pre-built message of each
+    size; ``Follow`` streams whatever ``Publish`` pushes to every follower."""
+    messages = [os.urandom(size) for size in sizes]
+    followers: set[asyncio.Queue[bytes]] = set()
+
+    async def replay(request: bytes, context: Any) -> AsyncIterator[bytes]:
+        for message in messages:
+            yield message
+
+    async def follow(request: bytes, context: Any) -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[bytes] = asyncio.Queue()
+        followers.add(queue)
+        try:
+            yield b""  # subscribed
+            while True:
+                yield await queue.get()
+        finally:
+            followers.discard(queue)
+
+    async def publish(request: bytes, context: Any) -> bytes:
+        message = messages[len(request) % len(messages)]
+        for queue in followers:
+            queue.put_nowait(message)
+        return b""
+
+    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
+    handler = grpc.method_handlers_generic_handler(
+        NOOP_SERVICE,
+        {
+            "Replay": grpc.unary_stream_rpc_method_handler(replay),
+            "Follow": grpc.unary_stream_rpc_method_handler(follow),
+            "Publish": grpc.unary_unary_rpc_method_handler(publish),
+        },
+    )
+    server.add_generic_rpc_handlers((handler,))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(1.0)
+
+
+@contextlib.asynccontextmanager
+async def running(server: ServerProcess) -> AsyncIterator[ServerProcess]:
+    try:
+        await wait_serving(server)
+        yield server
+    finally:
+        server.stop()
+
+
+def channel(target: str) -> grpc.aio.Channel:
+    """A channel with its own connection (channels with equal arguments share one otherwise,
+    and the server allows 100 concurrent streams per connection)."""
+    options = [*KEEPALIVE_OPTIONS, ("grpc.use_local_subchannel_pool", 1)]
+    return grpc.aio.insecure_channel(target, options=options)
+
+
+# ---------------------------------------------------------------------------------------------
+# the game side
+
+
+class Player:
+    """Plays one game through the server: a seeded random legal (non-claim) action each step."""
+
+    def __init__(self, stub: game_pb2_grpc.GameServiceAsyncStub, seed: int) -> None:
+        self.stub = stub
+        self.rng = random.Random(seed)
+        self.name = ""
+        self.tokens: list[tuple[tuple[str, str], ...]] = []
+        self.version = 0
+
+    async def create(self, tag: str) -> None:
+        created = await self.stub.CreateGame(
+            pb.CreateGameRequest(
+                players=[pb.Player(player_id=f"{tag}-{s}") for s in range(3)],
+                rules=pb.RuleSet(name="default", pool_target=200),
+                request_id=f"create-{tag}",
+            )
+        )
+        self.name = created.game.name
+        self.tokens = [(("authorization", f"Bearer {t}"),) for t in created.seat_tokens]
+        self.version = created.game.version
+
+    async def step(self) -> None:
+        reply = await self.stub.GetSeatView(
+            pb.GetSeatViewRequest(name=self.name, min_version=self.version),
+            metadata=self.tokens[0],
+        )
+        view = reply.view
+        if view.actor < 0:
+            raise RuntimeError("the game ended: raise the pool target")
+        if view.actor != 0:
+            view = (
+                await self.stub.GetSeatView(
+                    pb.GetSeatViewRequest(name=self.name, min_version=self.version),
+                    metadata=self.tokens[view.actor],
+                )
+            ).view
+        legal = [a for a in view.legal if a.WhichOneof("kind") != "claim"]
+        answer = await self.stub.SubmitAction(
+            pb.SubmitActionRequest(
+                name=self.name,
+                action=self.rng.choice(legal),
+                request_id=f"{self.name}-{self.version}",
+            ),
+            metadata=self.tokens[view.actor],
+        )
+        self.version = answer.version
+
+    async def play_to(self, events: int) -> None:
+        while self.version < events:
+            await self.step()
+
+
+async def read_stream(call: Any, until: int) -> list[int]:
+    """Read a WatchGame stream until ``until``; the serialized sizes of its messages."""
+    sizes = []
+    async for message in call:
+        if message.HasField("heartbeat"):
+            continue
+        sizes.append(message.ByteSize())
+        if message.version >= until:
+            break
+    call.cancel()
+    return sizes
+
+
+async def resume(stub: Any, player: Player, seat: int = 0) -> list[int]:
+    call = stub.WatchGame(
+        pb.WatchGameRequest(name=player.name, from_version=0, heartbeat_seconds=300),
+        metadata=player.tokens[seat],
+    )
+    return await read_stream(call, player.version)
+
+
+def per_call(server: ServerProcess, before: float, calls: int) -> float:
+    return (cpu_seconds(server.process.pid) - before) / calls * 1000
+
+
+async def resume_runs(
+    args: argparse.Namespace, target: str, server: ServerProcess
+) -> dict[str, Any]:
+    async with channel(target) as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        players = [Player(stub, seed) for seed in range(args.games)]
+        for index, player in enumerate(players):
+            await player.create(f"{args.run}-g{index}")
+            await player.play_to(args.events)
+            say(f"played game {index + 1}: {player.version} events")
+        await asyncio.sleep(1.0)
+        before = cpu_seconds(server.process.pid)
+        for player in players:
+            sizes = await resume(stub, player)
+        cold = per_call(server, before, len(players))
+        say("cold resumes done")
+        events = players[-1].version
+        before = cpu_seconds(server.process.pid)
+        for _ in range(args.repeat):
+            sizes = await resume(stub, players[-1])
+        warm = per_call(server, before, args.repeat)
+        assert len(sizes) == events
+        before = cpu_seconds(server.process.pid)
+        await asyncio.sleep(2.0)
+        idle = (cpu_seconds(server.process.pid) - before) / 2.0 * 1000
+    return {"cold": cold, "warm": warm, "events": events, "sizes": sizes, "idle": idle}
+
+
+async def noop_resume(args: argparse.Namespace, sizes: list[int]) -> float:
+    async with running(noop_server(sizes)) as server, channel(server.target) as ch:
+        replay: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = ch.unary_stream(
+            f"/{NOOP_SERVICE}/Replay"
+        )
+        for _ in range(2):  # warm up
+            async for _message in replay(b""):
+                pass
+        before = cpu_seconds(server.process.pid)
+        for _ in range(args.repeat):
+            async for _message in replay(b""):
+                pass
+        return per_call(server, before, args.repeat)
+
+
+class Watchers:
+    """``count`` open WatchGame streams (from ``version``), counting what each received."""
+
+    def __init__(self, channels: list[grpc.aio.Channel], player: Player, count: int) -> None:
+        self.seen = [player.version] * count
+        self.changed = asyncio.Event()
+        self.tasks = []
+        for index in range(count):
+            stub = game_pb2_grpc.GameServiceStub(channels[index // STREAMS_PER_CHANNEL])
+            call = stub.WatchGame(
+                pb.WatchGameRequest(
+                    name=player.name, from_version=player.version, heartbeat_seconds=300
+                ),
+                metadata=player.tokens[index % 3],
+            )
+            self.tasks.append(asyncio.create_task(self._read(index, call)))
+
+    async def _read(self, index: int, call: Any) -> None:
+        async for message in call:
+            if not message.HasField("heartbeat"):
+                self.seen[index] = message.version
+                self.changed.set()
+
+    async def reach(self, version: int) -> None:
+        async with asyncio.timeout(120):
+            while min(self.seen) < version:
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def fanout_run(
+    args: argparse.Namespace, target: str, server: ServerProcess, count: int
+) -> float:
+    """Server CPU (ms) per event with ``count`` watchers of one game."""
+    channels = [channel(target) for _ in range((count - 1) // STREAMS_PER_CHANNEL + 1)]
+    try:
+        stub = game_pb2_grpc.GameServiceStub(channels[0])
+        player = Player(stub, count)
+        await player.create(f"{args.run}-w{count}")
+        await player.play_to(5)
+        watchers = Watchers(channels, player, count)
+        say(f"{count} watchers opening")
+        await asyncio.sleep(1.0 + count / 500)  # every stream open and waiting
+        await player.step()
+        await watchers.reach(player.version)
+        start, before = player.version, cpu_seconds(server.process.pid)
+        for _ in range(args.steps):
+            await player.step()
+            await watchers.reach(player.version)
+        events = player.version - start
+        used = (cpu_seconds(server.process.pid) - before) / events * 1000
+        await watchers.close()
+        return used
+    finally:
+        for ch in channels:
+            await ch.close()
+
+
+async def noop_fanout(args: argparse.Namespace, size: int, count: int) -> float:
+    async with running(noop_server([size])) as server:
+        channels = [channel(server.target) for _ in range((count - 1) // STREAMS_PER_CHANNEL + 1)]
+        seen = [0] * count
+        changed = asyncio.Event()
+
+        async def read(index: int) -> None:
+            follow: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channels[
+                index // STREAMS_PER_CHANNEL
+            ].unary_stream(f"/{NOOP_SERVICE}/Follow")
+            async for _message in follow(b""):
+                seen[index] += 1
+                changed.set()
+
+        tasks = [asyncio.create_task(read(i)) for i in range(count)]
+        publish: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channels[0].unary_unary(
+            f"/{NOOP_SERVICE}/Publish"
+        )
+
+        async def event(n: int) -> None:
+            await publish(b"")
+            async with asyncio.timeout(120):
+                while min(seen) < n + 1:
+                    changed.clear()
+                    await changed.wait()
+
+        async with asyncio.timeout(120):
+            while min(seen) < 1:
+                changed.clear()
+                await changed.wait()
+        await event(1)
+        before = cpu_seconds(server.process.pid)
+        for n in range(2, 2 + args.steps):
+            await event(n)
+        used: float = (cpu_seconds(server.process.pid) - before) / args.steps * 1000
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for ch in channels:
+            await ch.close()
+        return used
+
+
+async def in_process(args: argparse.Namespace, scratch: str) -> dict[str, float]:
+    """Section C (see the module's docstring): CPU ms of each resume, without gRPC."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from domain.bots import make_bot
+    from domain.rules import RuleSet, actor, seat_view
+    from service.api.streams import Feed, GameStreams
+    from service.app.application import PreferansApplication
+    from service.app.config import sqlite_store
+    from service.app.hub import EventHub
+
+    env = dict(sqlite_store(f"{scratch}/in_process.sqlite").env, PREF_KEYS=new_key_line())
+    app = PreferansApplication(env)
+    bot = make_bot()
+    game_id = app.create_game(["a", "b", "c"], "c", rules=RuleSet(pool_target=200)).game_id
+    while (game := app.get_game(game_id)).version < args.events:
+        assert game.deal is not None
+        seat = actor(game.deal)
+        app.act(game_id, seat, bot(seat_view(game.deal, seat)), f"r{game.version}")
+    version = app.get_game(game_id).version
+    found: dict[str, float] = {"events": version}
+
+    async def until(feed: Feed) -> None:
+        while feed.version < version:
+            await feed.changed.wait()
+
+    hub = EventHub()
+    hub.bind(asyncio.get_running_loop())
+    with ThreadPoolExecutor(4) as executor:
+        streams = GameStreams(app, executor, hub)
+        start = time.process_time()
+        feed = await streams.open(game_id, 0)
+        await until(feed)
+        got = await streams.messages(feed, 0, 0)
+        found["cold, from 0"] = (time.process_time() - start) * 1000
+        streams.close(feed)
+        start = time.process_time()
+        for _ in range(args.repeat):
+            feed = await streams.open(game_id, 0)
+            got = await streams.messages(feed, 0, 0)
+            streams.close(feed)
+        found["warm, from 0"] = (time.process_time() - start) * 1000 / args.repeat
+        for label, back in (
+            ("the current version (a copy of the game)", 0),
+            ("20 versions back (a replay from the store)", 20),
+        ):
+            streams = GameStreams(app, executor, hub)
+            start = time.process_time()
+            feed = await streams.open(game_id, version - back)
+            await until(feed)
+            tail = await streams.messages(feed, version - back, 0)
+            found[f"cold, from {label}"] = (time.process_time() - start) * 1000
+            assert len(tail) == back
+            streams.close(feed)
+        assert len(got) == version
+    hub.stop()
+    app.close()
+    return found
+
+
+async def main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="watch_bench_") as scratch:
+        store = args.store or f"sqlite:///{scratch}/events.sqlite"
+        say(f"# watch_bench: {args.games} games of >= {args.events} events, store {store}")
+        async with running(game_server(store, new_key_line())) as server:
+            found = await resume_runs(args, server.target, server)
+            fan = {n: await fanout_run(args, server.target, server, n) for n in (1, args.watchers)}
+        sizes = found["sizes"]
+        noop = await noop_resume(args, sizes)
+        mean = sum(sizes) // len(sizes)
+        noop_fan = {n: await noop_fanout(args, mean, n) for n in (1, args.watchers)}
+        local = await in_process(args, scratch)
+    events = found["events"]
+    say(f"\n## A. Resume a {events}-event game from version 0 (server CPU per resume)")
+    say(f"messages: {len(sizes)}, mean {mean} B; server idle CPU {found['idle']:.2f} ms/s")
+    say("| | server CPU ms | x no-op stream of the same messages |")
+    say("|---|---:|---:|")
+    say(f"| no-op grpc.aio stream (baseline) | {noop:.1f} | 1.00 |")
+    say(f"| pref serve, warm (feed built) | {found['warm']:.1f} | {x(found['warm'], noop)} |")
+    say(f"| pref serve, cold (first watch) | {found['cold']:.1f} | {x(found['cold'], noop)} |")
+    w = args.watchers
+    say(f"\n## B. Fan-out: server CPU per event, {w} watchers against 1 ({args.steps} events)")
+    say("| | 1 watcher ms/event | " + f"{w} watchers ms/event | ratio | per message, x 1 |")
+    say("|---|---:|---:|---:|---:|")
+    for label, runs in (("no-op grpc.aio (baseline)", noop_fan), ("pref serve", fan)):
+        one, many = runs[1], runs[w]
+        say(f"| {label} | {one:.2f} | {many:.1f} | {x(many, one)} | {x(many / w, one)} |")
+    extra = (fan[w] - fan[1]) / (w - 1)
+    noop_extra = (noop_fan[w] - noop_fan[1]) / (w - 1)
+    say(
+        f"each extra watcher costs {extra * 1000:.1f} us of server CPU per event "
+        f"(no-op baseline {noop_extra * 1000:.1f} us: x{x(extra, noop_extra)})"
+    )
+
+    say(f"\n## C. In process, no transport: a {local.pop('events'):.0f}-event game")
+    say("| resume | CPU ms |")
+    say("|---|---:|")
+    for label, value in local.items():
+        say(f"| {label} | {value:.2f} |")
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--store", default=None, help="the game server's store (default: temp)")
+    parser.add_argument("--games", type=int, default=3, help="games for the cold resumes")
+    parser.add_argument("--events", type=int, default=1000, help="events per game (at least)")
+    parser.add_argument("--repeat", type=int, default=20, help="warm resumes")
+    parser.add_argument("--watchers", type=int, default=1000, help="watchers of one game")
+    parser.add_argument("--steps", type=int, default=30, help="commands in the fan-out runs")
+    parser.add_argument("--serve-noop", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.run = f"{int(time.time())}"
+    return args
+
+
+if __name__ == "__main__":
+    arguments = parse()
+    if arguments.serve_noop is not None:
+        asyncio.run(serve_noop(arguments.serve_noop, [int(s) for s in arguments.sizes.split(",")]))
+    else:
+        asyncio.run(main(arguments))

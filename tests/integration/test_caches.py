@@ -1,0 +1,72 @@
+"""Bounded caches of the read models evict the least recently used entry, never all at once."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from projections import stats
+from service.api.mapping import seat_view_cached, seat_view_to_proto
+from service.app.application import PreferansApplication
+from tests.integration.helpers import create, play
+
+
+def test_a_hot_row_is_not_reloaded_while_other_rows_come_and_go(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three rows interleaved through a cache of two, one batch per change: the row in use
+    throughout is loaded once; each of the two others is reloaded when it comes back (it was
+    the least recently used). Rows changed in a batch survive eviction until it is flushed."""
+    monkeypatch.setattr(stats, "CACHED_ROWS", 2)
+    db = app.db
+    table = stats._Table(db, "cache_test", ("k",), {"k": "TEXT", "n": "INTEGER"}, {"n": 0})
+    with db.transaction() as c:
+        table.create(c)
+    loads: Counter[str] = Counter()
+    reading = db.reading
+
+    @contextlib.contextmanager
+    def counted() -> Iterator[Any]:
+        loads["reads"] += 1
+        with reading() as c:
+            yield c
+
+    monkeypatch.setattr(db, "reading", counted)
+
+    def bump(key: str) -> None:
+        table.get(key)["n"] += 1
+
+    for turn in range(10):
+        bump("hot")
+        bump("cold-a" if turn % 2 == 0 else "cold-b")
+        bump("hot")
+        with db.transaction() as c:
+            table.flush(c)
+    hot = loads["reads"]
+    assert hot == 1 + 10  # the hot row once, a cold row each turn
+    # One batch touching more rows than the cache holds loses none of its changes.
+    for key in ("x", "y", "z", "x"):
+        bump(key)
+    with db.transaction() as c:
+        table.flush(c)
+        c.execute("SELECT k, n FROM cache_test ORDER BY k")
+        rows = dict(c.fetchall())
+    assert rows == {"cold-a": 5, "cold-b": 5, "hot": 20, "x": 2, "y": 1, "z": 1}
+
+
+def test_seat_views_are_built_once_per_game_version_and_seat(app: PreferansApplication) -> None:
+    game_id = create(app).game_id
+    game = app.get_game(game_id)
+    first = [seat_view_cached(game, seat) for seat in range(3)]
+    again = [seat_view_cached(game, seat) for seat in range(3)]
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert first == [seat_view_to_proto(game, seat) for seat in range(3)]
+    assert len({view.SerializeToString() for view in first}) == 3  # each seat its own
+    play(app, game_id, stop=lambda g: g.version > first[0].version)
+    game = app.get_game(game_id)
+    after = seat_view_cached(game, 0)
+    assert after is not first[0] and after == seat_view_to_proto(game, 0)

@@ -1,0 +1,161 @@
+"""Watch streams: each event's message for each seat is built once per process and shared by
+every watcher; late joiners and resumes are served from the feed, redacted exactly as before."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import pytest
+
+from domain.model import Game
+from service.api import streams
+from service.api.mapping import Visibility, watch_message, watch_messages
+from service.api.streams import Feed, GameStreams
+from service.app.application import PreferansApplication
+from service.app.hub import EventHub
+from service.gen.preferans.v1 import game_pb2 as pb
+from tests.integration.helpers import create, play
+
+T = TypeVar("T")
+
+
+def _run(app: PreferansApplication, test: Callable[[GameStreams], Awaitable[T]]) -> T:
+    async def main() -> T:
+        hub = EventHub()
+        hub.bind(asyncio.get_running_loop())
+        with ThreadPoolExecutor(2) as executor:
+            return await test(GameStreams(app, executor, hub))
+
+    return asyncio.run(main())
+
+
+async def _until(feed: Feed, version: int) -> None:
+    async with asyncio.timeout(30):
+        while feed.version < version:
+            await feed.changed.wait()
+
+
+def _reference(app: PreferansApplication, game_id: uuid.UUID, seat: int) -> list[Any]:
+    """Every message for ``seat``, as each watcher built them before (its own replica)."""
+    game: Game | None = None
+    out = []
+    for event in app.game_events(game_id):
+        before = Visibility(game, seat)
+        deal_before = None if game is None else game.state.deal
+        game = event.mutate(game)
+        assert game is not None
+        out.append(watch_message(event, before, deal_before, game, seat))
+    return out
+
+
+def _game(app: PreferansApplication, events: int) -> uuid.UUID:
+    game_id = create(app).game_id
+    play(app, game_id, stop=lambda game: game.version >= events)
+    return game_id
+
+
+def test_each_seat_message_is_built_once_and_shared_by_every_watcher(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = _game(app, 30)
+    builds: Counter[tuple[int, int]] = Counter()
+    real = watch_messages
+
+    def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
+        built = real(event, *args)
+        for seat in range(len(built)):
+            builds[(event.originator_version, seat)] += 1
+        return built
+
+    monkeypatch.setattr(streams, "watch_messages", counting)
+
+    async def test(hub_streams: GameStreams) -> None:
+        feeds = [await hub_streams.open(game_id, 0) for _ in range(4)]
+        assert len({id(feed) for feed in feeds}) == 1
+        version = app.get_game(game_id).version
+        await _until(feeds[0], version)
+        first = await hub_streams.messages(feeds[0], 0, 0)
+        second = await hub_streams.messages(feeds[1], 0, 0)
+        assert [m.version for m in first] == list(range(1, version + 1))
+        assert all(a is b for a, b in zip(first, second, strict=True))
+        # The game goes on: the new events are built once too, for every watcher.
+        play(app, game_id, stop=lambda game: game.version >= version + 10)
+        hub_streams.hub.notify(game_id)
+        version = app.get_game(game_id).version
+        await _until(feeds[0], version)
+        for feed in feeds:
+            hub_streams.close(feed)
+        assert set(builds.values()) == {1}
+        assert set(builds) == {(v, s) for v in range(1, version + 1) for s in range(3)}
+
+    _run(app, test)
+    for seat in range(3):
+        assert builds[(1, seat)] == 1
+
+
+def test_late_joiners_and_resumes_are_served_from_the_feed(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the first watcher, joining or resuming from any version replays nothing and builds
+    nothing; a resume from before the feed's first version builds the missing ones once; every
+    message equals the one built by replaying the game for that seat alone."""
+    game_id = _game(app, 40)
+    version = app.get_game(game_id).version
+    references = [_reference(app, game_id, seat) for seat in range(3)]
+    replays: list[int] = []
+    real_game_at = app.game_at
+
+    def game_at(game_id: uuid.UUID, at: int) -> Game:
+        replays.append(at)
+        return real_game_at(game_id, at)
+
+    monkeypatch.setattr(app, "game_at", game_at)
+    builds: Counter[tuple[int, int]] = Counter()
+    real = watch_messages
+
+    def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
+        built = real(event, *args)
+        for seat in range(len(built)):
+            builds[(event.originator_version, seat)] += 1
+        return built
+
+    monkeypatch.setattr(streams, "watch_messages", counting)
+
+    async def test(hub_streams: GameStreams) -> None:
+        feed = await hub_streams.open(game_id, 20)  # cold: the game at 20, then what follows
+        await _until(feed, version)
+        hub_streams.close(feed)
+        assert feed.base == 20 and replays == [20]
+        older = await hub_streams.open(game_id, 5)  # builds versions 6 to 20 once
+        assert older is feed and feed.base == 5 and replays == [20, 5]
+        for seat in range(3):
+            for start in (5, 12, 20, version - 1, version):
+                again = await hub_streams.open(game_id, start)
+                got = await hub_streams.messages(again, start, seat)
+                assert got == references[seat][start:]
+                hub_streams.close(again)
+        hub_streams.close(older)
+        assert replays == [20, 5]
+        # A fresh process watching from the current version copies the game: no replay.
+        fresh = GameStreams(app, hub_streams.executor, hub_streams.hub)
+        now = await fresh.open(game_id, version)
+        assert now.base == version and now.replica is not None
+        assert now.replica.version == version and replays == [20, 5]
+        play(app, game_id, stop=lambda game: game.version >= version + 8)
+        fresh.hub.notify(game_id)
+        latest = app.get_game(game_id).version
+        await _until(now, latest)
+        for seat in range(3):
+            got = await fresh.messages(now, version, seat)
+            assert got == _reference(app, game_id, seat)[version:]
+        fresh.close(now)
+
+    _run(app, test)
+    latest = app.get_game(game_id).version
+    assert set(builds) == {(v, s) for v in range(6, latest + 1) for s in range(3)}
+    assert set(builds.values()) == {1}
