@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import platform
 import shlex
 import statistics
@@ -42,6 +43,7 @@ from domain.rules import RuleSet, actor, seat_view
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.config import postgres_store, sqlite_store
+from service.app.keys import new_key_line
 
 PLAYERS = ["ann", "bob", "cid"]
 
@@ -143,4 +145,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
     sys.exit(main())

@@ -62,6 +62,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from psycopg import sql
 
 from service.api.server import KEEPALIVE_OPTIONS
+from service.app.keys import new_key_line
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 
@@ -1000,4 +1001,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
     main()

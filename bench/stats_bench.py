@@ -54,6 +54,7 @@ from domain.bots import make_bot
 from domain.rules import RuleSet, actor, seat_view
 from projections import standard_runners, stats_queries
 from service.app.application import PreferansApplication
+from service.app.keys import new_key_line
 from service.gen.preferans.v1 import stats_pb2 as spb
 from service.gen.preferans.v1 import stats_pb2_grpc
 
@@ -477,4 +478,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
     main()

@@ -56,6 +56,7 @@ from domain.rules.state import DealState
 from projections import standard_runners
 from service.app.application import PreferansApplication
 from service.app.config import postgres_store, sqlite_store
+from service.app.keys import new_key_line
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 TOPIC = "preferans.v1.CardPlayed"
@@ -748,4 +749,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
     main()

@@ -501,6 +501,8 @@ def parse() -> argparse.Namespace:
 
 
 if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
     arguments = parse()
     if arguments.serve_noop is not None:
         asyncio.run(serve_noop(arguments.serve_noop, [int(s) for s in arguments.sizes.split(",")]))
