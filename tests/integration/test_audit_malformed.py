@@ -69,14 +69,18 @@ CASES: dict[str, tuple[str, int, Change]] = {
 
 @pytest.fixture
 def game_id(app: PreferansApplication) -> uuid.UUID:
-    """A finished game with a few deals and at least four cards played."""
-    for _ in range(10):
+    """A finished game holding every event the cases edit (two deals at least, four cards
+    played, a bid, a score): the bots' game is random, so a short one is drawn again."""
+    needed: dict[str, int] = {}
+    for name, which, _change in CASES.values():
+        needed[name] = max(needed.get(name, 0), which + 1)
+    for _ in range(20):
         created = create(app, RuleSet(pool_target=2))
         play(app, created.game_id)
         names = [topic(e) for e in app.game_events(created.game_id)]
-        if names.count("CardPlayed") >= 4 and names.count("BidCalled") >= 1:
+        if all(names.count(name) >= count for name, count in needed.items()):
             return created.game_id
-    raise AssertionError("ten bot games in a row were too short for these tests")
+    raise AssertionError("twenty bot games in a row were too short for these tests")
 
 
 def version_of(app: PreferansApplication, game_id: uuid.UUID, name: str, which: int) -> int:
