@@ -230,15 +230,23 @@ async def serve_noop(port: int, submit_size: int, view_size: int) -> None:
     async def view(request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
         return view_answer
 
-    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
-    handler = grpc.method_handlers_generic_handler(
+    await run_generic_server(
+        port,
         NOOP_SERVICE,
         {
             "Submit": grpc.unary_unary_rpc_method_handler(submit),
             "View": grpc.unary_unary_rpc_method_handler(view),
         },
     )
-    server.add_generic_rpc_handlers((handler,))
+
+
+async def run_generic_server(
+    port: int, service: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
+) -> None:
+    """A bare ``grpc.aio`` server (the same keepalive options as ``pref serve``) with health
+    checking and the given generic handlers, on 127.0.0.1:``port`` until SIGTERM/SIGINT."""
+    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)

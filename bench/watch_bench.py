@@ -34,7 +34,6 @@ import asyncio
 import contextlib
 import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -43,7 +42,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from service.api.server import KEEPALIVE_OPTIONS
 from service.app.keys import new_key_line
@@ -51,7 +49,13 @@ from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grpc_bench import ServerProcess, cpu_seconds, spawn, wait_serving  # a sibling script
+from grpc_bench import (  # a sibling script
+    ServerProcess,
+    cpu_seconds,
+    run_generic_server,
+    spawn,
+    wait_serving,
+)
 
 NOOP_SERVICE = "bench.NoopWatch"
 STREAMS_PER_CHANNEL = 50
@@ -114,8 +118,8 @@ async def serve_noop(port: int, sizes: list[int]) -> None:
             queue.put_nowait(message)
         return b""
 
-    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
-    handler = grpc.method_handlers_generic_handler(
+    await run_generic_server(
+        port,
         NOOP_SERVICE,
         {
             "Replay": grpc.unary_stream_rpc_method_handler(replay),
@@ -123,18 +127,6 @@ async def serve_noop(port: int, sizes: list[int]) -> None:
             "Publish": grpc.unary_unary_rpc_method_handler(publish),
         },
     )
-    server.add_generic_rpc_handlers((handler,))
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(1.0)
 
 
 @contextlib.asynccontextmanager
