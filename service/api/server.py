@@ -17,6 +17,7 @@ import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 import structlog
@@ -232,30 +233,10 @@ async def create_server(
     return Server(server, port, app, hub, executor, health_servicer, projections, health_server)
 
 
-async def serve(
-    store: StoreConfig,
-    address: str,
-    *,
-    workers: int = 16,
-    run_projections: bool = True,
-    auditor_token: str | None = None,
-    limits: Limits | None = None,
-    tls: ServerTls | None = None,
-    reuse_port: bool = False,
-    health_address: str | None = None,
-) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully."""
-    running = await create_server(
-        store,
-        address,
-        workers=workers,
-        run_projections=run_projections,
-        auditor_token=auditor_token,
-        limits=limits,
-        tls=tls,
-        reuse_port=reuse_port,
-        health_address=health_address,
-    )
+async def serve(store: StoreConfig, address: str, **options: Any) -> None:
+    """Run ``create_server(store, address, **options)`` until SIGTERM or SIGINT, then stop
+    gracefully."""
+    running = await create_server(store, address, **options)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
