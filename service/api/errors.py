@@ -109,6 +109,23 @@ def _status(code: grpc.StatusCode, message: str, *details: object) -> Mapped:
     return Mapped(code, status)
 
 
+def _precondition_failed(
+    message: str, reason: str, kind: str, subject: str, metadata: dict[str, str] | None = None
+) -> Mapped:
+    """FAILED_PRECONDITION with ``ErrorInfo`` (``reason``) and one ``PreconditionFailure``
+    violation (``kind`` on ``subject``)."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata or {})
+    violation = error_details_pb2.PreconditionFailure.Violation(
+        type=kind, subject=subject, description=message
+    )
+    return _status(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        message,
+        info,
+        error_details_pb2.PreconditionFailure(violations=[violation]),
+    )
+
+
 def map_error(error: BaseException) -> Mapped | None:
     """The status for an error the service knows, or ``None`` for an unexpected one."""
     if isinstance(error, (BadInput, InvalidAction)):
@@ -135,16 +152,7 @@ def map_error(error: BaseException) -> Mapped | None:
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, str(error), info)
     if isinstance(error, GameOver):
-        info = error_details_pb2.ErrorInfo(reason="GAME_OVER", domain=DOMAIN)
-        violation = error_details_pb2.PreconditionFailure.Violation(
-            type="GAME_OVER", subject="game", description=error.message
-        )
-        return _status(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            error.message,
-            info,
-            error_details_pb2.PreconditionFailure(violations=[violation]),
-        )
+        return _precondition_failed(error.message, "GAME_OVER", "GAME_OVER", "game")
     if isinstance(error, NotYourTurn):
         info = error_details_pb2.ErrorInfo(
             reason="NOT_YOUR_TURN",
@@ -156,20 +164,8 @@ def map_error(error: BaseException) -> Mapped | None:
         # As in the seat view: claims are not listed one by one, a flag says they are allowed.
         listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]
         can_claim = len(listed) < len(error.allowed)
-        info = error_details_pb2.ErrorInfo(
-            reason="RULES_VIOLATION",
-            domain=DOMAIN,
-            metadata={"allowed": " | ".join(listed), "can_claim": str(can_claim).lower()},
-        )
-        violation = error_details_pb2.PreconditionFailure.Violation(
-            type="RULES", subject="action", description=error.message
-        )
-        return _status(
-            grpc.StatusCode.FAILED_PRECONDITION,
-            error.message,
-            info,
-            error_details_pb2.PreconditionFailure(violations=[violation]),
-        )
+        metadata = {"allowed": " | ".join(listed), "can_claim": str(can_claim).lower()}
+        return _precondition_failed(error.message, "RULES_VIOLATION", "RULES", "action", metadata)
     if isinstance(error, GameNotFound):
         resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
         return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
