@@ -112,12 +112,15 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         position = self.page_tokens.decode(request.page_token, EVENT_LOG_TOKEN, (str(game_id),))
         after = 0 if position is None else int(position[0] or 0)
-        entries, more = await self._run(event_log, self.app, game_id, after, size)
-        page = await self._run(
-            lambda: fill_page(
+
+        def read() -> tuple[list[Any], bool, Any]:
+            entries, more = event_log(self.app, game_id, after, size)
+            page = fill_page(
                 entries, size, entry_to_proto, lambda e: e.ByteSize(), oversized_alone=True
             )
-        )
+            return entries, more, page
+
+        entries, more, page = await self._run(read)  # one trip to the thread pool
         last = page.last if page.more else (entries[-1] if entries else None)
         token = ""
         if (page.more or more) and last is not None:
