@@ -49,7 +49,6 @@ from domain.rules import (
     TakeTalon,
     Whist,
     cards_of,
-    rule_set,
     seat_view,
 )
 from domain.rules.actions import CALLS, DECLARES, PLAYS
@@ -58,7 +57,7 @@ from domain.rules.state import DealState
 from domain.rules.view import SeatView, visible_cards
 from service.api.errors import BadInput
 from service.app import validation
-from service.app.rule_options import check_options, check_rule_set, parse_options_json
+from service.app.rule_options import parse_options_json, rule_set_with
 from service.gen.preferans.v1 import game_pb2 as pb
 
 GAME_PREFIX = "games/"
@@ -90,16 +89,8 @@ def _cards(mask: int) -> list[str]:
 
 def rules_from_proto(message: pb.RuleSet) -> RuleSet:
     """The rule set a client asks for, fully validated (``InvalidAction`` naming the option)."""
-    base = rule_set(message.name or "default")
-    options: dict[str, Any] = base.to_dict()
-    if message.options_json:
-        options.update(parse_options_json(message.options_json))
-    if message.pool_target:
-        options["pool_target"] = message.pool_target
-        check_options(options, field="rules")
-    rules = RuleSet.from_dict(options)
-    check_rule_set(rules)
-    return rules
+    overrides = parse_options_json(message.options_json) if message.options_json else None
+    return rule_set_with(message.name, overrides, message.pool_target)
 
 
 def rules_to_proto(rules: RuleSet) -> pb.RuleSet:

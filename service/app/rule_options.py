@@ -14,6 +14,7 @@ repeated keys are refused; every number's range is the schema's (domain.rules.ru
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -21,7 +22,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
-from domain.rules import RuleSet
+from domain.rules import RuleSet, rule_set
 from domain.rules.errors import InvalidAction
 from domain.rules.ruleset_schema import options_schema
 from domain.rules.scoring import DEFENCE_SCORERS
@@ -144,6 +145,22 @@ def parse_options_json(text: str) -> dict[str, Any]:
         raise InvalidAction("must be a JSON object of rule options", field=FIELD)
     check_options(options)
     return options
+
+
+def rule_set_with(
+    name: str, overrides: Mapping[str, Any] | None = None, pool_target: int = 0
+) -> RuleSet:
+    """The named rule set (``rules.name``: "default", "sochi", …) with some options changed,
+    fully validated (``InvalidAction`` naming the option): one path for the API and the CLI."""
+    options: dict[str, Any] = rule_set(name or "default").to_dict()
+    if overrides:
+        options.update(overrides)
+    if pool_target:
+        options["pool_target"] = pool_target
+    check_options(options, field="rules")
+    rules = RuleSet.from_dict(options)
+    check_rule_set(rules)
+    return rules
 
 
 def check_rule_set(rules: RuleSet) -> None:

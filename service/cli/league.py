@@ -10,6 +10,7 @@ from rich.console import Console
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
 from service.cli.common import open_app
+from service.cli.rules import rules_from_args
 
 
 def _stats_app(args: argparse.Namespace) -> PreferansApplication:
@@ -105,7 +106,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Bots play whole games of a league through the application, with a progress bar."""
     from rich.progress import Progress
 
-    from domain.rules import DEFAULT, RuleSet
     from domain.rules.errors import RulesError
     from projections import standard_runners
     from service.app.simulate import DEFAULT_PLAYERS, simulate
@@ -113,6 +113,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     app = open_app(args.store)
     players = args.players.split(",") if args.players else list(DEFAULT_PLAYERS)
     try:
+        rules = rules_from_args(args)
         with Progress(console=Console(stderr=True)) as progress:
             task = progress.add_task(f"league {args.league!r}", total=args.games)
             simulate(
@@ -120,7 +121,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 args.games,
                 args.league,
                 players,
-                RuleSet(pool_target=args.pool) if args.pool else DEFAULT,
+                rules,
                 seed=args.seed,
                 on_game=lambda game_id_arg: progress.advance(task),
             )

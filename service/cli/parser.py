@@ -20,6 +20,7 @@ from service.cli.operate import (
     projection_name,
 )
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
+from service.cli.rules import add_rules_options
 from service.cli.tables import cmd_bots, cmd_demo, cmd_play
 
 
@@ -34,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dealer", type=int, default=0, choices=(0, 1, 2), help="first dealer")
     demo.add_argument("--max-deals", type=int, default=500, help="stop early after this many")
     demo.add_argument("--quiet", action="store_true", help="print only the final scoresheet")
+    add_rules_options(demo)
     demo.set_defaults(func=cmd_demo)
 
     store_help = (
@@ -130,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     bots = sub.add_parser("bots", help="bots play whole games through a server")
     bots.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
     bots.add_argument("--games", type=int, default=1, help="how many games to play")
-    bots.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    add_rules_options(bots)
     bots.add_argument("--league", default="", help="league tag of the games (default: none)")
     tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
@@ -138,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a game against two bots through a server")
     play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
     play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
-    play.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    add_rules_options(play)
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
     tls_client_options(play)
@@ -185,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--games", type=int, default=10, help="how many games to play")
     sim.add_argument("--league", default="", help="league tag of the games (default: none)")
     sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
-    sim.add_argument("--pool", type=int, default=0, help="pool target (default: the rule set's)")
+    add_rules_options(sim)
     sim.add_argument("--seed", help="any text: the same text seats the same players")
     sim.add_argument("--no-projections", action="store_true", help="do not update read models")
     sim.set_defaults(func=cmd_simulate)

@@ -48,6 +48,7 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.seats import hand_number, seat_name
+from service.cli.rules import rules_from_args
 from service.cli.viewstate import view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -701,18 +702,23 @@ def play_game(
     seat: int = 0,
     player: str = "you",
     pool: int = 0,
+    rules: RuleSet | None = None,
     read: Reader,
     console: Console,
     bot_delay: float = 0.4,
     sleep: Callable[[float], None] = time.sleep,
     clear: bool = False,
 ) -> int:
-    """Create a game on the server and play it: 0 when it is over, 1 if the person quit."""
+    """Create a game on the server and play it: 0 when it is over, 1 if the person quit.
+    ``rules`` (default: the server's default rule set, with ``pool`` as its pool target if
+    given) are the table's conventions."""
     bots = [f"bot-{seat_name(s)}" for s in range(3)]
     players = [player if s == seat else bots[s] for s in range(3)]
     if player in bots:
         players = [player if s == seat else f"{bots[s]}-bot" for s in range(3)]
-    created = client.create_game(players, RuleSet(pool_target=pool) if pool else None)
+    if rules is None and pool:
+        rules = RuleSet(pool_target=pool)
+    created = client.create_game(players, rules)
     name = created.game.name
     pool_target = created.game.rules.pool_target or pool
     session = PlaySession(
@@ -754,7 +760,7 @@ def run(args: Any) -> int:
             client,
             seat=args.seat,
             player=player,
-            pool=args.pool,
+            rules=rules_from_args(args),
             read=console.input,
             console=console,
             bot_delay=args.bot_delay,

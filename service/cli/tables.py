@@ -13,17 +13,18 @@ from service.cli.render import render_game
 if TYPE_CHECKING:
     pass
 from service.cli.common import client_for, seed_from
+from service.cli.rules import rules_from_args
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from domain.bots import make_bot
-    from domain.rules import DEFAULT, play_game
+    from domain.rules import play_game
 
     seed = seed_from(args.seed)
     record = play_game(
         seed,
         [make_bot(), make_bot(), make_bot()],
-        DEFAULT,
+        rules_from_args(args),
         first_dealer=args.dealer,
         max_deals=args.max_deals,
     )
@@ -40,16 +41,16 @@ def cmd_bots(args: argparse.Namespace) -> int:
     """Create a game (or join one with tokens) and let bots play it through the API."""
     from rich.progress import Progress
 
-    from domain.rules import RuleSet
     from service.cli.botplay import play_with_bots
 
+    rules = rules_from_args(args)
     client = client_for(args)
     console = Console()
     try:
         for number in range(args.games):
             created = client.create_game(
                 [f"bot-{number}-{s}" for s in range(3)],
-                RuleSet(pool_target=args.pool) if args.pool else None,
+                rules,
                 league=args.league,
             )
             name = created.game.name
