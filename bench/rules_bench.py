@@ -1,10 +1,16 @@
 """Rules-core throughput: random legal full deals per second on one core, bot deals per second.
 
 Run: ``.venv/bin/python bench/rules_bench.py`` (options: ``--deals``, ``--bot-deals``,
-``--repeat``). Prints the best of ``--repeat`` runs for each figure (the machines are shared and
-noisy; the best run is the least disturbed). A random deal: shuffle, deal, then at every step a
-uniformly random legal action (card plays drawn from the legal-card mask; random players never
-claim), until the deal is scored.
+``--repeat``, ``--systems``). Prints the best of ``--repeat`` runs for each figure (the
+machines are shared and noisy; the best run is the least disturbed). A random deal: shuffle,
+deal, then at every step a uniformly random legal action (card plays drawn from the legal-card
+mask; random players never claim), until the deal is scored.
+
+``--systems`` (issue 11) compares every named rule system (docs/SYSTEMS.md) with the default
+profile in the same run: each round plays the same random deals under every system in turn
+(interleaved, so a noisy moment hits all alike), the deal is also scored on the sheet, and the
+raspasy streak cycles 0, 1, 2 so progressions are exercised. Prints each system's best
+deals/s and its ratio to the default; the issue's bound is "no system more than 15 % slower".
 """
 
 from __future__ import annotations
@@ -14,13 +20,30 @@ import random
 import time
 from collections import Counter
 
-from domain.rules import DEFAULT, Phase, apply, deal_cards, legal_actions, new_deal, play_game
+from domain.rules import (
+    DEFAULT,
+    Phase,
+    RuleSet,
+    apply,
+    deal_cards,
+    legal_actions,
+    new_deal,
+    play_game,
+    score_deal,
+)
 from domain.rules.actions import PLAYS
 from domain.rules.play import legal_mask
+from domain.rules.ruleset import RULE_SETS
+
+SLOWER_BOUND = 0.15
+"""Issue 11: no system may be more than 15 % slower than the default profile."""
 
 
-def random_deals(count: int, seed: int) -> tuple[float, Counter[str]]:
-    """Play ``count`` random legal full deals; return (seconds, deal kinds)."""
+def random_deals(
+    count: int, seed: int, rules: RuleSet = DEFAULT, *, score: bool = False
+) -> tuple[float, Counter[str]]:
+    """Play ``count`` random legal full deals; return (seconds, deal kinds). ``score``: also
+    score each deal for the sheet and cycle the raspasy streak 0, 1, 2."""
     rng = random.Random(seed)
     rand = rng.random
     deck = list(range(32))
@@ -30,7 +53,8 @@ def random_deals(count: int, seed: int) -> tuple[float, Counter[str]]:
     for i in range(count):
         rng.shuffle(deck)
         dealer = i % 3
-        state = new_deal(deal_cards(deck, dealer, 1 + int(rand() * 14)), dealer, DEFAULT)
+        streak = (i // 3) % 3 if score else 0
+        state = new_deal(deal_cards(deck, dealer, 1 + int(rand() * 14)), dealer, rules, streak)
         while state.phase is not scored:
             if state.phase is play:
                 mask = legal_mask(state)
@@ -43,8 +67,26 @@ def random_deals(count: int, seed: int) -> tuple[float, Counter[str]]:
                 actions = legal_actions(state)
                 state = apply(state, actions[int(rand() * len(actions))])
         assert state.result is not None
+        if score:
+            score_deal(state)
         kinds[state.result.kind.value] += 1
     return time.perf_counter() - start, kinds
+
+
+def compare_systems(count: int, repeat: int) -> None:
+    """Every named system against the default, interleaved, best of ``repeat`` rounds."""
+    best: dict[str, float] = {}
+    for round_ in range(repeat):
+        for name, rules in sorted(RULE_SETS.items()):
+            seconds, _ = random_deals(count, round_, rules, score=True)
+            best[name] = min(best.get(name, seconds), seconds)
+    base = count / best["default"]
+    print(f"random legal full deals, scored, by system (best of {repeat}, {count} deals each):")
+    for name in sorted(best):
+        rate = count / best[name]
+        ratio = rate / base
+        verdict = "ok" if ratio >= 1 - SLOWER_BOUND else f"MORE THAN {SLOWER_BOUND:.0%} SLOWER"
+        print(f"  {name:<12} {rate:>8,.0f} deals/s  {ratio:6.1%} of default  {verdict}")
 
 
 def bot_deals(count: int) -> tuple[float, int, int]:
@@ -66,7 +108,13 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=20000)
     parser.add_argument("--bot-deals", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--systems", action="store_true", help="compare every named system with the default"
+    )
     args = parser.parse_args()
+    if args.systems:
+        compare_systems(args.deals, args.repeat)
+        return
 
     best = min(random_deals(args.deals, seed)[0] for seed in range(args.repeat))
     _, kinds = random_deals(args.deals, 0)
