@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.model.decisions import event_name
+from domain.model.league import LEAGUE_EVENTS
 from projections.db import Cursor
 
 
@@ -43,6 +44,8 @@ class Games:
 
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
+        if name in LEAGUE_EVENTS:
+            return
         game_id = event.originator_id
         stamp = event.timestamp.isoformat()
         row = self._games.setdefault(game_id, {})

@@ -8,6 +8,7 @@
 | ``VersionNotReached`` | FAILED_PRECONDITION | ``ErrorInfo`` VERSION_NOT_REACHED (``version``) |
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
+| ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
@@ -29,7 +30,13 @@ from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
-from service.app.application import Conflict, GameNotFound, StoreUnavailable, TokensWithheld
+from service.app.application import (
+    Conflict,
+    GameNotFound,
+    LeagueRulesDiffer,
+    StoreUnavailable,
+    TokensWithheld,
+)
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -166,6 +173,13 @@ def map_error(error: BaseException) -> Mapped | None:
         can_claim = len(listed) < len(error.allowed)
         metadata = {"allowed": " | ".join(listed), "can_claim": str(can_claim).lower()}
         return _precondition_failed(error.message, "RULES_VIOLATION", "RULES", "action", metadata)
+    if isinstance(error, LeagueRulesDiffer):
+        info = error_details_pb2.ErrorInfo(
+            reason="LEAGUE_RULES",
+            domain=DOMAIN,
+            metadata={"league": error.league, "system": error.system},
+        )
+        return _status(grpc.StatusCode.FAILED_PRECONDITION, str(error), info)
     if isinstance(error, GameNotFound):
         resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
         return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, TypeVar
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
-from domain.model import Game
+from domain.model import Game, League, league_id_for
 from domain.model.codec import action_fingerprint
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
@@ -61,6 +61,19 @@ class StoreUnavailable(ServiceError):
 
 class KeyMissing(StoreUnavailable):
     """No configured key derives this game's seed (its key was removed from the keyring)."""
+
+
+class LeagueRulesDiffer(ServiceError):
+    """A game asked for other conventions than its league's (fixed by the league's first game:
+    "do not mix systems", S001 §02, §13)."""
+
+    def __init__(self, league: str, system: str, first_game: str) -> None:
+        super().__init__(
+            f"league {league!r} plays under the {system!r} rule set with the options of its "
+            f"first game ({first_game}); create the game with those rules or in another league"
+        )
+        self.league = league
+        self.system = system
 
 
 class TokensWithheld(ServiceError):
@@ -200,6 +213,8 @@ class PreferansApplication(Application[uuid.UUID]):
             for candidate in candidates:
                 with contextlib.suppress(GameNotFound):
                     return self._created_before(candidate, request_id, asked, creator_secret)
+            if league:
+                self._fix_league(league, rules, game_id)
             seed = self.keys.seed(game_id)
             dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
             tokens = self._mint_tokens(game_id)
@@ -224,6 +239,30 @@ class PreferansApplication(Application[uuid.UUID]):
                 self._evict(game_id)
                 return self._created_before(game_id, request_id, asked, creator_secret)
             return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
+
+    def _fix_league(self, league: str, rules: RuleSet, game_id: uuid.UUID) -> None:
+        """Open the league with ``rules`` if this is its first game, else check that ``rules``
+        are the league's (``LeagueRulesDiffer``). Two first games racing meet at the store's
+        version check: the loser reads the winner's league and is judged by it."""
+        for _ in range(2):
+            try:
+                existing: League = self.repository.get(league_id_for(league))
+            except AggregateNotFoundError:
+                try:
+                    self.save(League.open(league, rules.to_dict(), game_id))
+                except IntegrityError:
+                    continue  # another game opened it first: judge by it
+                except PersistenceError as exc:
+                    raise StoreUnavailable(str(exc)) from exc
+                return
+            except PersistenceError as exc:
+                raise StoreUnavailable(str(exc)) from exc
+            if RuleSet.from_dict(existing.rules) != rules:
+                raise LeagueRulesDiffer(
+                    league, existing.rules.get("name", "?"), existing.first_game
+                )
+            return
+        raise Conflict(f"league {league!r} is being opened by another game; retry")
 
     def _created_before(
         self, game_id: uuid.UUID, request_id: str, asked: tuple[Any, ...], creator_secret: str

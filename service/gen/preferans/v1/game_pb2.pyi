@@ -189,7 +189,10 @@ class CreateGameRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     CREATOR_SECRET_FIELD_NUMBER: _builtins.int
     league: _builtins.str
-    """League tag for statistics; empty for none."""
+    """League tag for statistics; empty for none. The league's first game fixes its rule set
+    (name and every option, docs/SYSTEMS.md): a game asking for other rules in that league is
+    FAILED_PRECONDITION with ErrorInfo reason LEAGUE_RULES (metadata `league`, `system`).
+    """
     request_id: _builtins.str
     """Client-chosen id (1–128 printable characters); retries with the same id return the
     same game (see `creator_secret` for the tokens).
