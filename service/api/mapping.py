@@ -9,6 +9,7 @@ splitting it by message would scatter the redaction it has to keep in one view.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import uuid
@@ -53,6 +54,7 @@ from domain.rules import (
 )
 from domain.rules.actions import CALLS, DECLARES, PLAYS
 from domain.rules.errors import InvalidAction
+from domain.rules.ruleset import RULE_SETS
 from domain.rules.state import DealState
 from domain.rules.view import SeatView, visible_cards
 from service.api.errors import BadInput
@@ -91,6 +93,22 @@ def rules_from_proto(message: pb.RuleSet) -> RuleSet:
     """The rule set a client asks for, fully validated (``InvalidAction`` naming the option)."""
     overrides = parse_options_json(message.options_json) if message.options_json else None
     return rule_set_with(message.name, overrides, message.pool_target)
+
+
+@functools.lru_cache(maxsize=256)
+def rules_in_force(rules: RuleSet) -> pb.RuleSet:
+    """The rule set as its named system plus only the options that differ from it (the whole
+    set when the name is not a known system). Cached: views carry it on every answer."""
+    base = RULE_SETS.get(rules.name)
+    options = rules.to_dict()
+    if base is not None:
+        named = base.to_dict()
+        options = {k: v for k, v in options.items() if named.get(k) != v and k != "pool_target"}
+    return pb.RuleSet(
+        name=rules.name,
+        pool_target=rules.pool_target,
+        options_json=json.dumps(options, ensure_ascii=False, sort_keys=True) if options else "",
+    )
 
 
 def rules_to_proto(rules: RuleSet) -> pb.RuleSet:
@@ -244,6 +262,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         deal_number=game.state.deal_number,
         version=game.version,
     )
+    out.rules.CopyFrom(rules_in_force(game.rule_set))
     if game.deal_results:
         out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
     if deal is None:  # the game is over
@@ -356,6 +375,7 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
     return pb.Scoresheet(
         name=game_name(game.id),
         version=game.version,
+        rules=rules_in_force(game.rule_set),
         totals=_rows(totals),
         deals=[
             pb.ScoresheetDeal(

@@ -78,3 +78,25 @@ def test_valid_options_create_a_game_that_loads(client: GameClient) -> None:
     game = client.get_game(created.game.name)
     assert game.rules.pool_target == 7
     assert '"bidding": "jump"' in game.rules.options_json
+
+
+def test_the_view_and_the_scoresheet_say_which_conventions_are_in_force(
+    client: GameClient,
+) -> None:
+    """Issue 11 item 4: the named system and only the options that differ from it."""
+    request = pb.CreateGameRequest(
+        players=[pb.Player(player_id=p) for p in PLAYERS],
+        rules=pb.RuleSet(
+            name="default", pool_target=9, options_json='{"raspasy_trick_prices": [1, 2]}'
+        ),
+        request_id="rules-in-force",
+        creator_secret="s" * 16,
+    )
+    created = client.stub.CreateGame(request)
+    view = client.seat(created.game.name, created.seat_tokens[0]).view()
+    sheet = client.scoresheet(created.game.name)
+    for rules in (view.rules, sheet.rules):
+        assert (rules.name, rules.pool_target) == ("default", 9)
+        assert rules.options_json == '{"raspasy_trick_prices": [1, 2]}'
+    plain = client.create_game(PLAYERS)
+    assert client.scoresheet(plain.game.name).rules == pb.RuleSet(name="default", pool_target=20)

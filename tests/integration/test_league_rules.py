@@ -89,7 +89,9 @@ def test_first_games_racing_for_a_new_league_agree_on_one_rule_set(
     assert sum(accepted for _, accepted in outcomes) == 4
 
 
-def test_projections_catch_up_over_league_events_and_list_only_games(app: PreferansApplication) -> None:
+def test_projections_catch_up_over_league_events_and_list_only_games(
+    app: PreferansApplication,
+) -> None:
     games = [_create(app, "club", LENIENT), _create(app, "club", LENIENT)]
     for runner in standard_runners(app, app.db).values():
         runner.catch_up()

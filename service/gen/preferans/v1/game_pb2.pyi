@@ -1158,6 +1158,7 @@ class SeatView(_message.Message):
     LEGAL_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
     CAN_CLAIM_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1268,6 +1269,13 @@ class SeatView(_message.Message):
     def previous_deal(self) -> Global___DealScoredEvent:
         """The previous deal of this game, once over: its result and every card (all public now)."""
 
+    @_builtins.property
+    def rules(self) -> Global___RuleSet:
+        """The conventions in force: the named system (docs/SYSTEMS.md), its pool target, and in
+        `options_json` only the options that differ from that system ("" when none do). GetGame
+        has every option.
+        """
+
     def __init__(
         self,
         *,
@@ -1304,10 +1312,11 @@ class SeatView(_message.Message):
         legal: _abc.Iterable[Global___Action] | None = ...,
         previous_deal: Global___DealScoredEvent | None = ...,
         can_claim: _builtins.bool = ...,
+        rules: Global___RuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -1544,6 +1553,7 @@ class Scoresheet(_message.Message):
     SETTLEMENT_FIELD_NUMBER: _builtins.int
     RULINGS_FIELD_NUMBER: _builtins.int
     FLAGS_FIELD_NUMBER: _builtins.int
+    RULES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     version: _builtins.int
@@ -1570,6 +1580,10 @@ class Scoresheet(_message.Message):
     def flags(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealFlag]:
         """The deals the seats disputed."""
 
+    @_builtins.property
+    def rules(self) -> Global___RuleSet:
+        """The conventions the sheet is kept under, as in SeatView.rules."""
+
     def __init__(
         self,
         *,
@@ -1580,10 +1594,11 @@ class Scoresheet(_message.Message):
         settlement: _abc.Iterable[_builtins.str] | None = ...,
         rulings: _abc.Iterable[Global___Ruling] | None = ...,
         flags: _abc.Iterable[Global___DealFlag] | None = ...,
+        rules: Global___RuleSet | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "flags", b"flags", "name", b"name", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
