@@ -14,13 +14,45 @@ if TYPE_CHECKING:
     pass
 from service.cli.common import open_app
 
+SHARDS_HELP = (
+    "spread games over this many event tables (PostgreSQL) or files (SQLite), 1-256; fixed "
+    "when the store is first opened, later processes take it from the store and a different "
+    "value is refused (default: $PREF_SHARDS, else the store's count, else 1; docs/SCALING.md)"
+)
+
+
+def shards_arg(text: str) -> int:
+    """``--shards``: a whole number from 1 to ``MAX_SHARDS`` (argparse reports the error)."""
+    from service.app.config import ConfigError
+    from service.app.shards import parse_shards
+
+    try:
+        value = parse_shards(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value is None:
+        raise argparse.ArgumentTypeError("give a shard count from 1 to 256")
+    return value
+
+
+def with_shards(store: Any, shards: int | None) -> Any:
+    """The store configuration with ``--shards`` (``PREF_SHARDS``) in its environment."""
+    from service.app.config import StoreConfig
+    from service.app.shards import SHARDS_ENV
+
+    if shards is None:
+        return store
+    return StoreConfig({**store.env, SHARDS_ENV: str(shards)})
+
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Create the event tables and the projection tables, and drop the tables of retired read
     models (idempotent)."""
     from projections import drop_retired, standard_runners
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
 
-    app = open_app(args.store)
+    app = PreferansApplication(with_shards(store_config(args.store), args.shards).env)
     try:
         standard_runners(app, app.db)
         dropped = drop_retired(app.db)
@@ -95,7 +127,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.app.config import StoreConfig, store_config
 
     configure(args.log_level)
-    store = store_config(args.store)
+    store = with_shards(store_config(args.store), args.shards)
     if args.key_file:
         store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
     try:

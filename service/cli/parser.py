@@ -16,8 +16,10 @@ from service.cli.operate import (
     cmd_migrate,
     cmd_projections_run,
     cmd_rebuild,
+    SHARDS_HELP,
     cmd_serve,
     projection_name,
+    shards_arg,
 )
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
 from service.cli.tables import cmd_bots, cmd_demo, cmd_play
@@ -41,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate = sub.add_parser("migrate", help="create the event and projection tables")
     migrate.add_argument("--store", help=store_help)
+    migrate.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     migrate.set_defaults(func=cmd_migrate)
 
     srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
@@ -52,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     srv.add_argument("--port", type=int, default=50051, help="port to listen on")
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
+    srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     srv.add_argument("--log-level", default="info", help="debug, info, warning or error")
     srv.add_argument(
         "--no-projections",
