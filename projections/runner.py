@@ -219,9 +219,7 @@ class ProjectionRunner:
             except ProjectionConflict:
                 raise
             except Exception as exc:
-                raise ProjectionFailed(
-                    self.projection.name, notification.id, exc, shard
-                ) from exc
+                raise ProjectionFailed(self.projection.name, notification.id, exc, shard) from exc
             start = notification.id
             done += 1
         return done

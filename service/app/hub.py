@@ -121,9 +121,7 @@ class EventHub:
         for shard in recorders_of(recorder):
             self._follow_one(shard, on_event)
 
-    def _follow_one(
-        self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None
-    ) -> None:
+    def _follow_one(self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None) -> None:
         path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")
         if "SQLite" in type(recorder).__name__ and path and ":memory:" not in path:
             self._poll_sqlite(SqliteChanges(recorder, path), on_event)

@@ -199,9 +199,7 @@ class Shards:
         except BaseException:
             self.close()
             raise
-        self.recorder: ApplicationRecorder = (
-            main if self.count == 1 else ShardedRecorder(recorders)
-        )
+        self.recorder: ApplicationRecorder = main if self.count == 1 else ShardedRecorder(recorders)
 
     def committer(self, save: Saver) -> GroupCommitter | ShardedCommitter:
         """Group commit per shard: each shard's writer thread batches its own games, so the

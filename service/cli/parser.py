@@ -13,10 +13,10 @@ if TYPE_CHECKING:
 from service.cli.common import metrics_options, tls_client_options
 from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
 from service.cli.operate import (
+    SHARDS_HELP,
     cmd_migrate,
     cmd_projections_run,
     cmd_rebuild,
-    SHARDS_HELP,
     cmd_serve,
     projection_name,
     shards_arg,
