@@ -67,8 +67,8 @@ def _race(
 def test_two_processes_racing_on_one_game_lose_and_duplicate_nothing(
     sharded_store: str, serve_process: Callable[[str], ServeProcess]
 ) -> None:
-    """docs/SCALING.md (correctness without affinity): the store's optimistic concurrency serialises two
-    processes writing one game; affinity is only an optimisation."""
+    """docs/SCALING.md (correctness without affinity): the store's optimistic concurrency
+    serialises two processes writing one game; affinity is only an optimisation."""
     replicas = [serve_process(sharded_store), serve_process(sharded_store)]
     clients = [GameClient(r.address) for r in replicas]
     accepted: dict[str, int] = {}
@@ -94,7 +94,7 @@ def test_two_processes_racing_on_one_game_lose_and_duplicate_nothing(
             wins = [
                 (i, o) for i, o in enumerate(outcomes) if isinstance(o, pb.SubmitActionResponse)
             ]
-            assert wins, [o for o in outcomes]
+            assert wins, outcomes
             for i, outcome in enumerate(outcomes):
                 if isinstance(outcome, pb.SubmitActionResponse):
                     accepted[requests[i].request_id] = outcome.version
