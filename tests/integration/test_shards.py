@@ -226,3 +226,17 @@ def test_pref_migrate_refuses_another_shard_count(store_env: dict[str, str]) -> 
     assert migrate().returncode == 0
     usage = migrate("--shards", "0")
     assert usage.returncode == 2 and "1 to 256" in usage.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "300", "many"])
+def test_pref_serve_refuses_a_bad_shard_count(
+    value: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from service.cli import main as pref
+
+    with pytest.raises(SystemExit) as exited:
+        pref(["serve", "--store", str(tmp_path / "s.sqlite"), "--shards", value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--shards" in err and "1 to 256" in err and "Traceback" not in err
+    assert not (tmp_path / "s.sqlite").exists()  # refused before the store was touched
