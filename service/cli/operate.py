@@ -116,8 +116,26 @@ def _serve_metrics(args: argparse.Namespace, tls: Any = None) -> None:
     structlog.get_logger(__name__).info("metrics", address=args.metrics_host, port=port)
 
 
+def processes_arg(text: str) -> int:
+    """``--processes``: 1 to ``MAX_PROCESSES`` server processes."""
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_PROCESSES:
+        raise argparse.ArgumentTypeError(
+            f"invalid process count {text[:20]!r}: use a whole number from 1 to {MAX_PROCESSES}"
+        )
+    return int(text)
+
+
+MAX_PROCESSES = 64
+PROCESSES_HELP = (
+    "run this many server processes on the same port (SO_REUSEPORT), about one per core; "
+    "the first runs the projections (default: $PREF_PROCESSES or 1; docs/SCALING.md)"
+)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
+    if args.processes > 1:
+        return _serve_processes(args)
     import asyncio
 
     from service.api.limits import LIMIT_HELP, limits_from
@@ -158,6 +176,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _serve_processes(args: argparse.Namespace) -> int:
+    """``--processes N``: check the store once (shard count included, so the children never
+    race to record it), then supervise N children (``service.cli.supervise``)."""
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
+    from service.cli.supervise import supervise
+
+    if args.port == 0:
+        print("pref serve: --processes needs a fixed --port (they share it)", file=sys.stderr)
+        return 2
+    store = with_shards(store_config(args.store), args.shards)
+    PreferansApplication(store.env).close()
+    return supervise(args)
 
 
 def cmd_projections_run(args: argparse.Namespace) -> int:

@@ -13,11 +13,13 @@ if TYPE_CHECKING:
 from service.cli.common import metrics_options, tls_client_options
 from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
 from service.cli.operate import (
+    PROCESSES_HELP,
     SHARDS_HELP,
     cmd_migrate,
     cmd_projections_run,
     cmd_rebuild,
     cmd_serve,
+    processes_arg,
     projection_name,
     shards_arg,
 )
@@ -56,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=50051, help="port to listen on")
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
     srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
+    srv.add_argument(
+        "--processes",
+        type=processes_arg,
+        default=os.environ.get("PREF_PROCESSES", "1"),  # a string: argparse checks it too
+        help=PROCESSES_HELP,
+    )
     srv.add_argument("--log-level", default="info", help="debug, info, warning or error")
     srv.add_argument(
         "--no-projections",
