@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -52,7 +53,7 @@ def _wait(condition: object, what: str) -> None:
 
 def _serving(address: str) -> bool:
     with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)  # type: ignore[no-untyped-call]
+        stub: Any = health_pb2_grpc.HealthStub(channel)
         try:
             answer = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
         except grpc.RpcError:
