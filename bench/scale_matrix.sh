@@ -21,4 +21,11 @@ for round in $(seq 1 "$rounds"); do
         || echo "FAILED rc=$?" >>"$log"
     done
   done
+  for shards in 1 2 4; do
+    log="$out/r${round}_store_s${shards}.txt"
+    echo "== round $round store_bench shards=$shards load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$log"
+    PREF_SHARDS=$shards .venv/bin/python bench/store_bench.py --concurrency 8 64 \
+      --variants app --raw raw raw+lock+notify --seconds 4 --min-events 2000 >>"$log" 2>&1 \
+      || echo "FAILED rc=$?" >>"$log"
+  done
 done
