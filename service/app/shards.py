@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -266,8 +267,20 @@ def configured_count(env: Mapping[str, str], main: ApplicationRecorder) -> int:
 
 
 def _recorded(db: Database) -> int | None:
-    with db.transaction() as c:
-        c.execute(f"CREATE TABLE IF NOT EXISTS {LAYOUT_TABLE} (key TEXT PRIMARY KEY, value TEXT)")
-        c.execute(f"SELECT value FROM {LAYOUT_TABLE} WHERE key = 'shards'")
-        row = c.fetchone()
-    return None if row is None else int(row[0])
+    """The recorded shard count (``None``: none yet). Two processes opening a new PostgreSQL
+    store at once can collide in ``CREATE TABLE IF NOT EXISTS`` (a unique violation in the
+    catalogue): the loser tries again, and then finds the table."""
+    for attempt in range(3):
+        try:
+            with db.transaction() as c:
+                c.execute(
+                    f"CREATE TABLE IF NOT EXISTS {LAYOUT_TABLE} (key TEXT PRIMARY KEY, value TEXT)"
+                )
+                c.execute(f"SELECT value FROM {LAYOUT_TABLE} WHERE key = 'shards'")
+                row = c.fetchone()
+            return None if row is None else int(row[0])
+        except Exception:
+            if attempt == 2:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
