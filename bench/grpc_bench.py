@@ -30,6 +30,13 @@ GIL. The client is one asyncio process: one ``grpc.aio`` channel, one task per g
    stored event, at the same concurrency (``store_bench.PgInsertClient`` / ``closed_loop``).
 
 Ratios are printed against the lower of (a) and (b) at the same concurrency, and against each.
+
+Scale-out (docs/SCALING.md): ``--servers N`` starts N game server processes on the same store
+(the first runs the projections unless ``--no-projections``) and N no-op servers, and routes
+each game to one process by its id (``service.client.routing.pick``: client-side game
+affinity); the server CPU is the sum over the processes. ``--shards N`` creates the store with
+N shards; ``--store sqlite`` puts the events in SQLite files in a temporary directory instead
+of the PostgreSQL schema (the raw-insert baseline stays PostgreSQL).
 ``--profile-server FILE`` runs the game server under py-spy (``record``, all threads, speedscope
 or flamegraph by extension, ``--profile-format raw`` for collapsed stacks) during the game runs.
 """
@@ -63,6 +70,7 @@ from psycopg import sql
 
 from service.api.server import KEEPALIVE_OPTIONS
 from service.app.keys import new_key_line
+from service.client.routing import pick
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 
@@ -171,8 +179,11 @@ async def running(server: ServerProcess) -> AsyncIterator[ServerProcess]:
         server.stop()
 
 
-def game_server(args: argparse.Namespace, schema: str) -> ServerProcess:
-    store = f"{args.url}{'&' if '?' in args.url else '?'}schema={schema}"
+def game_server(args: argparse.Namespace, schema: str, index: int = 0) -> ServerProcess:
+    if args.store == "sqlite":
+        store = str(Path(args.sqlite_dir) / "events.sqlite")
+    else:
+        store = f"{args.url}{'&' if '?' in args.url else '?'}schema={schema}"
     argv = [
         sys.executable,
         "-m",
@@ -193,9 +204,11 @@ def game_server(args: argparse.Namespace, schema: str) -> ServerProcess:
         *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
         *("--watch-streams", "0"),
     ]
-    if args.no_projections:
+    if args.shards > 1:
+        argv += ["--shards", str(args.shards)]
+    if args.no_projections or index > 0:
         argv.append("--no-projections")
-    server = spawn("game server", argv)
+    server = spawn(f"game server {index}", argv)
     if args.profile_server:
         py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
         out = str(Path(args.profile_server).resolve())
@@ -303,9 +316,17 @@ class GameDriver(Driver):
     """One game, all three seats (each with its own token), through the real API."""
 
     def __init__(
-        self, stub: game_pb2_grpc.GameServiceAsyncStub, run: str, index: int, sizes: Sizes
+        self,
+        stub: game_pb2_grpc.GameServiceAsyncStub,
+        run: str,
+        index: int,
+        sizes: Sizes,
+        route: Any = None,
     ) -> None:
         self.stub = stub
+        self.creator = stub
+        self.route = route
+        """Game name -> the stub of the process that serves it (``--servers``), or None."""
         self.run = run
         self.index = index
         self.rng = random.Random(index)
@@ -319,7 +340,7 @@ class GameDriver(Driver):
     async def new_game(self) -> None:
         self.games += 1
         players = [pb.Player(player_id=f"p{self.index}-{self.games}-{s}") for s in range(3)]
-        created = await self.stub.CreateGame(
+        created = await self.creator.CreateGame(
             pb.CreateGameRequest(
                 players=players,
                 rules=pb.RuleSet(name="default"),
@@ -327,6 +348,8 @@ class GameDriver(Driver):
             )
         )
         self.name = created.game.name
+        if self.route is not None:
+            self.stub = self.route(self.name)
         self.metadata = [(("authorization", f"Bearer {t}"),) for t in created.seat_tokens]
         self.sizes.metadata = len(self.metadata[0][0][0]) + len(self.metadata[0][0][1])
         await self.refresh(created.game.version)
@@ -489,16 +512,18 @@ class Run:
         return values[min(len(values) - 1, round(q / 100 * len(values)))] * 1000
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """User + system CPU seconds of a process (all its threads), or of this one."""
+def cpu_seconds(pid: int | Sequence[int] | None) -> float:
+    """User + system CPU seconds of a process (all its threads), of several, or of this one."""
     if pid is None:
         return time.process_time()
+    if not isinstance(pid, int):
+        return sum(cpu_seconds(one) for one in pid)
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def probe(run: Run, pid: int | None, begin: float, end: float) -> None:
+async def probe(run: Run, pid: int | Sequence[int] | None, begin: float, end: float) -> None:
     """CPU used by the server process and by this client process in the window."""
     await asyncio.sleep(max(0.0, begin - time.perf_counter()))
     server, client = cpu_seconds(pid) if pid else 0.0, cpu_seconds(None)
@@ -526,7 +551,7 @@ async def closed(
     store: str,
     seconds: float,
     warmup: float,
-    pid: int | None = None,
+    pid: int | Sequence[int] | None = None,
 ) -> Run:
     """Every driver sends its next command as soon as the previous step returns."""
     result = Result(label, store, len(drivers), seconds)
@@ -557,7 +582,7 @@ async def open_loop(
     store: str,
     seconds: float,
     warmup: float,
-    pid: int | None = None,
+    pid: int | Sequence[int] | None = None,
 ) -> Run:
     """Commands at a fixed offered rate: slot k goes to driver k mod n, or the next ready one."""
     result = Result(label, store, len(drivers), seconds)
@@ -658,17 +683,31 @@ async def prime(drivers: Sequence[GameDriver], limit: float) -> None:
 
 
 async def game_runs(args: argparse.Namespace, run: str, schema: str, report: Report) -> None:
-    server = game_server(args, schema)
-    async with running(server), channel_for(server.target) as channel:
-        say(f"game server pid {server.process.pid} on {server.target} ({args.workers} workers)")
-        stub = game_pb2_grpc.GameServiceStub(channel)
+    async with contextlib.AsyncExitStack() as stack:
+        servers = []
+        for index in range(args.servers):  # one after the other: the first creates the store
+            server = await stack.enter_async_context(running(game_server(args, schema, index)))
+            servers.append(server)
+            say(f"game server pid {server.process.pid} on {server.target} ({args.workers} workers)")
+        stubs = {}
+        for server in servers:
+            channel = await stack.enter_async_context(channel_for(server.target))
+            stubs[server.target] = game_pb2_grpc.GameServiceStub(channel)
+        targets = list(stubs)
+
+        def route(name: str) -> Any:
+            return stubs[pick(name, targets)]
+
         most = max([*args.concurrency, args.open_games])
-        drivers = [GameDriver(stub, run, i, report.sizes) for i in range(most)]
+        drivers = [
+            GameDriver(stubs[targets[i % len(targets)]], run, i, report.sizes, route)
+            for i in range(most)
+        ]
         t0 = time.perf_counter()
         for chunk in range(0, most, 16):
             await asyncio.gather(*(d.new_game() for d in drivers[chunk : chunk + 16]))
         say(f"{most} games created in {time.perf_counter() - t0:.1f} s (untimed)")
-        pid = server.process.pid
+        pid = [server.process.pid for server in servers]
         say(header())
         for c in args.concurrency:
             await prime(drivers[:c], args.prime_seconds)
@@ -701,15 +740,23 @@ async def game_runs(args: argparse.Namespace, run: str, schema: str, report: Rep
 
 async def noop_runs(args: argparse.Namespace, report: Report) -> None:
     sizes = report.sizes
-    server = noop_server(Sizes.mean(sizes.submit_resp), Sizes.mean(sizes.view_resp))
-    async with running(server), channel_for(server.target) as channel:
-        pid = server.process.pid
-        say(f"no-op server pid {pid} on {server.target}")
+    async with contextlib.AsyncExitStack() as stack:
+        channels = []
+        pid = []
+        for _ in range(args.servers):
+            server = noop_server(Sizes.mean(sizes.submit_resp), Sizes.mean(sizes.view_resp))
+            await stack.enter_async_context(running(server))
+            channels.append(await stack.enter_async_context(channel_for(server.target)))
+            pid.append(server.process.pid)
+            say(f"no-op server pid {server.process.pid} on {server.target}")
         patterns: list[tuple[str, float]] = [("noop", 0.0)]
         if not args.no_view_pattern:
             patterns.append(("noop+view", sizes.views_per_command))
         for label, views in patterns:
-            drivers = [NoopDriver(channel, sizes, views) for _ in range(max(args.concurrency))]
+            drivers = [
+                NoopDriver(channels[i % len(channels)], sizes, views)
+                for i in range(max(args.concurrency))
+            ]
             for c in args.concurrency:
                 report.add(await closed(drivers[:c], label, "noop", args.seconds, args.warmup, pid))
             if label == "noop":
@@ -752,6 +799,19 @@ def event_sizes(admin: psycopg.Connection[Any], schema: str) -> tuple[float, flo
         ("%CardPlayed%",),
     ).fetchone()
     assert row_ is not None
+    return float(row_[0]), float(row_[1])
+
+
+def sqlite_event_sizes(directory: str) -> tuple[float, float]:
+    """``event_sizes`` of the SQLite store's main file."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(Path(directory) / "events.sqlite")) as conn:
+        row_ = conn.execute(
+            "SELECT coalesce(avg(length(state)), 0), coalesce(avg(CASE WHEN topic LIKE ? THEN "
+            "length(state) END), 0) FROM stored_events",
+            ("%CardPlayed%",),
+        ).fetchone()
     return float(row_[0]), float(row_[1])
 
 
@@ -909,7 +969,10 @@ async def bench(args: argparse.Namespace, run: str, argv: Sequence[str]) -> None
     say(f"schema {schema} created")
     try:
         await game_runs(args, run, schema, report)
-        report.event_size, report.play_event_size = event_sizes(admin, schema)
+        if args.store == "postgres":
+            report.event_size, report.play_event_size = event_sizes(admin, schema)
+        else:
+            report.event_size, report.play_event_size = sqlite_event_sizes(args.sqlite_dir)
         if not args.row_size:
             args.row_size = round(report.event_size)
         s = report.sizes
@@ -928,11 +991,16 @@ async def bench(args: argparse.Namespace, run: str, argv: Sequence[str]) -> None
                 "UNIQUE (stream, version))"
             ).format(sql.Identifier(schema, "baseline_events"))
         )
-        for raw in raw_runs(args, schema):
-            report.add(raw)
+        try:
+            for raw in raw_runs(args, schema):
+                report.add(raw)
+        except psycopg.OperationalError as exc:  # a shared server's connection limit
+            report.notes.append(f"raw insert baseline not measured: {str(exc).strip()[-80:]}")
     finally:
         admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
         admin.close()
+        if args.store == "sqlite":
+            shutil.rmtree(args.sqlite_dir, ignore_errors=True)
         say(f"schema {schema} dropped")
     say("")
     say("== ratios (closed loop, commands/s against baselines at the same concurrency) ==")
@@ -990,6 +1058,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="py-spy: all threads, idle too (wall time); default: the GIL holder",
     )
+    parser.add_argument(
+        "--servers", type=int, default=1, help="game (and no-op) server processes, games routed"
+    )
+    parser.add_argument("--shards", type=int, default=1, help="the store's shards (--shards)")
+    parser.add_argument(
+        "--store", choices=("postgres", "sqlite"), default="postgres", help="the event store"
+    )
     parser.add_argument("--serve-noop", type=int, metavar="PORT", help=argparse.SUPPRESS)
     parser.add_argument("--noop-sizes", type=int, nargs=2, default=[0, 0], help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -999,9 +1074,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.open_games > max(args.concurrency):
         args.concurrency.append(args.open_games)
     run = secrets.token_hex(4)
+    if args.store == "sqlite":
+        args.sqlite_dir = tempfile.mkdtemp(prefix="grpc_bench_")
     load = os.getloadavg()
     say(
-        f"grpc_bench run {run}: {os.cpu_count()} cores, load average {load[0]:.1f} "
+        f"grpc_bench run {run}: {args.servers} server process(es), {args.shards} shard(s), "
+        f"{args.store}; {os.cpu_count()} cores, load average {load[0]:.1f} "
         f"{load[1]:.1f} {load[2]:.1f}, python {sys.version.split()[0]}, grpcio "
         f"{grpc.__version__}, psycopg {psycopg.__version__}"
     )

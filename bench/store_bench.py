@@ -19,9 +19,11 @@ C. Projection rebuild: ``runner.rebuild()`` of each standard projection, against
    events with the recorder (``select_notifications`` in batches of the runner's size) and
    decoding them (``mapper.to_domain_event``) without projecting.
 
-``--sqlite`` adds the same on a temporary SQLite file (A at concurrency 1 and 8 with a raw
-``sqlite3`` insert baseline, and C). ``--profile N`` profiles N single-threaded commands with
-cProfile (default store options and ``POSTGRES_ENABLE_DB_FUNCTIONS=y``).
+With ``PREF_SHARDS=N`` in the environment the application's store has N shards (the raw
+baselines stay one table). ``--sqlite`` adds the same on a temporary SQLite file (A at
+concurrency 1 and 8 with a raw ``sqlite3`` insert baseline, and C). ``--profile N`` profiles
+N single-threaded commands with cProfile (default store options and
+``POSTGRES_ENABLE_DB_FUNCTIONS=y``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from projections import standard_runners
 from service.app.application import PreferansApplication
 from service.app.config import postgres_store, sqlite_store
 from service.app.keys import new_key_line
+from service.app.shards import recorders_of
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 TOPIC = "preferans.v1.CardPlayed"
@@ -286,18 +289,25 @@ class Rebuild:
         return self.events / self.seconds
 
 
+def log_head(app: PreferansApplication) -> int:
+    """Events in the store: the sum of every shard's last notification id."""
+    return sum(int(r.max_notification_id() or 0) for r in recorders_of(app.recorder))
+
+
 def read_and_decode(app: PreferansApplication, batch: int) -> Rebuild:
     """The store's read limit: every notification, in batches, decoded to a domain event."""
-    start, events = 1, 0
+    events = 0
     t0 = time.perf_counter()
-    while True:
-        notifications = app.recorder.select_notifications(start=start, limit=batch)
-        if not notifications:
-            break
-        for notification in notifications:
-            app.mapper.to_domain_event(notification)
-        events += len(notifications)
-        start = notifications[-1].id + 1
+    for shard in recorders_of(app.recorder):  # every shard's log (PREF_SHARDS)
+        start = 1
+        while True:
+            notifications = shard.select_notifications(start=start, limit=batch)
+            if not notifications:
+                break
+            for notification in notifications:
+                app.mapper.to_domain_event(notification)
+            events += len(notifications)
+            start = notifications[-1].id + 1
     return Rebuild("read+decode", events, time.perf_counter() - t0)
 
 
@@ -464,7 +474,7 @@ def postgres_section(args: argparse.Namespace, run: str) -> Section:
                 section.commands.append(result)
                 say(row(result))
         with make_app(4, {}) as app:
-            section.events = int(app.recorder.max_notification_id() or 0)
+            section.events = log_head(app)
             if section.events < args.min_events:
                 t0 = time.perf_counter()
                 added = fill(app, run, args.min_events - section.events)
@@ -472,7 +482,7 @@ def postgres_section(args: argparse.Namespace, run: str) -> Section:
                     f"stored {added} more events for the rebuild in "
                     f"{time.perf_counter() - t0:.1f} s (games played in memory, one save a deal)"
                 )
-            section.events = int(app.recorder.max_notification_id() or 0)
+            section.events = log_head(app)
             section.raw_reads, section.projections, section.batch = rebuilds(app)
     finally:
         admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
@@ -522,11 +532,11 @@ def sqlite_section(args: argparse.Namespace, run: str) -> Section:
             section.commands.append(result)
             say(row(result))
         with make_app(1, {}) as app:
-            section.events = int(app.recorder.max_notification_id() or 0)
+            section.events = log_head(app)
             if section.events < args.min_events:
                 added = fill(app, run, args.min_events - section.events)
                 say(f"stored {added} more events for the rebuild")
-            section.events = int(app.recorder.max_notification_id() or 0)
+            section.events = log_head(app)
             section.raw_reads, section.projections, section.batch = rebuilds(app)
     return section
 

@@ -71,9 +71,11 @@ def drop_retired(db: Database) -> list[str]:
                     dropped.append(table)
                     c.execute(f"DROP TABLE {table}")
             if name not in PROJECTION_NAMES:
-                c.execute(
-                    f"DELETE FROM {TRACKING_TABLE} WHERE name IN (?, ?)", (name, name + SUFFIX)
-                )
+                c.execute(f"SELECT name FROM {TRACKING_TABLE}")
+                rows = [row[0] for row in c.fetchall()]
+                for row in rows:  # every shard's row too (``name@1``, ``name__rebuild@1``)
+                    if row.split("@")[0] in (name, name + SUFFIX):
+                        c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (row,))
     return dropped
 
 

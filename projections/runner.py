@@ -11,6 +11,11 @@ wait for each other instead of deadlocking.
 A batch that cannot be applied is retried event by event, so that the runner stops exactly
 before the event it cannot apply and says which one (``ProjectionFailed``); it never skips it.
 A rebuild projects the whole log into shadow tables and swaps them in (``projections.shadow``).
+
+A sharded store (``service.app.shards``) has one log per shard: a runner reads them all, with
+one tracking row per shard (``shard_tracking``: ``games`` for shard 0, ``games@1`` …) and takes
+batches from the shards in turn. Every batch takes the projection's one lock, so the shards'
+batches of one projection never interleave and its caches stay valid.
 """
 
 from __future__ import annotations
@@ -54,8 +59,20 @@ class Projection(Protocol):
         """Forget pending changes and caches (after a failed batch or before a rebuild)."""
 
 
+def shard_tracking(name: str, shard: int) -> str:
+    """The tracking row of a projection (or its rebuild's shadow) for one shard's log."""
+    return name if shard == 0 else f"{name}@{shard}"
+
+
+def shard_logs(recorder: Any) -> list[Any]:
+    """Each shard's recorder (its notification log); the recorder itself when unsharded."""
+    shards = getattr(recorder, "shards", None)
+    return list(shards) if shards else [recorder]
+
+
 class NotificationSource(Protocol):
-    """What a runner needs of the application: its recorder and its mapper."""
+    """What a runner needs of the application: its recorder (a sharded one has ``shards``)
+    and its mapper."""
 
     recorder: Any
     mapper: Any
@@ -73,13 +90,17 @@ class ProjectionFailed(Exception):
     The message names the projection, the position and the cause's type, never the event's
     content."""
 
-    def __init__(self, projection: str, position: int, cause: BaseException) -> None:
+    def __init__(
+        self, projection: str, position: int, cause: BaseException, shard: int = 0
+    ) -> None:
         self.projection = projection
         self.position = position
+        self.shard = shard
         self.error = type(cause).__name__
         self.transient = is_transient(cause)
         kind = "the store failed" if self.transient else "cannot apply the event"
-        super().__init__(f"projection {projection}: {kind} at position {position} ({self.error})")
+        where = f"position {position}" + (f" of shard {shard}" if shard else "")
+        super().__init__(f"projection {projection}: {kind} at {where} ({self.error})")
 
 
 def _ensure_tracking(c: Cursor, name: str, position: int | None = None) -> None:
@@ -118,26 +139,35 @@ class ProjectionRunner:
         self.db = db
         self.projection = projection
         self.batch = batch
+        self.logs = shard_logs(source.recorder)
         self._lock = threading.Lock()
-        self._position: int | None = None
-        """Where this runner's last batch left the projection (its caches are valid there)."""
+        self._position: tuple[int, ...] | None = None
+        """Where this runner's last batch left the projection in each shard's log (its caches
+        are valid there)."""
+        self._next_shard = 0
         with db.transaction() as c:
             db.lock(c, projection.name)
-            _ensure_tracking(c, projection.name)
+            for shard in range(len(self.logs)):
+                _ensure_tracking(c, shard_tracking(projection.name, shard))
             projection.create_tables(c)
 
     @property
     def last_position(self) -> int | None:
-        """Where this runner's last batch left the projection (no query; ``None``: unknown)."""
-        return self._position
+        """Where this runner's last batch left the projection (no query; ``None``: unknown);
+        with several shards, the sum of the shards' positions (events applied)."""
+        return None if self._position is None else sum(self._position)
 
     def position(self) -> int:
-        """The projection's position as stored (the last event applied)."""
-        return self._stored_position(self.projection.name)
+        """The projection's position as stored (the last event applied; with several shards
+        the sum of the shards' positions)."""
+        return sum(self._stored_positions(self.projection.name))
 
-    def _stored_position(self, tracking: str) -> int:
+    def _stored_positions(self, tracking: str) -> tuple[int, ...]:
         with self.db.reading() as c:
-            return read_position(c, tracking) or 0
+            return tuple(
+                read_position(c, shard_tracking(tracking, shard)) or 0
+                for shard in range(len(self.logs))
+            )
 
     def run_once(self) -> int:
         """Process the next batch of events; return how many were processed.
@@ -148,50 +178,68 @@ class ProjectionRunner:
             return self._run(self.projection.name)
 
     def _run(self, tracking: str) -> int:
-        start = self._stored_position(tracking)
-        if start != self._position:
+        starts = self._stored_positions(tracking)
+        if starts != self._position:
             # Another runner (or a rebuild) moved the projection since this runner's last
             # batch: what the projection cached in memory (running totals) is stale.
             self.projection.reset()
-            self._position = start  # empty caches are valid anywhere
-        notifications = self.source.recorder.select_notifications(start=start + 1, limit=self.batch)
-        if not notifications:
+            self._position = starts  # empty caches are valid anywhere
+        shards = len(self.logs)
+        for offset in range(shards):  # the shards in turn, so none waits for another's backlog
+            shard = (self._next_shard + offset) % shards
+            notifications = self.logs[shard].select_notifications(
+                start=starts[shard] + 1, limit=self.batch
+            )
+            if notifications:
+                self._next_shard = (shard + 1) % shards
+                break
+        else:
             return 0
+        start = starts[shard]
         try:
-            self._apply(tracking, start, notifications)
+            self._apply(tracking, shard, start, notifications)
         except ProjectionConflict:
             raise
         except Exception as exc:
             if is_transient(exc) or len(notifications) == 1:
-                raise ProjectionFailed(self.projection.name, notifications[0].id, exc) from exc
-            return self._apply_one_by_one(tracking, start, notifications)
+                raise ProjectionFailed(
+                    self.projection.name, notifications[0].id, exc, shard
+                ) from exc
+            return self._apply_one_by_one(tracking, shard, start, notifications)
         return len(notifications)
 
-    def _apply_one_by_one(self, tracking: str, start: int, notifications: Sequence[Any]) -> int:
+    def _apply_one_by_one(
+        self, tracking: str, shard: int, start: int, notifications: Sequence[Any]
+    ) -> int:
         """After a failed batch: apply its events one at a time, up to the one that fails."""
         done = 0
         for notification in notifications:
             try:
-                self._apply(tracking, start, [notification])
+                self._apply(tracking, shard, start, [notification])
             except ProjectionConflict:
                 raise
             except Exception as exc:
-                raise ProjectionFailed(self.projection.name, notification.id, exc) from exc
+                raise ProjectionFailed(self.projection.name, notification.id, exc, shard) from exc
             start = notification.id
             done += 1
         return done
 
-    def _apply(self, tracking: str, start: int, notifications: Sequence[Any]) -> None:
+    def _apply(self, tracking: str, shard: int, start: int, notifications: Sequence[Any]) -> None:
         last = notifications[-1].id
+        before = self._position
+        # The position a projection records is the count of events applied before it plus
+        # one: the notification id with one shard, and across shards still increasing in the
+        # order this projection applied them (the stats' rating chain is in that order).
+        offset = (sum(before) if before is not None else 0) - start
         try:
             for notification in notifications:
                 event = self.source.mapper.to_domain_event(notification)
-                self.projection.process(event, notification.id)
+                self.projection.process(event, offset + notification.id)
             with self.db.transaction() as c:
-                self.db.lock(c, tracking)
+                self.db.lock(c, tracking)  # one lock for all the shards of a projection
                 c.execute(
                     f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ? AND position = ?",
-                    (last, tracking, start),
+                    (last, shard_tracking(tracking, shard), start),
                 )
                 if c.rowcount != 1:
                     raise ProjectionConflict(
@@ -202,7 +250,9 @@ class ProjectionRunner:
             self.projection.reset()
             self._position = None
             raise
-        self._position = last
+        positions = list(before if before is not None else (0,) * len(self.logs))
+        positions[shard] = last
+        self._position = tuple(positions)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
         """Process everything recorded so far; return how many events were processed."""
@@ -231,8 +281,7 @@ class ProjectionRunner:
 
     def max_position(self) -> int:
         """The id of the last event in the log (for progress bars)."""
-        value = self.source.recorder.max_notification_id()
-        return int(value or 0)
+        return sum(int(log.max_notification_id() or 0) for log in self.logs)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from projections.runner import (
     ProjectionConflict,
     _ensure_tracking,
     read_position,
+    shard_tracking,
 )
 
 if TYPE_CHECKING:
@@ -57,8 +58,9 @@ def rebuild(runner: ProjectionRunner, progress: Callable[[int], None] | None = N
                 db.lock(c, tracking)
                 projection.drop_tables(c)
                 projection.create_tables(c)
-                _ensure_tracking(c, tracking, 0)
-            runner._position = 0
+                for shard in range(len(runner.logs)):
+                    _ensure_tracking(c, shard_tracking(tracking, shard), 0)
+            runner._position = (0,) * len(runner.logs)
         for attempt in range(1, SWAP_ATTEMPTS + 1):
             total += _catch_up(runner, tracking, progress)
             try:
@@ -106,15 +108,19 @@ def _swap_in(runner: ProjectionRunner, tracking: str) -> None:
     db, projection = runner.db, runner.projection
     with db.transaction() as c:
         db.lock(c, projection.name)
-        position = read_position(c, tracking)
-        if position != runner._position:
+        shards = range(len(runner.logs))
+        positions = tuple(read_position(c, shard_tracking(tracking, k)) for k in shards)
+        if positions != runner._position:
             raise RebuildConflict(f"another rebuild of {projection.name} started")
         _swap(db.flavor, c, projection)
-        c.execute(
-            f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ?",
-            (position, projection.name),
-        )
-        c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
+        for shard in shards:
+            c.execute(
+                f"UPDATE {TRACKING_TABLE} SET position = ? WHERE name = ?",
+                (positions[shard], shard_tracking(projection.name, shard)),
+            )
+            c.execute(
+                f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (shard_tracking(tracking, shard),)
+            )
 
 
 def _discard(runner: ProjectionRunner, tracking: str) -> None:
@@ -125,7 +131,10 @@ def _discard(runner: ProjectionRunner, tracking: str) -> None:
     with contextlib.suppress(Exception), db.renaming(names), db.transaction() as c:
         db.lock(c, tracking)
         runner.projection.drop_tables(c)
-        c.execute(f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (tracking,))
+        for shard in range(len(runner.logs)):
+            c.execute(
+                f"DELETE FROM {TRACKING_TABLE} WHERE name = ?", (shard_tracking(tracking, shard),)
+            )
 
 
 def _swap(flavor: str, c: Cursor, projection: Projection) -> None:

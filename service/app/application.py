@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, PersistenceError
+from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
 
 from domain.model import Game, League, league_id_for
 from domain.model.codec import action_fingerprint
@@ -38,6 +38,7 @@ from service.app.hub import SqliteChanges
 from service.app.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
 from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 from service.app.rule_options import check_rule_set
+from service.app.shards import ShardedCommitter, Shards, recorders_of
 
 PLAYERS = 3
 T = TypeVar("T")
@@ -136,12 +137,19 @@ class PreferansApplication(Application[uuid.UUID]):
         self._keys: Keyring | None = None
         self._locks: dict[uuid.UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
-        self._changes: SqliteChanges | None = None
+        self._changes: list[SqliteChanges] = []
         if self.db.flavor == "sqlite":
-            self._changes = SqliteChanges(self.recorder, self.env["SQLITE_DBNAME"])
-        self._committer: GroupCommitter | None = None
+            self._changes = [
+                SqliteChanges(r, r.datastore.pool.db_name) for r in recorders_of(self.recorder)
+            ]
+        self._committer: GroupCommitter | ShardedCommitter | None = None
         if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
-            self._committer = GroupCommitter(self.save)
+            self._committer = self._shards.committer(self.save)
+
+    def construct_recorder(self) -> ApplicationRecorder:
+        """The library's recorder, or one per shard behind a router (``service.app.shards``)."""
+        self._shards = Shards(self.name, self.env, super().construct_recorder())
+        return self._shards.recorder
 
     # -- secrets derived from the server's keys (service/app/keys.py) -------------------------
 
@@ -489,6 +497,7 @@ class PreferansApplication(Application[uuid.UUID]):
             self._committer.close()
         self.db.close()
         super().close()
+        self._shards.close()
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -505,8 +514,8 @@ class PreferansApplication(Application[uuid.UUID]):
         its save fails the store's version check, and the command is judged again. On SQLite,
         games that another process changed are forgotten first (``SqliteChanges``)."""
         try:
-            if self._changes is not None:
-                for changed, version in self._changes.poll():
+            for changes in self._changes:
+                for changed, version in changes.poll():
                     self.invalidate(changed, version)
             if fresh:
                 self._evict(game_id)

@@ -22,6 +22,8 @@ from typing import Any
 
 import structlog
 
+from service.app.shards import recorders_of
+
 log = structlog.get_logger(__name__)
 _BATCH = 500
 SQLITE_POLL_SECONDS = 0.5
@@ -74,8 +76,8 @@ class EventHub:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[uuid.UUID, set[asyncio.Event]] = defaultdict(set)
-        self._thread: threading.Thread | None = None
-        self._subscription: Any = None
+        self._threads: list[threading.Thread] = []
+        self._subscriptions: list[Any] = []
         self._stopping = threading.Event()
         self.closing = False
         """Set when the server stops: watchers end their streams (clients resume elsewhere)."""
@@ -114,7 +116,12 @@ class EventHub:
         game's watchers and is passed to ``on_event`` (the application uses it to forget games
         that another replica changed). PostgreSQL pushes them (LISTEN/NOTIFY); a SQLite file
         is polled (``SqliteChanges``, every ``SQLITE_POLL_SECONDS``) for other processes'
-        writes, such as ``pref flag`` or ``pref rule``."""
+        writes, such as ``pref flag`` or ``pref rule``. A sharded store: one follower per
+        shard (``service.app.shards``)."""
+        for shard in recorders_of(recorder):
+            self._follow_one(shard, on_event)
+
+    def _follow_one(self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None) -> None:
         path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")
         if "SQLite" in type(recorder).__name__ and path and ":memory:" not in path:
             self._poll_sqlite(SqliteChanges(recorder, path), on_event)
@@ -129,22 +136,27 @@ class EventHub:
                 try:
                     # Resume after the last notification seen: an outage misses nothing.
                     with recorder.subscribe(gt=last) as subscription:
-                        self._subscription = subscription
-                        for notification in subscription:
-                            last = notification.id
-                            if on_event is not None:
-                                on_event(
-                                    notification.originator_id, notification.originator_version
-                                )
-                            self.notify(notification.originator_id)
+                        self._subscriptions.append(subscription)
+                        try:
+                            for notification in subscription:
+                                last = notification.id
+                                if on_event is not None:
+                                    on_event(
+                                        notification.originator_id,
+                                        notification.originator_version,
+                                    )
+                                self.notify(notification.originator_id)
+                        finally:
+                            self._subscriptions.remove(subscription)
                 except Exception as exc:  # reconnect after a store outage
                     if self._stopping.is_set():
                         return
                     log.warning("subscription lost; reconnecting", error=str(exc))
                     self._stopping.wait(1.0)
 
-        self._thread = threading.Thread(target=run, name="event-hub", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=run, name="event-hub", daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def _poll_sqlite(
         self, changes: SqliteChanges, on_event: Callable[[uuid.UUID, int], None] | None
@@ -159,8 +171,9 @@ class EventHub:
                 except Exception as exc:  # a locked or vanished file: try again later
                     log.warning("cannot poll the SQLite store", error=str(exc))
 
-        self._thread = threading.Thread(target=run, name="event-hub-sqlite", daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=run, name="event-hub-sqlite", daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def close_watchers(self) -> None:
         """Wake every watcher to end its stream (on the loop, when the server stops): an open
@@ -172,7 +185,7 @@ class EventHub:
 
     def stop(self) -> None:
         self._stopping.set()
-        if self._subscription is not None:
-            self._subscription.stop()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        for subscription in list(self._subscriptions):
+            subscription.stop()
+        for thread in self._threads:
+            thread.join(timeout=5)

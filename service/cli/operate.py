@@ -14,13 +14,45 @@ if TYPE_CHECKING:
     pass
 from service.cli.common import open_app
 
+SHARDS_HELP = (
+    "spread games over this many event tables (PostgreSQL) or files (SQLite), 1-256; fixed "
+    "when the store is first opened, later processes take it from the store and a different "
+    "value is refused (default: $PREF_SHARDS, else the store's count, else 1; docs/SCALING.md)"
+)
+
+
+def shards_arg(text: str) -> int:
+    """``--shards``: a whole number from 1 to ``MAX_SHARDS`` (argparse reports the error)."""
+    from service.app.config import ConfigError
+    from service.app.shards import parse_shards
+
+    try:
+        value = parse_shards(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value is None:
+        raise argparse.ArgumentTypeError("give a shard count from 1 to 256")
+    return value
+
+
+def with_shards(store: Any, shards: int | None) -> Any:
+    """The store configuration with ``--shards`` (``PREF_SHARDS``) in its environment."""
+    from service.app.config import StoreConfig
+    from service.app.shards import SHARDS_ENV
+
+    if shards is None:
+        return store
+    return StoreConfig({**store.env, SHARDS_ENV: str(shards)})
+
 
 def cmd_migrate(args: argparse.Namespace) -> int:
     """Create the event tables and the projection tables, and drop the tables of retired read
     models (idempotent)."""
     from projections import drop_retired, standard_runners
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
 
-    app = open_app(args.store)
+    app = PreferansApplication(with_shards(store_config(args.store), args.shards).env)
     try:
         standard_runners(app, app.db)
         dropped = drop_retired(app.db)
@@ -84,8 +116,26 @@ def _serve_metrics(args: argparse.Namespace, tls: Any = None) -> None:
     structlog.get_logger(__name__).info("metrics", address=args.metrics_host, port=port)
 
 
+def processes_arg(text: str) -> int:
+    """``--processes``: 1 to ``MAX_PROCESSES`` server processes."""
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_PROCESSES:
+        raise argparse.ArgumentTypeError(
+            f"invalid process count {text[:20]!r}: use a whole number from 1 to {MAX_PROCESSES}"
+        )
+    return int(text)
+
+
+MAX_PROCESSES = 64
+PROCESSES_HELP = (
+    "run this many server processes on the same port (SO_REUSEPORT), about one per core; "
+    "the first runs the projections (default: $PREF_PROCESSES or 1; docs/SCALING.md)"
+)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
+    if args.processes > 1:
+        return _serve_processes(args)
     import asyncio
 
     from service.api.limits import LIMIT_HELP, limits_from
@@ -95,7 +145,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.app.config import StoreConfig, store_config
 
     configure(args.log_level)
-    store = store_config(args.store)
+    store = with_shards(store_config(args.store), args.shards)
     if args.key_file:
         store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
     try:
@@ -126,6 +176,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _serve_processes(args: argparse.Namespace) -> int:
+    """``--processes N``: check the store once (shard count included, so the children never
+    race to record it), then supervise N children (``service.cli.supervise``)."""
+    from service.app.application import PreferansApplication
+    from service.app.config import store_config
+    from service.cli.supervise import supervise
+
+    if args.port == 0:
+        print("pref serve: --processes needs a fixed --port (they share it)", file=sys.stderr)
+        return 2
+    store = with_shards(store_config(args.store), args.shards)
+    PreferansApplication(store.env).close()
+    return supervise(args)
 
 
 def cmd_projections_run(args: argparse.Namespace) -> int:

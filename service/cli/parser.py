@@ -13,11 +13,15 @@ if TYPE_CHECKING:
 from service.cli.common import metrics_options, tls_client_options
 from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
 from service.cli.operate import (
+    PROCESSES_HELP,
+    SHARDS_HELP,
     cmd_migrate,
     cmd_projections_run,
     cmd_rebuild,
     cmd_serve,
+    processes_arg,
     projection_name,
+    shards_arg,
 )
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
 from service.cli.rules import add_rules_options
@@ -43,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     migrate = sub.add_parser("migrate", help="create the event and projection tables")
     migrate.add_argument("--store", help=store_help)
+    migrate.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     migrate.set_defaults(func=cmd_migrate)
 
     srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
@@ -54,6 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     srv.add_argument("--port", type=int, default=50051, help="port to listen on")
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
+    srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
+    srv.add_argument(
+        "--processes",
+        type=processes_arg,
+        default=os.environ.get("PREF_PROCESSES", "1"),  # a string: argparse checks it too
+        help=PROCESSES_HELP,
+    )
     srv.add_argument("--log-level", default="info", help="debug, info, warning or error")
     srv.add_argument(
         "--no-projections",

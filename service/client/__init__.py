@@ -21,6 +21,7 @@ from grpc_status import rpc_status
 from domain.rules import Action, RuleSet
 from service.api.mapping import action_to_proto, rules_to_proto
 from service.api.tls import channel as tls_channel
+from service.client.routing import affinity_metadata
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 
@@ -93,7 +94,9 @@ class SeatClient:
     def __init__(self, client: GameClient, name: str, token: str) -> None:
         self.client = client
         self.name = name
-        self.metadata = (("authorization", f"Bearer {token}"),)
+        # The game id rides along so that a router (k8s/router.yaml) sends every call of one
+        # game to one server process (service.client.routing).
+        self.metadata = (("authorization", f"Bearer {token}"), *affinity_metadata(name))
 
     def join(self) -> pb.JoinGameResponse:
         response: pb.JoinGameResponse = self.client.stub.JoinGame(
