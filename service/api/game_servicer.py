@@ -110,7 +110,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
         return caller_for(context, self.app).seat_in(game_id)
 
-    async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
+    async def _read(
+        self,
+        game_id: uuid.UUID,
+        then: Callable[[Game], T],
+        min_version: int = 0,
+        on_loop: bool = False,
+    ) -> T:
         """``then(game)`` in one trip to the thread pool, once the game has reached
         ``min_version`` (read-your-writes, also across replicas).
 
@@ -120,9 +126,15 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         FAILED_PRECONDITION (``VERSION_NOT_REACHED``, the version reached in its metadata);
         anything further ahead, or negative, is INVALID_ARGUMENT at once. A waiting call holds
         no thread: it sleeps on the event hub and reads the store again when the game changes
-        (or every ``SAFETY_POLL_SECONDS``)."""
+        (or every ``SAFETY_POLL_SECONDS``).
+
+        ``on_loop``: ``then`` is cheap, so a game in memory and not locked by a command is read
+        on the event loop (``app.peek_game``), without a trip to the thread pool."""
         if min_version < 0:
             raise BadInput("min_version", "min_version must be 0 or more")
+        peeked = self.app.peek_game(game_id, then, min_version) if on_loop else None
+        if peeked is not None:
+            return peeked[1]
         read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
         version, answer = read
         if version >= min_version:
@@ -233,7 +245,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        view = await self._read(game_id, lambda g: seat_view_cached(g, seat), request.min_version)
+        view = await self._read(
+            game_id, lambda g: seat_view_cached(g, seat), request.min_version, on_loop=True
+        )
         return pb.GetSeatViewResponse(view=view)
 
     @refusing

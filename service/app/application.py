@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError, PersistenceError
@@ -372,6 +372,29 @@ class PreferansApplication(Application[uuid.UUID]):
         with self._lock(game_id):
             game = self._load(game_id, min_version=min_version)
             return game.version, then(game)
+
+    def peek_game(
+        self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0
+    ) -> tuple[int, T] | None:
+        """``read_game`` if it can answer at once, without the store (so the event loop may
+        call it): ``None`` when the game is not in memory or is older than ``min_version``, a
+        command holds its lock, or writes of other processes must be polled first (SQLite)."""
+        cache = self.repository.cache
+        if cache is None or self._changes is not None:
+            return None
+        lock = self._lock(game_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            try:
+                game = cast("Game", cache.get(game_id))
+            except KeyError:
+                return None
+            if game.version < min_version:
+                return None
+            return game.version, then(game)
+        finally:
+            lock.release()
 
     def invalidate(self, game_id: uuid.UUID, version: int) -> None:
         """The store has event ``version`` of this game (from another writer, maybe): forget

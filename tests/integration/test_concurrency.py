@@ -189,3 +189,28 @@ def test_a_restarted_process_continues_the_game_mid_deal(open_app: AppFactory) -
     assert reopened.game_at(game_id, version).state == interrupted.state
     requests = [e.request_id for e in events if event_action(e) is not None]
     assert len(set(requests)) == len(requests) == len(sent)
+
+
+def test_peek_answers_only_from_memory_and_never_mid_command(open_app: AppFactory) -> None:
+    """``peek_game`` (the event loop's read, issue 10) answers a game in memory at once, but
+    never from a game a command is changing (its lock is held: the answer could show a state
+    that is not saved yet), never one older than ``min_version``, never one not in memory, and
+    on SQLite not at all (other processes' writes are polled with a query first)."""
+    app = open_app()
+    created = create(app)
+    game_id = created.game_id
+    app.get_game(game_id)  # in memory
+    peeked = app.peek_game(game_id, lambda g: g.version)
+    if app.db.flavor == "sqlite":
+        assert peeked is None
+        return
+    version = app.get_game(game_id).version
+    assert peeked == (version, version)
+    assert app.peek_game(game_id, lambda g: g.version, min_version=version + 1) is None
+    assert app.peek_game(uuid.uuid4(), lambda g: g.version) is None
+    with app._lock(game_id):  # a command in progress
+        assert app.peek_game(game_id, lambda g: g.version) is None
+    app._evict(game_id)
+    assert app.peek_game(game_id, lambda g: g.version) is None
+    assert app.read_game(game_id, lambda g: g.version) == (version, version)
+    assert app.peek_game(game_id, lambda g: g.version) == (version, version)
