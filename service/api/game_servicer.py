@@ -34,7 +34,7 @@ from service.api.mapping import (
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.api.streams import Feed, GameStreams
 from service.app import validation
-from service.app.application import PreferansApplication
+from service.app.application import CommandResult, CommandSteps, PreferansApplication
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
@@ -162,6 +162,48 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         finally:
             self.hub.unregister(game_id, wake)
 
+    async def _command(self, steps: Callable[[], CommandSteps]) -> CommandResult:
+        """Run a command (``CommandSteps``) without holding a thread of the pool while its
+        events wait for their group commit: it is decided in the pool, saved by the commit
+        thread, and answered on the event loop (in the pool again if the save failed: a lost
+        race reads the store). A cancelled call still finishes its command (the game's lock
+        is released, its outcome settled)."""
+        if not self.app.group_commit:
+            return await self._run(lambda: self.app.drive(steps()))
+        task = asyncio.ensure_future(self._drive(steps))
+        task.add_done_callback(_settled)
+        return await asyncio.shield(task)
+
+    async def _drive(self, make: Callable[[], CommandSteps]) -> CommandResult:
+        def first() -> tuple[CommandSteps, Game | CommandResult]:
+            made = make()
+            try:
+                return made, made.send(None)
+            except StopIteration as stop:  # a replayed request: nothing to save
+                return made, stop.value
+
+        steps, step = await self._run(first)
+        while isinstance(step, Game):
+            game = step
+            outcome: BaseException | None = None
+            try:
+                await asyncio.wrap_future(self.app.submit(game))
+            except asyncio.CancelledError as exc:  # the loop is stopping: forget the game
+                self.app.save_failed(game, exc)
+                steps.close()  # releases the game's lock
+                raise
+            except Exception as exc:  # handed back to the command, which decides
+                outcome = self.app.save_failed(game, exc)
+            try:
+                if outcome is None:  # saved: the answer is built on the loop (no store access)
+                    step = steps.send(None)
+                else:  # a lost race or a store failure: may read the store
+                    step = await self._run(steps.send, outcome)
+            except StopIteration as stop:
+                result: CommandResult = stop.value
+                return result
+        return step
+
     # -- methods --------------------------------------------------------------------------
 
     @refusing
@@ -259,8 +301,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         if not request.HasField("action"):
             raise BadInput("action", "the action is missing")
         action = action_from_proto(request.action)
-        result = await self._run(
-            lambda: self.app.act(
+        result = await self._command(
+            lambda: self.app.act_steps(
                 game_id,
                 seat,
                 action,
@@ -369,6 +411,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub.notify(game_id)
         if self.projections is not None:
             self.projections.poke()
+
+
+def _settled(task: asyncio.Future[Any]) -> None:
+    """Retrieve a command's outcome even if its call was cancelled (no "never retrieved")."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
