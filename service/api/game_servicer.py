@@ -34,7 +34,7 @@ from service.api.mapping import (
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.api.streams import Feed, GameStreams
 from service.app import validation
-from service.app.application import PreferansApplication
+from service.app.application import CommandResult, CommandSteps, PreferansApplication
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
@@ -110,7 +110,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
         return caller_for(context, self.app).seat_in(game_id)
 
-    async def _read(self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0) -> T:
+    async def _read(
+        self,
+        game_id: uuid.UUID,
+        then: Callable[[Game], T],
+        min_version: int = 0,
+        on_loop: bool = False,
+    ) -> T:
         """``then(game)`` in one trip to the thread pool, once the game has reached
         ``min_version`` (read-your-writes, also across replicas).
 
@@ -120,9 +126,15 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         FAILED_PRECONDITION (``VERSION_NOT_REACHED``, the version reached in its metadata);
         anything further ahead, or negative, is INVALID_ARGUMENT at once. A waiting call holds
         no thread: it sleeps on the event hub and reads the store again when the game changes
-        (or every ``SAFETY_POLL_SECONDS``)."""
+        (or every ``SAFETY_POLL_SECONDS``).
+
+        ``on_loop``: ``then`` is cheap, so a game in memory and not locked by a command is read
+        on the event loop (``app.peek_game``), without a trip to the thread pool."""
         if min_version < 0:
             raise BadInput("min_version", "min_version must be 0 or more")
+        peeked = self.app.peek_game(game_id, then, min_version) if on_loop else None
+        if peeked is not None:
+            return peeked[1]
         read: tuple[int, T] = await self._run(self.app.read_game, game_id, then, min_version)
         version, answer = read
         if version >= min_version:
@@ -149,6 +161,48 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                     return answer
         finally:
             self.hub.unregister(game_id, wake)
+
+    async def _command(self, steps: Callable[[], CommandSteps]) -> CommandResult:
+        """Run a command (``CommandSteps``) without holding a thread of the pool while its
+        events wait for their group commit: it is decided in the pool, saved by the commit
+        thread, and answered on the event loop (in the pool again if the save failed: a lost
+        race reads the store). A cancelled call still finishes its command (the game's lock
+        is released, its outcome settled)."""
+        if not self.app.group_commit:
+            return await self._run(lambda: self.app.drive(steps()))
+        task = asyncio.ensure_future(self._drive(steps))
+        task.add_done_callback(_settled)
+        return await asyncio.shield(task)
+
+    async def _drive(self, make: Callable[[], CommandSteps]) -> CommandResult:
+        def first() -> tuple[CommandSteps, Game | CommandResult]:
+            made = make()
+            try:
+                return made, made.send(None)
+            except StopIteration as stop:  # a replayed request: nothing to save
+                return made, stop.value
+
+        steps, step = await self._run(first)
+        while isinstance(step, Game):
+            game = step
+            outcome: BaseException | None = None
+            try:
+                await asyncio.wrap_future(self.app.submit(game))
+            except asyncio.CancelledError as exc:  # the loop is stopping: forget the game
+                self.app.save_failed(game, exc)
+                steps.close()  # releases the game's lock
+                raise
+            except Exception as exc:  # handed back to the command, which decides
+                outcome = self.app.save_failed(game, exc)
+            try:
+                if outcome is None:  # saved: the answer is built on the loop (no store access)
+                    step = steps.send(None)
+                else:  # a lost race or a store failure: may read the store
+                    step = await self._run(steps.send, outcome)
+            except StopIteration as stop:
+                result: CommandResult = stop.value
+                return result
+        return step
 
     # -- methods --------------------------------------------------------------------------
 
@@ -233,7 +287,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        view = await self._read(game_id, lambda g: seat_view_cached(g, seat), request.min_version)
+        view = await self._read(
+            game_id, lambda g: seat_view_cached(g, seat), request.min_version, on_loop=True
+        )
         return pb.GetSeatViewResponse(view=view)
 
     @refusing
@@ -245,8 +301,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         if not request.HasField("action"):
             raise BadInput("action", "the action is missing")
         action = action_from_proto(request.action)
-        result = await self._run(
-            lambda: self.app.act(
+        result = await self._command(
+            lambda: self.app.act_steps(
                 game_id,
                 seat,
                 action,
@@ -355,6 +411,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub.notify(game_id)
         if self.projections is not None:
             self.projections.poke()
+
+
+def _settled(task: asyncio.Future[Any]) -> None:
+    """Retrieve a command's outcome even if its call was cancelled (no "never retrieved")."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _game_summary(r: dict[str, Any]) -> pb.GameSummary:

@@ -95,8 +95,16 @@ def _guarded(handler: Any) -> Any:
     )
 
 
+MAX_WRAPPED = 1024
+"""Wrapped handlers an interceptor keeps (one per method: the servicers' handlers never change)."""
+
+
 class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):
     """Refuses undecodable requests to ``preferans.v1`` methods with INVALID_ARGUMENT."""
+
+    def __init__(self) -> None:
+        self._guarded: dict[Any, Any] = {}
+        """Each method's handler, wrapped once (not per call)."""
 
     async def intercept_service(
         self,
@@ -109,4 +117,9 @@ class MalformedRequestInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method or ""
         if handler is None or not method.startswith(OUR_PREFIX):
             return handler
-        return _guarded(handler)  # type: ignore[no-any-return]
+        guarded = self._guarded.get(handler)
+        if guarded is None:
+            guarded = _guarded(handler)
+            if len(self._guarded) < MAX_WRAPPED:
+                self._guarded[handler] = guarded
+        return guarded  # type: ignore[no-any-return]

@@ -38,6 +38,7 @@ from cachetools import LRUCache, TTLCache
 from service.api.auth import AUDITOR_PREFIX, bearer_token, caller_for
 from service.api.errors import ResourceExhausted, refuse
 from service.api.limits import Limits
+from service.api.malformed import MAX_WRAPPED
 from service.api.mapping import parse_game_name
 from service.app.application import GameNotFound, PreferansApplication
 
@@ -231,6 +232,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
         self.calls = Budget("calls", limits.calls_per_second, limits.call_burst, callers, clock)
         self.watches = Counter("concurrent WatchGame streams", limits.watch_streams, callers)
         self.open_games = OpenGames(limits.open_games, callers, still_open, executor)
+        self._charged: dict[tuple[str, Any], grpc.RpcMethodHandler[Any, Any]] = {}
 
     async def intercept_service(
         self,
@@ -243,6 +245,18 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
         method = handler_call_details.method
         if handler is None or method.startswith(EXEMPT_PREFIXES):
             return handler
+        key = (method, handler)
+        charged = self._charged.get(key)
+        if charged is None:
+            charged = self._charging(method, handler)
+            if len(self._charged) < MAX_WRAPPED:
+                self._charged[key] = charged
+        return charged
+
+    def _charging(
+        self, method: str, handler: grpc.RpcMethodHandler[Any, Any]
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        """``handler`` charging its caller first (built once per method, not per call)."""
         if handler.unary_unary is not None:
             behavior = self._create if method == CREATE_METHOD else self._unary
             return grpc.unary_unary_rpc_method_handler(

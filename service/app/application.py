@@ -18,9 +18,10 @@ import hashlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
@@ -107,6 +108,14 @@ class CommandResult:
     """True when this answer is the stored answer of an earlier identical request."""
     answer: Any = None
     """What the command's ``then`` callback returned."""
+
+
+CommandSteps = Generator[Game, BaseException | None, CommandResult]
+"""A command run in steps (``act_steps``), holding its game's lock throughout: it yields the game
+when the game's new events are to be saved, and is sent ``None`` once they are saved or the
+error the save raised (``save_failed``); its return value is the answer. ``_command`` drives it
+in one thread; the gRPC servicer drives it without holding a thread while the save waits for
+its group commit (``submit``)."""
 
 
 class PreferansApplication(Application[uuid.UUID]):
@@ -305,8 +314,19 @@ class PreferansApplication(Application[uuid.UUID]):
 
         ``then`` is called with the game after the command, under the game's lock (to build a
         response from a consistent state); its result is the ``CommandResult.answer``."""
+        return self.drive(self.act_steps(game_id, seat, action, request_id, then))
+
+    def act_steps(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        action: Action,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandSteps:
+        """``act`` in steps (``CommandSteps``)."""
         request_id = validation.request_id(request_id)
-        return self._command(
+        return self._steps(
             game_id,
             request_id,
             action_fingerprint(seat, action),
@@ -363,6 +383,36 @@ class PreferansApplication(Application[uuid.UUID]):
         then: Callable[[Game], Any] | None = None,
         judged_again_on: type[Exception] = InvalidAction,
     ) -> CommandResult:
+        """Run a command on the game in memory under its lock and save it (``_steps``)."""
+        return self.drive(
+            self._steps(game_id, request_id, fingerprint, decide, then, judged_again_on)
+        )
+
+    def drive(self, steps: CommandSteps) -> CommandResult:
+        """Run a command's steps in this thread, saving with ``_save``."""
+        outcome: BaseException | None = None
+        try:
+            while True:
+                game = steps.send(outcome)
+                try:
+                    self._save(game)
+                except BaseException as exc:  # handed back to the command, which decides
+                    outcome = exc
+                else:
+                    outcome = None
+        except StopIteration as stop:
+            result: CommandResult = stop.value
+            return result
+
+    def _steps(
+        self,
+        game_id: uuid.UUID,
+        request_id: str,
+        fingerprint: str,
+        decide: Callable[[Game], None],
+        then: Callable[[Game], Any] | None = None,
+        judged_again_on: type[Exception] = InvalidAction,
+    ) -> CommandSteps:
         """Run a command on the game in memory under its lock and save it.
 
         A request id already seen returns its first answer. If ``decide`` refuses the command
@@ -385,9 +435,8 @@ class PreferansApplication(Application[uuid.UUID]):
                 if done is not None:
                     return self._result(game, done, True, then)
                 decide(game)
-            try:
-                self._save(game)
-            except IntegrityError:
+            failure = yield game  # saved by the driver (``drive``), which sends what it raised
+            if isinstance(failure, IntegrityError):
                 fresh = self._load(game_id, fresh=True)
                 done = fresh.answer_for(request_id, fingerprint)
                 if done is not None:
@@ -395,6 +444,8 @@ class PreferansApplication(Application[uuid.UUID]):
                 raise Conflict(
                     "another command on this game landed first; read the game and retry"
                 ) from None
+            if failure is not None:
+                raise failure
             return self._result(game, game.version, False, then)
 
     @staticmethod
@@ -419,6 +470,29 @@ class PreferansApplication(Application[uuid.UUID]):
         with self._lock(game_id):
             game = self._load(game_id, min_version=min_version)
             return game.version, then(game)
+
+    def peek_game(
+        self, game_id: uuid.UUID, then: Callable[[Game], T], min_version: int = 0
+    ) -> tuple[int, T] | None:
+        """``read_game`` if it can answer at once, without the store (so the event loop may
+        call it): ``None`` when the game is not in memory or is older than ``min_version``, a
+        command holds its lock, or writes of other processes must be polled first (SQLite)."""
+        cache = self.repository.cache
+        if cache is None or self._changes is not None:
+            return None
+        lock = self._lock(game_id)
+        if not lock.acquire(blocking=False):
+            return None
+        try:
+            try:
+                game = cast("Game", cache.get(game_id))
+            except KeyError:
+                return None
+            if game.version < min_version:
+                return None
+            return game.version, then(game)
+        finally:
+            lock.release()
 
     def invalidate(self, game_id: uuid.UUID, version: int) -> None:
         """The store has event ``version`` of this game (from another writer, maybe): forget
@@ -535,14 +609,36 @@ class PreferansApplication(Application[uuid.UUID]):
                 self.save(game)
             else:
                 self._committer.save(game.collect_events())
-        except IntegrityError:
-            raise
-        except PersistenceError as exc:
-            self._evict(game.id)
-            raise StoreUnavailable(str(exc)) from exc
-        except BaseException:
-            self._evict(game.id)
-            raise
+        except BaseException as exc:
+            failure = self.save_failed(game, exc)
+            if failure is exc:
+                raise
+            raise failure from exc
+
+    @property
+    def group_commit(self) -> bool:
+        """Whether saves go through the group-commit thread (``submit``)."""
+        return self._committer is not None
+
+    def submit(self, game: Game) -> Future[None]:
+        """Start saving the game's new events with the next group commit, without waiting
+        (only with ``group_commit``); map a failure with ``save_failed``."""
+        if self._committer is None:
+            raise RuntimeError("submit needs group commit")
+        return self._committer.submit(game.collect_events())
+
+    def save_failed(self, game: Game, exc: BaseException) -> BaseException:
+        """What a failed save of ``game`` raises: a lost race (``IntegrityError``) as it is;
+        otherwise the game in memory is forgotten (it holds unsaved changes), and a store
+        failure becomes ``StoreUnavailable``."""
+        if isinstance(exc, IntegrityError):
+            return exc
+        self._evict(game.id)
+        if isinstance(exc, PersistenceError):
+            failure = StoreUnavailable(str(exc))
+            failure.__cause__ = exc
+            return failure
+        return exc
 
     def _evict(self, game_id: uuid.UUID) -> None:
         cache = self.repository.cache

@@ -36,9 +36,14 @@ class GroupCommitter:
 
     def save(self, events: Sequence[Any]) -> None:
         """Write ``events`` (one game's pending events); block until written or failed."""
+        self.submit(events).result()
+
+    def submit(self, events: Sequence[Any]) -> Future[None]:
+        """Queue ``events`` (one game's pending events) for the next batch; the future is done
+        when they are written, or failed. The caller keeps its game's lock until then."""
         done: Future[None] = Future()
         self._queue.put((events, done))
-        done.result()
+        return done
 
     def close(self) -> None:
         self._queue.put(None)

@@ -28,11 +28,14 @@ import hmac
 import os
 import re
 import secrets
+import threading
 import time
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from cachetools import LRUCache
 
 from service.app.config import ConfigError
 
@@ -47,6 +50,11 @@ _LEGACY_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
 _MAX_TOKEN = 256
 _SEAT = re.compile(r"[0-2]")
 _ISSUED = re.compile(r"[0-9]{1,15}")
+VERIFIED_TOKENS = 65_536
+"""Well-signed seat tokens a keyring remembers (LRU), so a seat's every call does not
+recompute the same HMAC; their expiry is checked on every call all the same."""
+SEEDS = 4_096
+"""Game seeds a keyring remembers (LRU): a command needs its game's seed."""
 
 
 class KeyConfigError(ConfigError):
@@ -71,6 +79,17 @@ class Keyring:
     keys: tuple[tuple[str, bytes], ...]
     token_max_age: int = DEFAULT_TOKEN_MAX_AGE
     """Seconds a seat token stays valid after issue; 0 means tokens do not expire."""
+    # What this (immutable) keyring has already derived: a token string whose MAC checked out,
+    # and a game's seed, stay so for as long as the keyring exists.
+    _verified: LRUCache[str, TokenClaims] = field(
+        default_factory=lambda: LRUCache(VERIFIED_TOKENS), init=False, repr=False, compare=False
+    )
+    _seeds: LRUCache[tuple[uuid.UUID, str], bytes] = field(
+        default_factory=lambda: LRUCache(SEEDS), init=False, repr=False, compare=False
+    )
+    _guard: threading.Lock = field(
+        default_factory=threading.Lock, init=False, repr=False, compare=False
+    )
 
     @property
     def current(self) -> tuple[str, bytes]:
@@ -107,9 +126,15 @@ class Keyring:
     def seed_for(self, game_id: uuid.UUID, commitment: str) -> bytes | None:
         """The seed of an existing game: the one under some key whose SHA-256 is the
         commitment its ``GameCreated`` recorded (so no key id needs recording)."""
+        with self._guard:
+            known = self._seeds.get((game_id, commitment))
+        if known is not None:
+            return known
         for _, key in self.keys:
             seed = self.seed(game_id, key)
             if hmac.compare_digest(hashlib.sha256(seed).hexdigest(), commitment):
+                with self._guard:
+                    self._seeds[game_id, commitment] = seed
                 return seed
         return None
 
@@ -123,6 +148,23 @@ class Keyring:
 
     def check(self, token: str, now: float | None = None) -> TokenClaims | str:
         """The token's claims, or why it is refused (a short message for the client)."""
+        with self._guard:
+            claims = self._verified.get(token)
+        if claims is None:
+            checked = self._check_signature(token)
+            if isinstance(checked, str):
+                return checked
+            claims = checked
+            with self._guard:
+                self._verified[token] = claims
+        now = time.time() if now is None else now
+        legacy = claims.issued_ms < 0  # legacy tokens do not expire
+        if not legacy and self.token_max_age and claims.issued_ms / 1000 + self.token_max_age < now:
+            return "the seat token has expired: ask the game's creator for a new one"
+        return claims
+
+    def _check_signature(self, token: str) -> TokenClaims | str:
+        """``check`` without the expiry: the format, the key and the MAC."""
         parts = token.split(".") if len(token) <= _MAX_TOKEN else []
         try:
             game_id = uuid.UUID(parts[0])
@@ -140,9 +182,6 @@ class Keyring:
             or not hmac.compare_digest(_mac(key, game_id, seat, issued).encode(), parts[4].encode())
         ):
             return "the seat token is not valid"
-        now = time.time() if now is None else now
-        if self.token_max_age and issued / 1000 + self.token_max_age < now:
-            return "the seat token has expired: ask the game's creator for a new one"
         return TokenClaims(game_id, seat, kid, issued)
 
     def _check_legacy(self, game_id: uuid.UUID, token: str) -> TokenClaims | str:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 import threading
 import uuid
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from domain.model import Game
 from domain.rules import (
@@ -19,8 +23,11 @@ from domain.rules import (
     seed_commitment,
     shuffle_from_seed,
 )
+from service.api.game_servicer import GameServicer
 from service.app.application import CommandResult, Conflict, PreferansApplication
+from service.app.hub import EventHub
 from tests.integration.helpers import (
+    BOT,
     AppFactory,
     create,
     event_action,
@@ -189,3 +196,119 @@ def test_a_restarted_process_continues_the_game_mid_deal(open_app: AppFactory) -
     assert reopened.game_at(game_id, version).state == interrupted.state
     requests = [e.request_id for e in events if event_action(e) is not None]
     assert len(set(requests)) == len(requests) == len(sent)
+
+
+def test_peek_answers_only_from_memory_and_never_mid_command(open_app: AppFactory) -> None:
+    """``peek_game`` (the event loop's read, issue 10) answers a game in memory at once, but
+    never from a game a command is changing (its lock is held: the answer could show a state
+    that is not saved yet), never one older than ``min_version``, never one not in memory, and
+    on SQLite not at all (other processes' writes are polled with a query first)."""
+    app = open_app()
+    created = create(app)
+    game_id = created.game_id
+    app.get_game(game_id)  # in memory
+    peeked = app.peek_game(game_id, lambda g: g.version)
+    if app.db.flavor == "sqlite":
+        assert peeked is None
+        return
+    version = app.get_game(game_id).version
+    assert peeked == (version, version)
+    assert app.peek_game(game_id, lambda g: g.version, min_version=version + 1) is None
+    assert app.peek_game(uuid.uuid4(), lambda g: g.version) is None
+    with app._lock(game_id):  # a command in progress
+        assert app.peek_game(game_id, lambda g: g.version) is None
+    app._evict(game_id)
+    assert app.peek_game(game_id, lambda g: g.version) is None
+    assert app.read_game(game_id, lambda g: g.version) == (version, version)
+    assert app.peek_game(game_id, lambda g: g.version) == (version, version)
+
+
+def _next_command(app: PreferansApplication, game_id: uuid.UUID) -> tuple[int, Action]:
+    deal = app.get_game(game_id).deal
+    assert deal is not None
+    seat = actor(deal)
+    return seat, BOT(seat_view(deal, seat))
+
+
+class HeldCommits:
+    """Holds the group-commit thread's writes until released; counts the games submitted."""
+
+    def __init__(self, app: PreferansApplication) -> None:
+        committer = app._committer
+        assert committer is not None
+        self.release = threading.Event()
+        self.submitted = 0
+        save = committer._save
+
+        def held(*events: object) -> None:
+            assert self.release.wait(timeout=30)
+            save(*events)
+
+        committer._save = held
+        submit = app.submit
+
+        def counted(game: Game) -> Future[None]:
+            self.submitted += 1
+            return submit(game)
+
+        app.submit = counted  # type: ignore[method-assign]
+
+    async def until_submitted(self, count: int) -> None:
+        async with asyncio.timeout(30):
+            while self.submitted < count:
+                await asyncio.sleep(0.01)
+
+
+def test_a_command_waiting_for_its_group_commit_holds_no_thread(open_app: AppFactory) -> None:
+    """Through the servicer, a command's events wait for their group commit without a thread
+    of the pool (issue 10): with ONE thread, commands on three games are all decided and
+    queued while the first batch is still being written, so they commit together."""
+    app = open_app()
+    games = [create(app).game_id for _ in range(3)]
+    held = HeldCommits(app)
+
+    async def scenario() -> list[CommandResult]:
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            servicer = GameServicer(app, executor, EventHub())
+            calls = []
+            for n, game_id in enumerate(games):
+                seat, action = _next_command(app, game_id)
+                steps = functools.partial(app.act_steps, game_id, seat, action, f"held-{n}")
+                calls.append(asyncio.ensure_future(servicer._command(steps)))
+            await held.until_submitted(3)  # all three decided while nothing is written yet
+            held.release.set()
+            return list(await asyncio.gather(*calls))
+
+    versions = [app.get_game(g).version for g in games]
+    results = asyncio.run(scenario())
+    assert [r.version for r in results] == [v + 1 for v in versions]
+    assert not any(r.replayed for r in results)
+    fresh = open_app()
+    assert [fresh.get_game(g).version for g in games] == [v + 1 for v in versions]
+
+
+def test_a_cancelled_call_still_finishes_its_command(open_app: AppFactory) -> None:
+    """A call cancelled while its command waits for the group commit: the command is still
+    saved and answered to nobody, the game's lock is released, and a retry with the same
+    request id gets the first answer (issue 10, the servicer's ``_command``)."""
+    app = open_app()
+    game_id = create(app).game_id
+    held = HeldCommits(app)
+    seat, action = _next_command(app, game_id)
+    before = app.get_game(game_id).version
+
+    async def scenario() -> CommandResult:
+        with ThreadPoolExecutor(max_workers=2) as executor:
+            servicer = GameServicer(app, executor, EventHub())
+            steps = functools.partial(app.act_steps, game_id, seat, action, "cancelled")
+            call = asyncio.ensure_future(servicer._command(steps))
+            await held.until_submitted(1)
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            held.release.set()
+            return await servicer._command(steps)  # waits for the game's lock, then replays
+
+    retried = asyncio.run(scenario())
+    assert retried.replayed and retried.version == before + 1
+    assert open_app().get_game(game_id).version == before + 1

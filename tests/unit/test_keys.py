@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import uuid
 from pathlib import Path
 
@@ -89,3 +90,26 @@ def test_malformed_tokens_are_refused_without_raising(token: str) -> None:
 @given(st.text(max_size=300))
 def test_any_text_is_refused_without_raising(token: str) -> None:
     assert isinstance(RING.check(token), str)
+
+
+def test_a_remembered_token_still_expires_and_a_forged_one_is_still_refused() -> None:
+    """A keyring remembers the tokens whose MAC it verified (issue 10: no HMAC per call), but
+    only the exact token: its expiry is checked on every call, and a token with another MAC,
+    seat or issue time is verified afresh."""
+    ring = Keyring(RING.keys, token_max_age=60)
+    token = ring.mint(GAME, 2, issued_ms=1_000_000)
+    for _ in range(3):
+        assert not isinstance(ring.check(token, now=1_001), str)
+    assert "expired" in str(ring.check(token, now=1_061))
+    game, kid, seat, issued, mac = token.split(".")
+    forged = [
+        ".".join((game, kid, "1", issued, mac)),
+        ".".join((game, kid, seat, "1000001", mac)),
+        ".".join((game, kid, seat, issued, mac[:-1] + ("A" if mac[-1] != "A" else "B"))),
+    ]
+    for other in forged:
+        assert ring.check(other, now=1_001) == "the seat token is not valid"
+    seed = ring.seed(GAME)
+    commitment = hashlib.sha256(seed).hexdigest()
+    assert ring.seed_for(GAME, commitment) == seed == ring.seed_for(GAME, commitment)
+    assert ring.seed_for(GAME, "0" * 64) is None
