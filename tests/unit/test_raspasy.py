@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import pytest
 
+from domain.handrecord import parse_record, record_from_deal, render_text, to_json, verify_record
 from domain.rules import (
     DEFAULT,
+    Action,
     DealResult,
+    DealState,
     GameState,
     InvalidAction,
     Kind,
@@ -20,8 +23,12 @@ from domain.rules import (
     PlayCard,
     RuleSet,
     Shuffle,
+    actor,
+    apply,
+    deal_cards,
     finish_deal,
     legal_actions,
+    new_deal,
     new_game,
     parse_action,
     score_result,
@@ -494,3 +501,38 @@ def test_rostov_whist_price_follows_the_progression() -> None:
     rules = rostov(raspasy_progression=ARITH, raspasy_progression_step=5)
     score = score_result(rules, raspasy_result((2, 3, 5)), 1)  # the double: 10 per trick
     assert score.whists == whists({(A, B): 30, (A, C): 50})
+
+
+# --- hand records ---------------------------------------------------------------------------
+
+
+def played(state: DealState) -> tuple[DealState, list[tuple[int, Action]]]:
+    """Play out with the lowest legal card, keeping the (seat, action) log."""
+    log: list[tuple[int, Action]] = []
+    while state.phase is Phase.PLAY:
+        card = next(a for a in legal_actions(state) if isinstance(a, PlayCard))
+        log.append((actor(state), card))
+        state = apply(state, card, actor(state))
+    return state, log
+
+
+def test_hand_record_of_a_compulsory_raspasy_and_a_dealer_run() -> None:
+    """A Любимовка deal (no auction) dealt by a dealer on his 2nd deal in a row: the record
+    carries the streak and the run, its text says so, and it verifies on its own."""
+    rules = RuleSet(raspasy_compulsory_rounds=2, raspasy_dealer=RaspasyDealer.STAYS)
+    shuffle = Shuffle(tuple(range(32)), 4)
+    start = new_deal(deal_cards(shuffle.order, C, shuffle.talon_pair), C, rules, 1, 1)
+    final, log = played(start)
+    assert final.result is not None and final.result.kind is Kind.RASPASY
+    rec = record_from_deal(start, log, number=2)
+    deal = rec["deals"][0]
+    assert (deal["raspasy_streak"], deal["dealer_run"], deal["auction"]) == (1, 1, [])
+    text = render_text(rec)
+    assert "Auction   none: a compulsory raspasy (RULES.md §3.3)" in text
+    assert "Dealer    dealt 1 deal(s) in a row before this one" in text
+    verdict = verify_record(parse_record(to_json(rec)))
+    assert verdict.consistent, verdict.message
+    # The same actions after an ordinary start (bidding) are not a legal deal.
+    forged = dict(deal, raspasy_streak=0)
+    bad = verify_record(parse_record(to_json(dict(rec, deals=[forged]))))
+    assert not bad.consistent and "is not legal" in bad.message
