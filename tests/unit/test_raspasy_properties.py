@@ -148,3 +148,17 @@ def test_whole_random_games_under_each_raspasy_option_settle_to_zero(name: str) 
         record = play_game(seed, random_policy(random.Random(i)), rules, i % 3, max_deals=120)
         check_game(record, rules, i % 3, sliding=rules.raspasy_dealer is RaspasyDealer.SLIDING)
         _check_series_and_dealer(name, rules, record)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_bots_finish_whole_games_under_each_raspasy_option(name: str) -> None:
+    """The bots keep working under every raspasy convention: a whole game (pool 10) ends with
+    every pool closed and every invariant of ``check_game``."""
+    from domain.bots import make_bot
+
+    rules = OPTIONS[name].with_options(pool_target=10)
+    bots = [make_bot(), make_bot(), make_bot()]
+    record = play_game(f"bots-{name}".encode().ljust(16, b"."), bots, rules, 0, max_deals=300)
+    assert record.finished
+    check_game(record, rules, 0, sliding=rules.raspasy_dealer is RaspasyDealer.SLIDING)
+    _check_series_and_dealer(name, rules, record)
