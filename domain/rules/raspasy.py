@@ -16,11 +16,19 @@ deal, ``streak_after`` gives the next streak:
   does not break raspasy": the streak stands).
 
 The dealer after a deal is ``dealer_after`` (sliding, non-sliding with its limit, …).
+``check_options`` refuses the raspasy options that make no sense together (``RuleSet`` calls
+it when a rule set is made).
 """
 
 from __future__ import annotations
 
-from domain.rules.ruleset import RaspasyDealer, RaspasyScoring, RuleSet
+from domain.rules.errors import InvalidAction
+from domain.rules.ruleset import (
+    Progression,
+    RaspasyDealer,
+    RaspasyScoring,
+    RuleSet,
+)
 from domain.rules.scoring import DealScore
 from domain.rules.seats import next_dealer
 from domain.rules.state import DealResult, Kind
@@ -103,3 +111,68 @@ def dealer_after(
     if stays:
         return dealer, dealer_run + 1
     return next_dealer(dealer, rules.players), 0
+
+
+def check_options(rules: RuleSet) -> None:
+    """Refuse combinations of the raspasy options that make no sense (RULES.md §3.3); called
+    by ``RuleSet`` when it is made, with a message naming the conflict."""
+    for name in (
+        "raspasy_progression_limit",
+        "raspasy_round_limit",
+        "raspasy_compulsory_rounds",
+    ):
+        if getattr(rules, name) < 0:
+            raise InvalidAction(f"{name} cannot be negative", field=f"rules.{name}")
+    if rules.raspasy_dealer_limit < 1:
+        raise InvalidAction(
+            "raspasy_dealer_limit must be at least 1", field="rules.raspasy_dealer_limit"
+        )
+    kind = rules.raspasy_progression
+    if kind is Progression.TABLE:
+        if rules.raspasy_progression_step != 1 or rules.raspasy_progression_limit != 0:
+            raise InvalidAction(
+                "raspasy_progression_step and raspasy_progression_limit apply only to an "
+                "arithmetic or geometric raspasy_progression; a 'table' progression lists "
+                "its prices in raspasy_trick_prices",
+                field="rules.raspasy_progression",
+            )
+    else:
+        if len(rules.raspasy_trick_prices) != 1:
+            raise InvalidAction(
+                f"an {kind.value} raspasy_progression grows from one base price: give "
+                "raspasy_trick_prices one entry, or use the 'table' progression",
+                field="rules.raspasy_trick_prices",
+            )
+        least = 2 if kind is Progression.GEOMETRIC else 1
+        if rules.raspasy_progression_step < least:
+            raise InvalidAction(
+                f"an {kind.value} raspasy_progression needs raspasy_progression_step of at "
+                f"least {least} (a flat price is the 'table' progression)",
+                field="rules.raspasy_progression_step",
+            )
+    if rules.raspasy_compulsory_rounds:
+        if rules.raspasy_zero_ends_series:
+            raise InvalidAction(
+                "compulsory raspasy rounds (raspasy_compulsory_rounds, Любимовка) cannot "
+                "be cut short by raspasy_zero_ends_series",
+                field="rules.raspasy_compulsory_rounds",
+            )
+        if 0 < rules.raspasy_round_limit <= rules.raspasy_compulsory_rounds:
+            raise InvalidAction(
+                "raspasy_round_limit ends the series before the raspasy_compulsory_rounds "
+                "are played: the limit must exceed the compulsory rounds",
+                field="rules.raspasy_round_limit",
+            )
+    limited = (RaspasyDealer.STAYS, RaspasyDealer.STAYS_UNTIL_MISERE_MADE)
+    if rules.raspasy_dealer not in limited and rules.raspasy_dealer_limit != 3:
+        raise InvalidAction(
+            f"raspasy_dealer_limit applies only when the dealer stays after raspasy, not "
+            f"with raspasy_dealer {rules.raspasy_dealer.value!r}",
+            field="rules.raspasy_dealer_limit",
+        )
+    if rules.raspasy_scoring is RaspasyScoring.WHISTS_PAIRWISE and rules.raspasy_amnesty:
+        raise InvalidAction(
+            "raspasy_amnesty changes nothing with raspasy_scoring 'whists-pairwise' "
+            "(only differences of tricks are written)",
+            field="rules.raspasy_amnesty",
+        )

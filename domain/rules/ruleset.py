@@ -236,76 +236,15 @@ class RuleSet:
             raise InvalidAction(
                 "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
             )
-        self._check_raspasy()
+        from domain.rules.raspasy import check_options
         from domain.rules.scoring import DEFENCE_SCORERS
+
+        check_options(self)
 
         if self.whist_kind not in DEFENCE_SCORERS:
             raise InvalidAction(
                 f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
                 field="rules.whist_kind",
-            )
-
-    def _check_raspasy(self) -> None:
-        """Combinations of the raspasy options that make no sense (RULES.md §3.3)."""
-        for name in (
-            "raspasy_progression_limit",
-            "raspasy_round_limit",
-            "raspasy_compulsory_rounds",
-        ):
-            if getattr(self, name) < 0:
-                raise InvalidAction(f"{name} cannot be negative", field=f"rules.{name}")
-        if self.raspasy_dealer_limit < 1:
-            raise InvalidAction(
-                "raspasy_dealer_limit must be at least 1", field="rules.raspasy_dealer_limit"
-            )
-        kind = self.raspasy_progression
-        if kind is Progression.TABLE:
-            if self.raspasy_progression_step != 1 or self.raspasy_progression_limit != 0:
-                raise InvalidAction(
-                    "raspasy_progression_step and raspasy_progression_limit apply only to an "
-                    "arithmetic or geometric raspasy_progression; a 'table' progression lists "
-                    "its prices in raspasy_trick_prices",
-                    field="rules.raspasy_progression",
-                )
-        else:
-            if len(self.raspasy_trick_prices) != 1:
-                raise InvalidAction(
-                    f"an {kind.value} raspasy_progression grows from one base price: give "
-                    "raspasy_trick_prices one entry, or use the 'table' progression",
-                    field="rules.raspasy_trick_prices",
-                )
-            least = 2 if kind is Progression.GEOMETRIC else 1
-            if self.raspasy_progression_step < least:
-                raise InvalidAction(
-                    f"an {kind.value} raspasy_progression needs raspasy_progression_step of at "
-                    f"least {least} (a flat price is the 'table' progression)",
-                    field="rules.raspasy_progression_step",
-                )
-        if self.raspasy_compulsory_rounds:
-            if self.raspasy_zero_ends_series:
-                raise InvalidAction(
-                    "compulsory raspasy rounds (raspasy_compulsory_rounds, Любимовка) cannot "
-                    "be cut short by raspasy_zero_ends_series",
-                    field="rules.raspasy_compulsory_rounds",
-                )
-            if 0 < self.raspasy_round_limit <= self.raspasy_compulsory_rounds:
-                raise InvalidAction(
-                    "raspasy_round_limit ends the series before the raspasy_compulsory_rounds "
-                    "are played: the limit must exceed the compulsory rounds",
-                    field="rules.raspasy_round_limit",
-                )
-        limited = (RaspasyDealer.STAYS, RaspasyDealer.STAYS_UNTIL_MISERE_MADE)
-        if self.raspasy_dealer not in limited and self.raspasy_dealer_limit != 3:
-            raise InvalidAction(
-                f"raspasy_dealer_limit applies only when the dealer stays after raspasy, not "
-                f"with raspasy_dealer {self.raspasy_dealer.value!r}",
-                field="rules.raspasy_dealer_limit",
-            )
-        if self.raspasy_scoring is RaspasyScoring.WHISTS_PAIRWISE and self.raspasy_amnesty:
-            raise InvalidAction(
-                "raspasy_amnesty changes nothing with raspasy_scoring 'whists-pairwise' "
-                "(only differences of tricks are written)",
-                field="rules.raspasy_amnesty",
             )
 
     def __hash__(self) -> int:
