@@ -536,3 +536,30 @@ def test_hand_record_of_a_compulsory_raspasy_and_a_dealer_run() -> None:
     forged = dict(deal, raspasy_streak=0)
     bad = verify_record(parse_record(to_json(dict(rec, deals=[forged]))))
     assert not bad.consistent and "is not legal" in bad.message
+
+
+def test_api_options_json_accepts_and_refuses_raspasy_options() -> None:
+    """The options a client sends (``RuleSet.options_json``) are checked by the JSON Schema
+    before any rule set is made: each refusal names the option."""
+    from service.app.rule_options import check_options
+
+    options = {
+        "raspasy_progression": "arithmetic",
+        "raspasy_progression_limit": 2,
+        "raspasy_dealer": "stays",
+        "raspasy_talon": "closed",
+        "raspasy_scoring": "whists-fewest",
+        "raspasy_compulsory_rounds": 2,
+        "raspasy_round_limit": 3,
+    }
+    check_options(options)
+    assert RuleSet.from_dict(options).raspasy_talon is RaspasyTalon.CLOSED
+    for bad, name in (
+        ({"raspasy_dealer": "sometimes"}, "raspasy_dealer"),
+        ({"raspasy_dealer_limit": 0}, "raspasy_dealer_limit"),
+        ({"raspasy_progression_step": 0}, "raspasy_progression_step"),
+        ({"raspasy_scoring": "whists"}, "raspasy_scoring"),
+    ):
+        with pytest.raises(InvalidAction) as err:
+            check_options(bad)
+        assert err.value.field == f"rules.options_json.{name}"
