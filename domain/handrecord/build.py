@@ -104,6 +104,7 @@ def deal_section(
         "number": number,
         "dealer": final.dealer,
         "raspasy_streak": final.raspasy_streak,
+        "dealer_run": final.dealer_run,
         "sheet_before": sheet_dict(sheet_before),
         "hands": [card_list(h) for h in final.dealt],
         "talon": cards_text(final.talon),
@@ -233,7 +234,11 @@ def record_from_game(
     for deal in game.deals:
         final = deal.final
         start = new_deal(
-            DealtCards(final.dealt, final.talon), deal.dealer, rules, final.raspasy_streak
+            DealtCards(final.dealt, final.talon),
+            deal.dealer,
+            rules,
+            final.raspasy_streak,
+            final.dealer_run,
         )
         out["deals"].append(
             deal_section(

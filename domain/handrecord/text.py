@@ -34,12 +34,14 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
     lines = [f"[Deal {deal['number']}]", f"Dealer    {seat_name(dealer)}"]
     if deal["raspasy_streak"]:
         lines.append(f"Raspasy   {deal['raspasy_streak']} in a row before this deal")
+    if deal.get("dealer_run"):
+        lines.append(f"Dealer    dealt {deal['dealer_run']} deal(s) in a row before this one")
     for s in order:
         mask = mask_of(parse_cards(deal["hands"][s]))
         lines.append(f"Hand {seat_name(s)} H{hand_number(dealer, s, n)}: {format_cards(mask)}")
     lines.append(f"Talon     {deal['talon']}")
     auction = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["auction"])
-    lines.append(f"Auction   {auction}")
+    lines.append(f"Auction   {auction or 'none: a compulsory raspasy (RULES.md §3.3)'}")
     if deal["talon_taken"] is not None:
         lines.append(f"Talon     taken by {seat_name(deal['declarer'])}: {deal['talon_taken']}")
     if deal["discard"] is not None:

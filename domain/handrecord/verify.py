@@ -17,7 +17,6 @@ from domain.rules import (
     Action,
     DealtCards,
     GameState,
-    Kind,
     Phase,
     RulesError,
     RuleSet,
@@ -34,7 +33,8 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules.cards import card_list
-from domain.rules.seats import next_dealer, seat_name, seat_of_hand
+from domain.rules.raspasy import dealer_after, streak_after
+from domain.rules.seats import seat_name, seat_of_hand
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,11 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
         if len(talon) != 2:
             raise RulesError("the talon is two cards")
         start = new_deal(
-            DealtCards(hands, (talon[0], talon[1])), deal["dealer"], rules, game.raspasy_streak
+            DealtCards(hands, (talon[0], talon[1])),
+            deal["dealer"],
+            rules,
+            game.raspasy_streak,
+            game.dealer_run,
         )
     except RulesError as exc:
         raise _Discrepancy(
@@ -146,16 +150,18 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
             f"({state.phase.value})",
         )
     score = score_deal(state)
-    kind = state.result.kind if state.result is not None else None
     order = [seat_of_hand(deal["dealer"], h, n) for h in range(1, n + 1)]
     sheet, entry = record(game.sheet, score, rules, order)
     expected = deal_section(
         number, start, state, actions, score_to_dict(score), entry_to_dict(entry), game.sheet
     )
+    assert state.result is not None
+    dealer, run = dealer_after(rules, deal["dealer"], game.dealer_run, state.result)
     after = game._replace(
-        dealer=next_dealer(deal["dealer"], n),
+        dealer=dealer,
+        dealer_run=run,
         deal_number=number,
-        raspasy_streak=game.raspasy_streak + 1 if kind is Kind.RASPASY else 0,
+        raspasy_streak=streak_after(rules, game.raspasy_streak, state.result),
         sheet=sheet,
         deal=None,
         finished=sheet.all_closed(rules),
@@ -178,6 +184,7 @@ def _verify(rec: Record) -> Verdict:
             sheet_of(first["sheet_before"]),
             None,
             False,
+            first.get("dealer_run", 0),
         )
     except (TypeError, KeyError) as exc:
         raise _Discrepancy(
@@ -201,6 +208,12 @@ def _verify(rec: Record) -> Verdict:
                 number,
                 f"deal {number}: the dealer is {seat_name(game.dealer)} in turn, "
                 f"not {seat_name(deal['dealer'])}",
+            )
+        if deal.get("dealer_run", 0) != game.dealer_run:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the dealer had dealt {game.dealer_run} deals in a row before "
+                f"it, not {deal.get('dealer_run', 0)}",
             )
         if deal["raspasy_streak"] != game.raspasy_streak:
             raise _Discrepancy(

@@ -21,9 +21,14 @@ _EMPTY_WHIST = WhistState((), (), -1, False, None)
 
 
 def new_deal(
-    dealt: DealtCards, dealer: int, rules: RuleSet = DEFAULT, raspasy_streak: int = 0
+    dealt: DealtCards,
+    dealer: int,
+    rules: RuleSet = DEFAULT,
+    raspasy_streak: int = 0,
+    dealer_run: int = 0,
 ) -> DealState:
-    """The state right after the deal: the first hand is to call."""
+    """The state right after the deal: the first hand is to call — or, on a compulsory
+    raspasy (S000 "Любимовка", ``RuleSet.raspasy_compulsory``), to lead, with no auction."""
     players = rules.players
     if len(dealt.hands) != players:
         raise InvalidAction(f"a {players}-player deal needs {players} hands")
@@ -37,13 +42,14 @@ def new_deal(
         raise InvalidAction("misdeal: the talon must be the two cards not in any hand")
     h1 = first_hand(dealer, players)
     hands = tuple(dealt.hands)
+    compulsory = rules.raspasy_compulsory(raspasy_streak)
     return DealState(
         rules=rules,
         dealer=dealer,
         dealt=hands,
         talon=(a, b),
         raspasy_streak=raspasy_streak,
-        phase=Phase.BIDDING,
+        phase=Phase.PLAY if compulsory else Phase.BIDDING,
         to_act=h1,
         auction=_EMPTY_AUCTION,
         declarer=-1,
@@ -57,6 +63,7 @@ def new_deal(
         open_hands=0,
         talon_open=False,
         result=None,
+        dealer_run=dealer_run,
     )
 
 

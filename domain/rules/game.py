@@ -1,9 +1,9 @@
 """A whole game (pulya): deals in turn, the dealer rotating, until every pool is closed.
 
 ``GameState`` is immutable like a deal. ``start_deal`` deals the next deal from a given shuffle,
-``finish_deal`` writes the scored deal onto the sheet, moves the deal to the left and counts
-raspasy in a row. ``play_game`` is the pure whole-game driver: from a seed and three policies
-to the final sheet and settlement.
+``finish_deal`` writes the scored deal onto the sheet, passes the deal on and counts raspasy in
+a row (both by the conventions of ``domain.rules.raspasy``). ``play_game`` is the pure
+whole-game driver: from a seed and three policies to the final sheet and settlement.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from domain.rules.actions import Action
 from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction
+from domain.rules.raspasy import dealer_after, streak_after
 from domain.rules.ruleset import DEFAULT, RuleSet
 from domain.rules.scoresheet import ScoreSheet, SheetEntry, record, settle
 from domain.rules.scoring import DealScore, score_deal
-from domain.rules.seats import next_dealer, seat_of_hand
-from domain.rules.state import DealResult, DealState, Kind, Phase
+from domain.rules.seats import seat_of_hand
+from domain.rules.state import DealResult, DealState, Phase
 from domain.rules.view import SeatView, seat_view
 
 
@@ -41,9 +42,13 @@ class GameState(NamedTuple):
     deal_number: int
     """Number of the current deal (1-based), 0 before the first."""
     raspasy_streak: int
+    """Raspasy of the current series before the current (or next) deal (``raspasy``)."""
     sheet: ScoreSheet
     deal: DealState | None
     finished: bool
+    dealer_run: int = 0
+    """Deals in a row the dealer had dealt before the current (or next) one (non-sliding
+    deal after raspasy, RULES.md §3.3; always 0 with the default sliding deal)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -69,7 +74,7 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
-    deal = new_deal(dealt, game.dealer, game.rules, game.raspasy_streak)
+    deal = new_deal(dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run)
     return game._replace(deal=deal, deal_number=game.deal_number + 1)
 
 
@@ -83,11 +88,12 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
         seat_of_hand(deal.dealer, h, game.rules.players) for h in range(1, game.rules.players + 1)
     ]
     sheet, entry = record(game.sheet, score, game.rules, order)
-    streak = game.raspasy_streak + 1 if deal.result.kind is Kind.RASPASY else 0
+    dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     return (
         game._replace(
-            dealer=next_dealer(game.dealer, game.rules.players),
-            raspasy_streak=streak,
+            dealer=dealer,
+            dealer_run=run,
+            raspasy_streak=streak_after(game.rules, game.raspasy_streak, deal.result),
             sheet=sheet,
             deal=None,
             finished=sheet.all_closed(game.rules),

@@ -2,9 +2,10 @@
 
 Follow the led suit; if void, trump if you can; otherwise any card. No trumps in NT, misère
 and raspasy. In raspasy the two talon cards set the suits of tricks 1 and 2 (they never win),
-and the first hand leads tricks 1 to 3. A claim proposes how the remaining tricks fall; when
-every other player accepts, the deal ends so; a rejected claim may not be repeated by the same
-player in the same trick.
+and the first hand leads tricks 1 to 3; with a closed talon (``RuleSet.raspasy_talon``, §3.3)
+the first hand leads trick 1 and the winners lead after. A claim proposes how the remaining
+tricks fall; when every other player accepts, the deal ends so; a rejected claim may not be
+repeated by the same player in the same trick.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from domain.rules.actions import (
 )
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
+from domain.rules.ruleset import RaspasyTalon
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import (
     ClaimState,
@@ -51,12 +53,19 @@ def led_suit(state: DealState) -> int:
     """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
     play = state.play
     n = len(play.history)
-    if state.declarer < 0 and n < 2:
+    if state.declarer < 0 and n < 2 and _talon_leads(state):
         # Raspasy tricks 1 and 2: the talon card sets the suit for every hand (§1.9).
         return state.talon[n] >> 3
     if play.trick:
         return play.trick[0][1] >> 3
     return -1
+
+
+def _talon_leads(state: DealState) -> bool:
+    """Raspasy with the talon opened: its cards set the suits of tricks 1 and 2 and the first
+    hand leads tricks 1–3 (§1.9). With a closed talon (Rostov, §3.3) the first hand leads
+    trick 1 and each trick's winner the next."""
+    return state.rules.raspasy_talon is RaspasyTalon.OPEN
 
 
 def legal_mask(state: DealState) -> int:
@@ -151,7 +160,7 @@ def play_card(state: DealState, card: int) -> DealState:
     suit = card >> 3
     if not (hand >> card) & 1:
         raise IllegalAction(_illegal_card_message(state, card), legal(state))
-    if state.declarer < 0 and len(history) < 2:
+    if state.declarer < 0 and len(history) < 2 and _talon_leads(state):
         led = state.talon[len(history)] >> 3
     elif trick:
         led = trick[0][1] >> 3
@@ -176,7 +185,7 @@ def play_card(state: DealState, card: int) -> DealState:
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
     history = (*history, _new(Trick, (play.leader, trick, winner)))
-    if len(history) < 3 and state.declarer < 0:
+    if state.declarer < 0 and len(history) < 3 and _talon_leads(state):
         leader = first_hand(state.dealer, len(hands))
     else:
         leader = winner
@@ -191,7 +200,10 @@ def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
     """Highest trump, else the highest card of the led (or, in raspasy, the set) suit."""
     trump = trump_of(state)
     n = len(state.play.history)
-    led = state.talon[n] >> 3 if state.declarer < 0 and n < 2 else trick[0][1] >> 3
+    if state.declarer < 0 and n < 2 and _talon_leads(state):
+        led = state.talon[n] >> 3
+    else:
+        led = trick[0][1] >> 3
     best_seat, best_key = trick[0][0], -1
     for seat, card in trick:
         suit = card >> 3

@@ -41,8 +41,66 @@ class HelpTie(StrEnum):
     """The one with the smaller gora; if equal, the next clockwise from the helper."""
 
 
+class Progression(StrEnum):
+    """How the raspasy trick price grows along a series (RULES.md §3.3, S000 conventions)."""
+
+    TABLE = "table"
+    """``raspasy_trick_prices`` lists the prices of the 1st, 2nd, … raspasy; the last repeats
+    (the default ``(1,)`` is no progression)."""
+    ARITHMETIC = "arithmetic"
+    """Each raspasy of a series costs ``raspasy_progression_step`` more per trick (1-2-3)."""
+    GEOMETRIC = "geometric"
+    """Each raspasy of a series costs ``raspasy_progression_step`` times more (1-2-4-8)."""
+
+
+class RaspasyDealer(StrEnum):
+    """Who deals after raspasy (RULES.md §3.3 "Dealer after raspasy"; S000, S003)."""
+
+    SLIDING = "sliding"
+    """The deal passes to the left after every deal (the default, S001 §10)."""
+    STAYS = "stays"
+    """Non-sliding: the dealer deals again after raspasy, at most ``raspasy_dealer_limit``
+    deals in a row (S000 conventions, S003)."""
+    STAYS_UNTIL_MISERE_MADE = "stays-until-misere-made"
+    """S000 "сдатчик не меняется, если не сыгран мизер": the dealer also stays after a misère
+    that failed ("не сыгран" = not made, as in "игра сыграна"), at most the limit in a row."""
+    NEVER_PASSES = "never-passes"
+    """The deal does not pass however many raspasy follow (S000), with no limit."""
+
+
+class RaspasyTalon(StrEnum):
+    """What the talon does on raspasy with three players (RULES.md §3.3)."""
+
+    OPEN = "open"
+    """Its cards set the suits of tricks 1 and 2; the first hand leads tricks 1–3 (the
+    default; S003's "first three leads regardless of the winners" is the same rule)."""
+    CLOSED = "closed"
+    """Not opened (Rostov): the first hand leads, then each trick's winner; the talon stays
+    hidden until the deal is scored."""
+
+
+class RaspasyScoring(StrEnum):
+    """How raspasy tricks are written (RULES.md §3.3 "Rostov scoring", A-22)."""
+
+    GORA = "gora"
+    """Each trick costs its taker the trick price in gora (the default)."""
+    WHISTS_FEWEST = "whists-fewest"
+    """Rostov "on whists": the player(s) with the fewest tricks write the trick price in
+    whists on each partner for every trick that partner took (with ``raspasy_amnesty``: for
+    every trick more than the fewest)."""
+    WHISTS_PAIRWISE = "whists-pairwise"
+    """Every player writes the trick price in whists on each player who took more tricks,
+    per trick of the difference."""
+
+
 LEVELS = (6, 7, 8, 9, 10)
 """The contract levels, the keys of the price and norm tables."""
+
+RASPASY_PRICE_CEILING = 1000
+"""[impl-note] An "unlimited" progression stops at this trick price (the schema's largest
+price), so a long series of raspasy cannot write numbers beyond 32-bit sheet fields."""
+_MAX_DOUBLINGS = 10
+"""2**10 already exceeds the ceiling: larger powers are never computed."""
 
 _TABLES = ("contract_values", "defence_norms", "whister_shares")
 """The fields that are tables by level (read-only mappings, written as JSON objects)."""
@@ -77,6 +135,36 @@ class RuleSet:
     """Lowest level allowed in the auction after 0, 1, … consecutive raspasy (last repeats)."""
     raspasy_amnesty: bool = False
     """A-19: subtract the common minimum of tricks when recording raspasy."""
+    # raspasy (issue 11, RULES.md §3.3)
+    raspasy_progression: Progression = Progression.TABLE
+    """How the trick price grows along a series; ARITHMETIC and GEOMETRIC start from the
+    single entry of ``raspasy_trick_prices``."""
+    raspasy_progression_step: int = 1
+    """The increment (arithmetic) or factor (geometric) per raspasy of a series."""
+    raspasy_progression_limit: int = 0
+    """The price stops growing after this many raises (0: never; S000 "usually not after the
+    triple" = 2; S004 "after the first/second raise" = 1/2)."""
+    raspasy_zero_bonus_priced: bool = False
+    """A true zero earns the current trick price to pool instead of ``raspasy_zero_bonus``
+    (S000: "на одинарных – 1, двойных – 2 и т. д.")."""
+    raspasy_failure_ends_series: bool = True
+    """A failed contract ends the series (default). False: S000 "exit by failure not
+    allowed" — only a made contract ends it."""
+    raspasy_misere_ends_series: bool = True
+    """A misère ends the series like a trick game (default). False: S000 "misère does not
+    break raspasy"."""
+    raspasy_zero_ends_series: bool = False
+    """S000 "exit by a zero": a raspasy on which somebody took no trick ends the series."""
+    raspasy_round_limit: int = 0
+    """The series ends after this many raspasy in a row (0: no limit; S000)."""
+    raspasy_compulsory_rounds: int = 0
+    """Raspasy after the first of a series played without an auction (S000 "Любимовка": 2)."""
+    raspasy_dealer: RaspasyDealer = RaspasyDealer.SLIDING
+    raspasy_dealer_limit: int = 3
+    """Most deals in a row by one dealer under STAYS and STAYS_UNTIL_MISERE_MADE."""
+    raspasy_talon: RaspasyTalon = RaspasyTalon.OPEN
+    raspasy_scoring: RaspasyScoring = RaspasyScoring.GORA
+
     help_whists_per_point: int = 10
     settlement_whists_per_gora: int = 10
 
@@ -148,7 +236,10 @@ class RuleSet:
             raise InvalidAction(
                 "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
             )
+        from domain.rules.raspasy import check_options
         from domain.rules.scoring import DEFENCE_SCORERS
+
+        check_options(self)
 
         if self.whist_kind not in DEFENCE_SCORERS:
             raise InvalidAction(
@@ -172,8 +263,26 @@ class RuleSet:
         return self.defence_norms[level]
 
     def raspasy_price(self, streak: int) -> int:
-        """Gora per trick on raspasy number ``streak`` (1-based) in a row."""
-        return self.raspasy_trick_prices[min(streak, len(self.raspasy_trick_prices)) - 1]
+        """The trick price (gora, or whists when scored on whists) of raspasy number
+        ``streak`` (1-based) of a series, by ``raspasy_progression``; never above
+        ``RASPASY_PRICE_CEILING``."""
+        kind = self.raspasy_progression
+        if kind is Progression.TABLE:
+            return self.raspasy_trick_prices[min(streak, len(self.raspasy_trick_prices)) - 1]
+        raises = max(0, streak - 1)
+        if self.raspasy_progression_limit:
+            raises = min(raises, self.raspasy_progression_limit)
+        base, step = self.raspasy_trick_prices[0], self.raspasy_progression_step
+        if kind is Progression.ARITHMETIC:
+            price = base + step * raises
+        else:
+            price = base * step ** min(raises, _MAX_DOUBLINGS)
+        return min(price, RASPASY_PRICE_CEILING)
+
+    def raspasy_compulsory(self, raspasy_streak: int) -> bool:
+        """True when the deal after ``raspasy_streak`` raspasy in a row is played as raspasy
+        without an auction (S000 "Любимовка")."""
+        return 0 < raspasy_streak <= self.raspasy_compulsory_rounds
 
     def min_level(self, raspasy_streak: int) -> int:
         """Lowest level allowed in the auction after ``raspasy_streak`` raspasy in a row."""

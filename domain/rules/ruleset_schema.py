@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import LEVELS, Bidding, HelpTie
+from domain.rules.ruleset import (
+    LEVELS,
+    Bidding,
+    HelpTie,
+    Progression,
+    RaspasyDealer,
+    RaspasyScoring,
+    RaspasyTalon,
+)
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -75,6 +83,20 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "raspasy_zero_bonus": price,
             "raspasy_exit_levels": _levels(min_items=1, unique=False),
             "raspasy_amnesty": boolean,
+            # raspasy (issue 11, RULES.md §3.3)
+            "raspasy_progression": {"enum": [p.value for p in Progression]},
+            "raspasy_progression_step": _integer(1, MAX_PRICE),
+            "raspasy_progression_limit": _integer(0, MAX_SEQUENCE),
+            "raspasy_zero_bonus_priced": boolean,
+            "raspasy_failure_ends_series": boolean,
+            "raspasy_misere_ends_series": boolean,
+            "raspasy_zero_ends_series": boolean,
+            "raspasy_round_limit": _integer(0, MAX_SEQUENCE),
+            "raspasy_compulsory_rounds": _integer(0, MAX_SEQUENCE),
+            "raspasy_dealer": {"enum": [d.value for d in RaspasyDealer]},
+            "raspasy_dealer_limit": _integer(1, MAX_SEQUENCE),
+            "raspasy_talon": {"enum": [t.value for t in RaspasyTalon]},
+            "raspasy_scoring": {"enum": [s.value for s in RaspasyScoring]},
             "help_whists_per_point": price,
             "settlement_whists_per_gora": price,
             "bidding": {"enum": [b.value for b in Bidding]},

@@ -1,4 +1,5 @@
-"""Scoring of one finished deal (RULES.md §1.6–§1.9; A-01, A-02, A-08, A-19).
+"""Scoring of one finished deal (RULES.md §1.6–§1.8; A-01, A-02, A-08); raspasy (§1.9, §3.3,
+A-19) is scored by ``domain.rules.raspasy.score_raspasy``.
 
 ``score_result`` turns a ``DealResult`` into a ``DealScore``: points each seat earns for the
 pool (before pool closing and help, which ``scoresheet`` applies), gora written, and whists
@@ -92,13 +93,9 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
     kind = result.kind
     declarer = result.declarer
     if kind is Kind.RASPASY:
-        price = rules.raspasy_price(raspasy_streak + 1)
-        base = min(result.tricks) if rules.raspasy_amnesty else 0
-        for seat, taken in enumerate(result.tricks):
-            sheet.gora[seat] += (taken - base) * price
-            if taken == 0:
-                sheet.pool[seat] += rules.raspasy_zero_bonus
-        return sheet.freeze()
+        from domain.rules.raspasy import score_raspasy  # raspasy builds on this module
+
+        return score_raspasy(rules, result, raspasy_streak)
     contract = result.contract
     assert contract is not None
     if kind is Kind.MISERE:

@@ -144,6 +144,8 @@ class DealState(NamedTuple):
     """Mask of seats whose hands lie face up for everyone."""
     talon_open: bool
     result: DealResult | None
+    dealer_run: int
+    """Deals in a row the dealer had dealt before this one (non-sliding deal, §3.3)."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""
@@ -160,6 +162,11 @@ class DealState(NamedTuple):
     def raspasy(self) -> bool:
         """True when this deal is (being) played as raspasy."""
         return self.declarer < 0 and self.phase in (Phase.PLAY, Phase.CLAIM, Phase.SCORED)
+
+    @property
+    def compulsory_raspasy(self) -> bool:
+        """True when this deal is a raspasy without an auction (S000 "Любимовка", §3.3)."""
+        return self.rules.raspasy_compulsory(self.raspasy_streak)
 
     @property
     def trick_number(self) -> int:

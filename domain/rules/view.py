@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
+from domain.rules.ruleset import RaspasyTalon
 from domain.rules.state import ClaimState, DealState, Phase, Trick
 
 
@@ -57,8 +58,13 @@ def _hand_visible(state: DealState, viewer: int, seat: int) -> bool:
 def _talon_visible(state: DealState, index: int) -> bool:
     if state.talon_open or state.phase is Phase.SCORED:
         return True
-    # Raspasy: the first talon card is turned up for trick 1, the second for trick 2 (§1.9).
-    return state.raspasy and len(state.play.history) >= index
+    # Raspasy: the first talon card is turned up for trick 1, the second for trick 2 (§1.9);
+    # a closed talon (§3.3, Rostov) stays hidden until the deal is scored.
+    return (
+        state.raspasy
+        and len(state.play.history) >= index
+        and state.rules.raspasy_talon is RaspasyTalon.OPEN
+    )
 
 
 def visible_mask(state: DealState, viewer: int) -> int:

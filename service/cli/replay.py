@@ -131,7 +131,13 @@ def frames(rec: Record, deal_number: int | None = None) -> Iterator[RenderableTy
         number = deal["number"]
         hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
         a, b = parse_cards(deal["talon"])
-        state = new_deal(DealtCards(hands, (a, b)), deal["dealer"], rules, deal["raspasy_streak"])
+        state = new_deal(
+            DealtCards(hands, (a, b)),
+            deal["dealer"],
+            rules,
+            deal["raspasy_streak"],
+            deal.get("dealer_run", 0),
+        )
         yield render_table(
             state, deal, players, f"Deal {number} dealt by {seat_name(deal['dealer'])}"
         )

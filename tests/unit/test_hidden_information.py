@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from domain.rules import (
     ACCEPT,
     CLOSED,
+    DEFAULT,
     MISERE,
     OPEN,
     PASS,
@@ -38,6 +39,7 @@ from domain.rules import (
     Discard,
     Phase,
     PlayCard,
+    RuleSet,
     SeatView,
     actor,
     apply,
@@ -49,6 +51,7 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules import view as view_module
+from domain.rules.ruleset import RaspasyTalon
 
 FULL = (1 << 32) - 1
 PLAYERS = 3
@@ -96,7 +99,9 @@ class Known(NamedTuple):
     """Cards played, in order."""
 
 
-def read_log(log: Sequence[tuple[int, Action]]) -> Known:
+def read_log(log: Sequence[tuple[int, Action]], compulsory: bool = False) -> Known:
+    """``compulsory``: the deal is a raspasy without an auction (RULES.md §3.3 Любимовка),
+    a fact of the rules and the deal's place in the series."""
     declarer, discard, contract, open_chosen = -1, 0, None, False
     played: list[int] = []
     for seat, action in log:
@@ -110,7 +115,7 @@ def read_log(log: Sequence[tuple[int, Action]]) -> Known:
             open_chosen = True
         elif isinstance(action, PlayCard):
             played.append(action.card)
-    raspasy = [a for _, a in log[:3]] == [PASS, PASS, PASS]
+    raspasy = compulsory or [a for _, a in log[:3]] == [PASS, PASS, PASS]
     return Known(declarer, discard, contract, raspasy, open_chosen, tuple(played))
 
 
@@ -143,6 +148,8 @@ def open_defenders(start: DealState, known: Known) -> tuple[int, ...]:
 def visible_talon(start: DealState, known: Known) -> tuple[bool, bool]:
     if known.declarer >= 0:
         return (True, True)
+    if known.raspasy and start.rules.raspasy_talon is RaspasyTalon.CLOSED:
+        return (False, False)  # RULES.md §3.3: a closed talon stays hidden until the end
     if known.raspasy:
         return (True, len(known.played) >= PLAYERS)
     return (False, False)
@@ -152,7 +159,7 @@ def oracle(start: DealState, log: Sequence[tuple[int, Action]], viewer: int, ove
     """Every card ``viewer`` may see after ``log``, as a mask."""
     if over:
         return FULL
-    known = read_log(log)
+    known = read_log(log, start.compulsory_raspasy)
     mask = hand_of(start, known, viewer)
     for card in known.played:
         mask |= bit(card)
@@ -206,7 +213,7 @@ def check_view(
         f"seat {viewer} sees {leaked:#x} it may not see in {state.phase} after {len(log)} actions"
     )
     # The converse: what the seat must see is shown.
-    known = read_log(log)
+    known = read_log(log, start.compulsory_raspasy)
     own = hand_of(start, known, viewer)
     assert view.hand == own and view.hands[viewer] == own
     shown = {viewer, *open_defenders(start, known)}
@@ -233,9 +240,16 @@ class Features(NamedTuple):
     closed_sole_whister: bool
 
 
-def check_deal(seed: bytes, number: int, dealer: int, rng_seed: int) -> Features:
+def check_deal(
+    seed: bytes,
+    number: int,
+    dealer: int,
+    rng_seed: int,
+    rules: RuleSet = DEFAULT,
+    streak: int = 0,
+) -> Features:
     shuffle = shuffle_from_seed(seed, number)
-    start = new_deal(deal_cards(shuffle.order, dealer, shuffle.talon_pair), dealer)
+    start = new_deal(deal_cards(shuffle.order, dealer, shuffle.talon_pair), dealer, rules, streak)
     rng = random.Random(rng_seed)
     state = start
     log: list[tuple[int, Action]] = []
@@ -250,7 +264,7 @@ def check_deal(seed: bytes, number: int, dealer: int, rng_seed: int) -> Features
         log.append((seat, action))
     else:
         raise AssertionError("the deal did not end")
-    known = read_log(log)
+    known = read_log(log, start.compulsory_raspasy)
     misere = isinstance(known.contract, Declare) and known.contract.contract == MISERE
     return Features(
         raspasy=known.raspasy,
@@ -282,6 +296,22 @@ def test_every_visibility_rule_is_exercised() -> None:
         f = check_deal(b"hidden" + i.to_bytes(10, "big"), 1 + i % 5, i % PLAYERS, i)
         seen.update(name for name, hit in f._asdict().items() if hit)
     assert seen == set(Features._fields)
+
+
+@pytest.mark.parametrize(
+    ("talon", "streak"),
+    [(RaspasyTalon.CLOSED, 0), (RaspasyTalon.CLOSED, 1), (RaspasyTalon.OPEN, 1)],
+    ids=["closed", "closed-compulsory", "open-compulsory"],
+)
+def test_closed_talon_and_compulsory_raspasy_views(talon: RaspasyTalon, streak: int) -> None:
+    """RULES.md §3.3: a closed raspasy talon is never shown before the deal is scored; a
+    compulsory raspasy (Любимовка) shows the open talon as any raspasy does."""
+    rules = RuleSet(raspasy_talon=talon, raspasy_compulsory_rounds=2)
+    raspasy = 0
+    for i in range(40):
+        f = check_deal(b"closed" + i.to_bytes(10, "big"), 1 + i, i % PLAYERS, i, rules, streak)
+        raspasy += f.raspasy
+    assert raspasy >= (40 if streak else 5)
 
 
 def test_a_leaking_view_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
