@@ -478,7 +478,7 @@ class PreferansApplication(Application[uuid.UUID]):
         call it): ``None`` when the game is not in memory or is older than ``min_version``, a
         command holds its lock, or writes of other processes must be polled first (SQLite)."""
         cache = self.repository.cache
-        if cache is None or self._changes is not None:
+        if cache is None or self._changes:
             return None
         lock = self._lock(game_id)
         if not lock.acquire(blocking=False):

@@ -34,6 +34,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -220,11 +221,22 @@ class ShardedCommitter:
     def __init__(self, committers: Sequence[GroupCommitter]) -> None:
         self.committers = list(committers)
 
+    def _for(self, events: Sequence[Any]) -> GroupCommitter:
+        return self.committers[shard_of(events[0].originator_id, len(self.committers))]
+
     def save(self, events: Sequence[Any]) -> None:
         """Write one game's pending events through its shard's committer."""
         if events:
-            index = shard_of(events[0].originator_id, len(self.committers))
-            self.committers[index].save(events)
+            self._for(events).save(events)
+
+    def submit(self, events: Sequence[Any]) -> Future[None]:
+        """Queue one game's pending events with its shard's next group commit (see
+        ``GroupCommitter.submit``)."""
+        if not events:
+            done: Future[None] = Future()
+            done.set_result(None)
+            return done
+        return self._for(events).submit(events)
 
     def close(self) -> None:
         for committer in self.committers:

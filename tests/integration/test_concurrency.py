@@ -25,6 +25,7 @@ from domain.rules import (
 )
 from service.api.game_servicer import GameServicer
 from service.app.application import CommandResult, Conflict, PreferansApplication
+from service.app.groupcommit import GroupCommitter
 from service.app.hub import EventHub
 from tests.integration.helpers import (
     BOT,
@@ -235,7 +236,7 @@ class HeldCommits:
 
     def __init__(self, app: PreferansApplication) -> None:
         committer = app._committer
-        assert committer is not None
+        assert isinstance(committer, GroupCommitter)
         self.release = threading.Event()
         self.submitted = 0
         save = committer._save
