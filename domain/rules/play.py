@@ -39,6 +39,10 @@ from domain.rules.state import (
 
 TRICKS = 10
 _new = tuple.__new__  # builds a NamedTuple without its keyword-parsing constructor
+_OPEN_TALON = RaspasyTalon.OPEN
+"""Raspasy with the talon opened: its cards set the suits of tricks 1 and 2 and the first hand
+leads tricks 1–3 (§1.9). With a closed talon (Rostov, §3.3) the first hand leads trick 1 and
+each trick's winner the next. (Tested inline on the raspasy path only: ``declarer < 0``.)"""
 
 
 def trump_of(state: DealState) -> int:
@@ -53,19 +57,12 @@ def led_suit(state: DealState) -> int:
     """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
     play = state.play
     n = len(play.history)
-    if state.declarer < 0 and n < 2 and _talon_leads(state):
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
         # Raspasy tricks 1 and 2: the talon card sets the suit for every hand (§1.9).
         return state.talon[n] >> 3
     if play.trick:
         return play.trick[0][1] >> 3
     return -1
-
-
-def _talon_leads(state: DealState) -> bool:
-    """Raspasy with the talon opened: its cards set the suits of tricks 1 and 2 and the first
-    hand leads tricks 1–3 (§1.9). With a closed talon (Rostov, §3.3) the first hand leads
-    trick 1 and each trick's winner the next."""
-    return state.rules.raspasy_talon is RaspasyTalon.OPEN
 
 
 def legal_mask(state: DealState) -> int:
@@ -160,7 +157,7 @@ def play_card(state: DealState, card: int) -> DealState:
     suit = card >> 3
     if not (hand >> card) & 1:
         raise IllegalAction(_illegal_card_message(state, card), legal(state))
-    if state.declarer < 0 and len(history) < 2 and _talon_leads(state):
+    if state.declarer < 0 and len(history) < 2 and state.rules.raspasy_talon is _OPEN_TALON:
         led = state.talon[len(history)] >> 3
     elif trick:
         led = trick[0][1] >> 3
@@ -185,7 +182,7 @@ def play_card(state: DealState, card: int) -> DealState:
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
     history = (*history, _new(Trick, (play.leader, trick, winner)))
-    if state.declarer < 0 and len(history) < 3 and _talon_leads(state):
+    if state.declarer < 0 and len(history) < 3 and state.rules.raspasy_talon is _OPEN_TALON:
         leader = first_hand(state.dealer, len(hands))
     else:
         leader = winner
@@ -200,7 +197,7 @@ def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
     """Highest trump, else the highest card of the led (or, in raspasy, the set) suit."""
     trump = trump_of(state)
     n = len(state.play.history)
-    if state.declarer < 0 and n < 2 and _talon_leads(state):
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
         led = state.talon[n] >> 3
     else:
         led = trick[0][1] >> 3
