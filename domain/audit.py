@@ -42,7 +42,7 @@ from domain.rules import (
     deal_cards,
     finish_deal,
     new_game,
-    settle,
+    settle_final,
     shuffle_from_seed,
     start_deal,
 )
@@ -383,7 +383,7 @@ class _Replay:
         self.game = game._replace(sheet=adjusted(game.sheet, adjustment))
         recorded = getattr(event, "settlement", None)
         if self.ended:
-            settlement = settlement_to_strings(settle(self.game.sheet, self.rules))
+            settlement = settlement_to_strings(settle_final(self.game.sheet, self.rules))
             if recorded is None or list(recorded) != settlement:
                 raise _Found(
                     DISPUTE,
@@ -417,7 +417,7 @@ class _Replay:
                 SETTLEMENT,
                 "the revealed seed does not match the seed commitment of the game's creation",
             )
-        settlement = settlement_to_strings(settle(game.sheet, self.rules))
+        settlement = settlement_to_strings(settle_final(game.sheet, self.rules))
         if list(event.settlement) != settlement:
             raise _Found(
                 SETTLEMENT,

@@ -30,7 +30,7 @@ from domain.rules import (
     parse_cards,
     record,
     score_deal,
-    settle,
+    settle_final,
     shuffle_from_seed,
 )
 from domain.rules.cards import card_list
@@ -234,7 +234,7 @@ def _verify(rec: Record) -> Verdict:
     if rec["complete"]:
         if not game.finished:
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
-        settlement = settlement_to_strings(settle(game.sheet, rules))
+        settlement = settlement_to_strings(settle_final(game.sheet, rules))
         recorded = rec["settlement"]
         if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
             raise _Discrepancy(

@@ -23,12 +23,16 @@ def score_to_dict(score: DealScore) -> dict[str, Any]:
 
 
 def entry_to_dict(entry: SheetEntry) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "pool": list(entry.pool),
         "gora": list(entry.gora),
         "whists": [list(row) for row in entry.whists],
         "helps": [[h.helper, h.recipient, h.points] for h in entry.helps],
     }
+    if entry.race is not None:
+        # Only games of races (TV-39) record it, so other games' events are unchanged.
+        out["race"] = [entry.race.winner, entry.race.amnestier]
+    return out
 
 
 def settlement_to_strings(settlement: Sequence[Fraction]) -> list[str]:

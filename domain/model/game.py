@@ -57,7 +57,7 @@ from domain.rules import (
     deal_cards,
     finish_deal,
     new_game,
-    settle,
+    settle_final,
     shuffle_from_seed,
     start_deal,
 )
@@ -366,7 +366,7 @@ class Game(Aggregate):
         settlement = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle(sheet, self.rule_set))
+            settlement = settlement_to_strings(settle_final(sheet, self.rule_set))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,
@@ -395,7 +395,7 @@ class Game(Aggregate):
                 entry=entry_to_dict(entry),
             )
         if after.finished:
-            settlement = settle(after.sheet, self.rule_set)
+            settlement = settle_final(after.sheet, self.rule_set)
             self._game_finished(
                 seat=-1,
                 request_id=request_id,

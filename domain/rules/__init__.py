@@ -41,16 +41,31 @@ from domain.rules.game import (
     GameRecord,
     GameState,
     Policy,
+    call_time,
     finish_deal,
     new_game,
     play_deal,
     play_game,
     start_deal,
+    stop_early,
 )
+from domain.rules.recording import Ending, Leftover, SettlementMethod
 from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet, rule_set
-from domain.rules.scoresheet import Help, ScoreSheet, SheetEntry, early_stop, record, settle
+from domain.rules.scoresheet import (
+    Help,
+    Race,
+    ScoreSheet,
+    SheetEntry,
+    early_stop,
+    final_sheet,
+    record,
+    settle,
+    settle_final,
+    settlement,
+)
 from domain.rules.scoring import DealScore, score_deal, score_result
 from domain.rules.seats import first_hand, hand_number, next_dealer, seat_of_hand
+from domain.rules.settlement import Adjustment, Settlement
 from domain.rules.state import DealResult, DealState, Kind, Phase, Trick
 from domain.rules.view import SeatView, seat_view, visible_mask
 
@@ -70,6 +85,7 @@ __all__ = [
     "WHIST",
     "AcceptClaim",
     "Action",
+    "Adjustment",
     "Bid",
     "Bidding",
     "Call",
@@ -83,6 +99,7 @@ __all__ = [
     "DealtCards",
     "Declare",
     "Discard",
+    "Ending",
     "GameOver",
     "GameRecord",
     "GameState",
@@ -93,17 +110,21 @@ __all__ = [
     "IllegalAction",
     "InvalidAction",
     "Kind",
+    "Leftover",
     "NotYourTurn",
     "Pass",
     "Phase",
     "PlayCard",
     "Policy",
+    "Race",
     "Rank",
     "RejectClaim",
     "RuleSet",
     "RulesError",
     "ScoreSheet",
     "SeatView",
+    "Settlement",
+    "SettlementMethod",
     "SheetEntry",
     "Shuffle",
     "Strain",
@@ -113,9 +134,11 @@ __all__ = [
     "Whist",
     "actor",
     "apply",
+    "call_time",
     "cards_of",
     "deal_cards",
     "early_stop",
+    "final_sheet",
     "finish_deal",
     "first_hand",
     "format_cards",
@@ -137,7 +160,10 @@ __all__ = [
     "seat_view",
     "seed_commitment",
     "settle",
+    "settle_final",
+    "settlement",
     "shuffle_from_seed",
     "start_deal",
+    "stop_early",
     "visible_mask",
 ]

@@ -16,8 +16,9 @@ from domain.rules.actions import Action
 from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction
+from domain.rules.recording import Ending
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.scoresheet import ScoreSheet, SheetEntry, record, settle
+from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, settle
 from domain.rules.scoring import DealScore, score_deal
 from domain.rules.seats import next_dealer, seat_of_hand
 from domain.rules.state import DealResult, DealState, Kind, Phase
@@ -44,6 +45,9 @@ class GameState(NamedTuple):
     sheet: ScoreSheet
     deal: DealState | None
     finished: bool
+    # Ending (issue 11, RULES.md §3.4): races run so far, time called.
+    races_run: int = 0
+    time_called: bool = False
 
 
 _DEAL = GameState._fields.index("deal")
@@ -65,7 +69,7 @@ def new_game(rules: RuleSet = DEFAULT, first_dealer: int = 0) -> GameState:
 
 def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     if game.finished:
-        raise GameOver("the game is over: every pool is closed")
+        raise GameOver("the game is over")
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
@@ -82,19 +86,64 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     order = [
         seat_of_hand(deal.dealer, h, game.rules.players) for h in range(1, game.rules.players + 1)
     ]
-    sheet, entry = record(game.sheet, score, game.rules, order)
-    streak = game.raspasy_streak + 1 if deal.result.kind is Kind.RASPASY else 0
+    kind = deal.result.kind
+    failed = (
+        [s for s, g in enumerate(score.gora) if g > 0 and s != deal.result.declarer]
+        if kind is Kind.GAME
+        else ()
+    )
+    sheet, entry = record(
+        game.sheet, score, game.rules, order, failed=failed, raspasy=kind is Kind.RASPASY
+    )
+    streak = game.raspasy_streak + 1 if kind is Kind.RASPASY else 0
+    races_run = game.races_run + (entry.race is not None)
     return (
         game._replace(
             dealer=next_dealer(game.dealer, game.rules.players),
             raspasy_streak=streak,
             sheet=sheet,
             deal=None,
-            finished=sheet.all_closed(game.rules),
+            finished=_ended(game, sheet, races_run),
+            races_run=races_run,
         ),
         score,
         entry,
     )
+
+
+def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:
+    """The ending conditions after a deal (RULES.md §3.4): every pool closed (or their sum,
+    or the last race), the agreed number of deals, or time called during the deal."""
+    rules = game.rules
+    if rules.races:
+        return races_run >= rules.races or game.time_called
+    return (
+        sheet.all_closed(rules)
+        or game.time_called
+        or (rules.ending is Ending.DEALS and game.deal_number >= rules.ending_deals)
+    )
+
+
+def call_time(game: GameState) -> GameState:
+    """Time is called (a recorded event; never a clock read here): the current deal, if any, is
+    played to the end and the game then ends and is settled by the early-stop rule (§3.4)."""
+    if not game.rules.ending_by_time:
+        raise IllegalAction("this game is not played until time (rules.ending_by_time)")
+    if game.finished:
+        raise GameOver("the game is over")
+    if game.time_called:
+        raise IllegalAction("time has already been called")
+    if game.deal is None or game.deal.phase is Phase.SCORED:
+        return game._replace(time_called=True, finished=True)
+    return game._replace(time_called=True)
+
+
+def stop_early(game: GameState) -> GameState:
+    """All seats agreed to stop (§3.0, TV-27): the game ends now, the current deal unplayed,
+    and is settled by the early-stop rule."""
+    if game.finished:
+        raise GameOver("the game is over")
+    return game._replace(deal=None, finished=True)
 
 
 Policy = Callable[[SeatView], Action]
@@ -132,9 +181,7 @@ def play_game(
     first_dealer: int = 0,
     max_deals: int = 500,
 ) -> GameRecord:
-    """Play a whole pulya from ``seed`` until every pool is closed (or ``max_deals``)."""
-    from domain.rules.scoresheet import early_stop
-
+    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop)."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
     while not game.finished and len(deals) < max_deals:
@@ -144,7 +191,7 @@ def play_game(
         dealer, number = game.dealer, game.deal_number
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))
-    sheet = game.sheet if game.finished else early_stop(game.sheet, rules)
+    sheet = final_sheet(game.sheet, rules)
     return GameRecord(
         rules, seed, first_dealer, tuple(deals), game.sheet, settle(sheet, rules), game.finished
     )

@@ -34,7 +34,7 @@ from domain.rules import (
     new_game,
     parse_action,
     seat_view,
-    settle,
+    settle_final,
     start_deal,
 )
 from projections.db import Database
@@ -188,7 +188,7 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             )
             replay.game = after
             if after.finished:
-                replay.settlement = settlement_to_strings(settle(after.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_final(after.sheet, rules))
         elif name in ("GameFinished", "GameCreated"):
             pass
         else:
