@@ -14,6 +14,15 @@ def action_fingerprint(seat: int, action: Action) -> str:
     return f"{seat}:{action}"
 
 
+TIME_FINGERPRINT = "time"
+"""What a ``TimeCalled`` request id stands for."""
+
+
+def stop_fingerprint(seat: int) -> str:
+    """What an ``EarlyStopAgreed`` request id stands for."""
+    return f"{seat}:stop"
+
+
 def score_to_dict(score: DealScore) -> dict[str, Any]:
     return {
         "pool": list(score.pool),

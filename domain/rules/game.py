@@ -48,6 +48,8 @@ class GameState(NamedTuple):
     # Ending (issue 11, RULES.md §3.4): races run so far, time called.
     races_run: int = 0
     time_called: bool = False
+    stop_agreed: frozenset[int] = frozenset()
+    """Seats that agreed to stop early during the current deal (cleared when it is scored)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -105,6 +107,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             deal=None,
             finished=_ended(game, sheet, races_run),
             races_run=races_run,
+            stop_agreed=frozenset(),
         ),
         score,
         entry,
@@ -139,11 +142,25 @@ def call_time(game: GameState) -> GameState:
 
 
 def stop_early(game: GameState) -> GameState:
-    """All seats agreed to stop (§3.0, TV-27): the game ends now, the current deal unplayed,
-    and is settled by the early-stop rule."""
+    """Every seat agreed to stop (§3.0, TV-27): the game ends now, the current deal unplayed,
+    and is settled by the early-stop rule (missing pool points to gora)."""
     if game.finished:
         raise GameOver("the game is over")
     return game._replace(deal=None, finished=True)
+
+
+def agree_stop(game: GameState, seat: int) -> GameState:
+    """One seat agrees to stop early (a recorded decision). The agreements hold for the deal in
+    progress; when every seat has agreed the game stops (``stop_early``)."""
+    if game.finished:
+        raise GameOver("the game is over")
+    if not 0 <= seat < game.rules.players:
+        raise IllegalAction(f"no seat {seat} at a {game.rules.players}-player table")
+    if seat in game.stop_agreed:
+        raise IllegalAction("this seat has already agreed to stop")
+    agreed = game.stop_agreed | {seat}
+    game = game._replace(stop_agreed=agreed)
+    return stop_early(game) if len(agreed) == game.rules.players else game
 
 
 Policy = Callable[[SeatView], Action]

@@ -11,6 +11,7 @@
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
+| ``NotCreator`` | PERMISSION_DENIED | ``ErrorInfo`` reason NOT_CREATOR |
 | ``Conflict`` | ABORTED | ``ErrorInfo`` reason CONCURRENT_WRITE |
 | ``TokensWithheld`` | ALREADY_EXISTS | ``ResourceInfo`` (the game) |
 | ``StoreUnavailable`` | UNAVAILABLE | ``RetryInfo`` |
@@ -29,7 +30,13 @@ from grpc_status import rpc_status
 
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
-from service.app.application import Conflict, GameNotFound, StoreUnavailable, TokensWithheld
+from service.app.application import (
+    Conflict,
+    GameNotFound,
+    NotCreator,
+    StoreUnavailable,
+    TokensWithheld,
+)
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -180,6 +187,9 @@ def map_error(error: BaseException) -> Mapped | None:
         return _status(grpc.StatusCode.UNAUTHENTICATED, str(error))
     if isinstance(error, PermissionDenied):
         return _status(grpc.StatusCode.PERMISSION_DENIED, str(error))
+    if isinstance(error, NotCreator):
+        info = error_details_pb2.ErrorInfo(reason="NOT_CREATOR", domain=DOMAIN)
+        return _status(grpc.StatusCode.PERMISSION_DENIED, str(error), info)
     if isinstance(error, Conflict):
         info = error_details_pb2.ErrorInfo(reason="CONCURRENT_WRITE", domain=DOMAIN)
         return _status(grpc.StatusCode.ABORTED, str(error), info)
