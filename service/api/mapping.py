@@ -220,6 +220,8 @@ def game_to_proto(game: Game) -> pb.Game:
         seed_hex=game.seed_hex or "",
         version=game.version,
         create_time=_timestamp(game.created_on),
+        time_called=game.state.time_called,
+        stop_agreed=sorted(game.state.stop_agreed),
     )
 
 
@@ -526,6 +528,11 @@ def _public_part(
         out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
     elif name == "RulingRecorded":
         out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
+    elif name == "TimeCalled":
+        out.time_called.CopyFrom(pb.TimeCalledEvent(deal_number=game.state.deal_number))
+    elif name == "EarlyStopAgreed":
+        agreed = sorted(game.state.stop_agreed)  # the game just after the event
+        out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))
     return out, secret
 
 

@@ -331,6 +331,8 @@ class Game(_message.Message):
     SEED_HEX_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    TIME_CALLED_FIELD_NUMBER: _builtins.int
+    STOP_AGREED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -351,6 +353,8 @@ class Game(_message.Message):
     """
     version: _builtins.int
     """The game's event count: every command returns the version it produced."""
+    time_called: _builtins.bool
+    """True once time has been called (CallTime): the current deal is the last."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The three players, by seat 0, 1, 2."""
@@ -362,6 +366,10 @@ class Game(_message.Message):
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the game was created (the server's clock, UTC)."""
+
+    @_builtins.property
+    def stop_agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats that have agreed to stop early during the current deal (AgreeEarlyStop)."""
 
     def __init__(
         self,
@@ -377,10 +385,12 @@ class Game(_message.Message):
         seed_hex: _builtins.str = ...,
         version: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        time_called: _builtins.bool = ...,
+        stop_agreed: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -938,6 +948,126 @@ class FlagDealResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___FlagDealResponse: _TypeAlias = FlagDealResponse  # noqa: Y015
+
+@_typing.final
+class CallTimeRequest(_message.Message):
+    """CallTime's input: the creator's credential, not a seat token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    CREATED_WITH_FIELD_NUMBER: _builtins.int
+    CREATOR_SECRET_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    created_with: _builtins.str
+    """The request_id the game was created with (CreateGameRequest.request_id)."""
+    creator_secret: _builtins.str
+    """The creator_secret the game was created with."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        created_with: _builtins.str = ...,
+        creator_secret: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_with", b"created_with", "creator_secret", b"creator_secret", "name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallTimeRequest: _TypeAlias = CallTimeRequest  # noqa: Y015
+
+@_typing.final
+class CallTimeResponse(_message.Message):
+    """CallTime's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallTimeResponse: _TypeAlias = CallTimeResponse  # noqa: Y015
+
+@_typing.final
+class AgreeEarlyStopRequest(_message.Message):
+    """AgreeEarlyStop's input; the agreeing seat is the token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgreeEarlyStopRequest: _TypeAlias = AgreeEarlyStopRequest  # noqa: Y015
+
+@_typing.final
+class AgreeEarlyStopResponse(_message.Message):
+    """AgreeEarlyStop's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    finished: _builtins.bool
+    """True if this agreement was the last one and the game has ended."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        finished: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished", b"finished", "replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgreeEarlyStopResponse: _TypeAlias = AgreeEarlyStopResponse  # noqa: Y015
 
 @_typing.final
 class SubmitActionResponse(_message.Message):
@@ -1688,6 +1818,8 @@ class WatchGameResponse(_message.Message):
     HEARTBEAT_FIELD_NUMBER: _builtins.int
     DEAL_FLAGGED_FIELD_NUMBER: _builtins.int
     RULING_RECORDED_FIELD_NUMBER: _builtins.int
+    TIME_CALLED_FIELD_NUMBER: _builtins.int
+    EARLY_STOP_AGREED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -1729,6 +1861,14 @@ class WatchGameResponse(_message.Message):
         """An auditor ruled on a scored deal (AuditService.RecordRuling)."""
 
     @_builtins.property
+    def time_called(self) -> Global___TimeCalledEvent:
+        """The creator called time (CallTime): the current deal is the last."""
+
+    @_builtins.property
+    def early_stop_agreed(self) -> Global___EarlyStopAgreedEvent:
+        """A seat agreed to stop early (AgreeEarlyStop)."""
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
@@ -1753,14 +1893,16 @@ class WatchGameResponse(_message.Message):
         heartbeat: Global___Heartbeat | None = ...,
         deal_flagged: Global___DealFlag | None = ...,
         ruling_recorded: Global___Ruling | None = ...,
+        time_called: Global___TimeCalledEvent | None = ...,
+        early_stop_agreed: Global___EarlyStopAgreedEvent | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -1934,7 +2076,9 @@ Global___DealScoredEvent: _TypeAlias = DealScoredEvent  # noqa: Y015
 
 @_typing.final
 class GameFinishedEvent(_message.Message):
-    """The game ended: every pool is closed."""
+    """The game ended: every pool is closed (or its ending was reached: the number of deals, the
+    last race, time called, or an early stop agreed by every seat).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1959,6 +2103,56 @@ class GameFinishedEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameFinishedEvent: _TypeAlias = GameFinishedEvent  # noqa: Y015
+
+@_typing.final
+class TimeCalledEvent(_message.Message):
+    """Time was called: the deal in progress is the game's last."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    deal_number: _builtins.int
+    """The number of the deal that will be the last."""
+    def __init__(
+        self,
+        *,
+        deal_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeCalledEvent: _TypeAlias = TimeCalledEvent  # noqa: Y015
+
+@_typing.final
+class EarlyStopAgreedEvent(_message.Message):
+    """A seat agreed to stop the game early."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    AGREED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that agreed."""
+    @_builtins.property
+    def agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat that has agreed during this deal (all of them: GameFinished follows)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        agreed: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agreed", b"agreed", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EarlyStopAgreedEvent: _TypeAlias = EarlyStopAgreedEvent  # noqa: Y015
 
 @_typing.final
 class Heartbeat(_message.Message):
