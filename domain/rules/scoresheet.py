@@ -223,6 +223,17 @@ def settle(sheet: ScoreSheet, rules: RuleSet) -> tuple[Fraction, ...]:
     return settlement(sheet, rules).totals
 
 
+def joining_position(sheet: ScoreSheet, seat: int) -> tuple[int, int]:
+    """TV-27 (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ"): a player joining (with consent) in place of
+    one who leaves starts with the average pool and the average gora of the others. Decision for
+    a fractional average: the pool rounds down and the gora up, so rounding never favours the
+    newcomer. Returns (pool, gora)."""
+    others = [s for s in range(len(sheet.pool)) if s != seat]
+    pool = sum(sheet.pool[s] for s in others) // len(others)
+    gora = -(-sum(sheet.gora[s] for s in others) // len(others))
+    return pool, gora
+
+
 def settle_final(sheet: ScoreSheet, rules: RuleSet) -> tuple[Fraction, ...]:
     """The settlement of a game that has ended, however it ended (``final_sheet``)."""
     return settle(final_sheet(sheet, rules), rules)

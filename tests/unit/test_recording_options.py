@@ -28,10 +28,12 @@ from domain.rules import (
     call_time,
     early_stop,
     final_sheet,
+    joining_position,
     new_game,
     play_game,
     record,
     settle,
+    settle_final,
     settlement,
     shuffle_from_seed,
     start_deal,
@@ -404,3 +406,33 @@ def test_options_round_trip_through_json() -> None:
     )
     assert RuleSet.from_dict(rules.to_dict()) == rules
     assert RuleSet.from_dict({"races": 5, "race_prize_whists": 50}).races == 5
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Early stop and joining (TV-27)
+
+
+def test_tv27_stop_before_anyone_closed_missing_points_to_gora() -> None:
+    """TV-27 (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ"): game to 25, a player with 20 in pool writes 5
+    to gora. 3 players, pools 20/12/25, goras 2/0/0 → goras 7/13/0; avg 20/3:
+    A 10·(20/3 − 7) = −10/3, B 10·(20/3 − 13) = −190/3, C 200/3."""
+    rules = RuleSet(pool_target=25)
+    stopped = early_stop(sheet_of((20, 12, 25), (2, 0, 0)), rules)
+    assert stopped.gora == (7, 13, 0)
+    assert settle_final(sheet_of((20, 12, 25), (2, 0, 0)), rules) == q(
+        Fraction(-10, 3), Fraction(-190, 3), Fraction(200, 3)
+    )
+
+
+def test_tv27_joining_player_starts_with_the_average_pool_and_gora() -> None:
+    """TV-27: three players' pools total 15 → the newcomer writes 5 to pool; gora likewise the
+    average of the others' goras (4 seats, as printed)."""
+    sheet = ScoreSheet((4, 5, 6, 0), (10, 2, 6, 30), whists({}, players=4))
+    assert joining_position(sheet, 3) == (5, 6)
+
+
+def test_tv27_joining_three_players_rounds_against_the_newcomer() -> None:
+    """3 players, worked: others' pools 7 and 8 → 7 (7.5 rounded down); goras 3 and 6 → 5 (4.5
+    rounded up); whole averages are exact (pools 6 and 10 → 8, goras 2 and 4 → 3)."""
+    assert joining_position(sheet_of((7, 0, 8), (3, 40, 6)), B) == (7, 5)
+    assert joining_position(sheet_of((6, 10, 1), (2, 4, 9)), C) == (8, 3)
