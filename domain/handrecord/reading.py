@@ -113,6 +113,9 @@ def validate(rec: Any) -> Record:
         raise HandRecordError(
             f"unsupported hand-record version {version!r}: this reader knows version {VERSION}"
         )
+    if "stopped" not in rec:
+        # Records exported before games could be stopped by time or agreement lack the field.
+        rec = {**rec, "stopped": None}
     error = jsonschema.exceptions.best_match(_validator().iter_errors(rec))
     if error is not None:
         raise HandRecordError(_message(error))

@@ -49,6 +49,7 @@ from domain.rules.game import (
     play_game,
     start_deal,
     stop_early,
+    write_deal,
 )
 from domain.rules.recording import Ending, Leftover, SettlementMethod
 from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet, rule_set
@@ -170,4 +171,5 @@ __all__ = [
     "start_deal",
     "stop_early",
     "visible_mask",
+    "write_deal",
 ]

@@ -85,18 +85,8 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
     score = score_deal(deal)
-    order = [
-        seat_of_hand(deal.dealer, h, game.rules.players) for h in range(1, game.rules.players + 1)
-    ]
+    sheet, entry = write_deal(game.sheet, deal, score, game.rules)
     kind = deal.result.kind
-    failed = (
-        [s for s, g in enumerate(score.gora) if g > 0 and s != deal.result.declarer]
-        if kind is Kind.GAME
-        else ()
-    )
-    sheet, entry = record(
-        game.sheet, score, game.rules, order, failed=failed, raspasy=kind is Kind.RASPASY
-    )
     streak = game.raspasy_streak + 1 if kind is Kind.RASPASY else 0
     races_run = game.races_run + (entry.race is not None)
     return (
@@ -112,6 +102,23 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
         score,
         entry,
     )
+
+
+def write_deal(
+    sheet: ScoreSheet, deal: DealState, score: DealScore, rules: RuleSet
+) -> tuple[ScoreSheet, SheetEntry]:
+    """Write a scored deal on the sheet (``scoresheet.record``) with what the pool procedure
+    needs to know of the deal: the order of its hands, the whisters penalised in it (help
+    eligibility, A-16) and whether its awards are raspasy zeros."""
+    result = deal.result
+    assert result is not None
+    order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
+    failed = (
+        [s for s, g in enumerate(score.gora) if g > 0 and s != result.declarer]
+        if result.kind is Kind.GAME
+        else ()
+    )
+    return record(sheet, score, rules, order, failed=failed, raspasy=result.kind is Kind.RASPASY)
 
 
 def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:

@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from domain.handrecord import render_text, to_json
 from domain.model.replay import advance
 from domain.rules import (
     DEFAULT,
@@ -22,6 +23,7 @@ from domain.rules import (
 from domain.rules.errors import InvalidAction
 from service.app.application import NotCreator, PreferansApplication
 from service.app.audit import read_log, verify_game
+from service.app.handrecord import game_record, import_record
 from tests.integration.helpers import PLAYERS, play, replay_in_domain, topic
 
 SECRET = "s" * 32
@@ -149,3 +151,34 @@ def test_pool_sum_and_races_games_audit_clean(app: PreferansApplication, rules: 
     assert game.finished
     assert sum(Fraction(v) for v in game.settlement or []) == 0
     check_log(app, game_id)
+
+
+@pytest.mark.parametrize("how", ["time", "agreed"])
+def test_hand_records_of_stopped_games_say_so_and_verify(
+    app: PreferansApplication, how: str
+) -> None:
+    """The hand record (docs/HANDRECORD.md) of a game ended by time or by an agreed stop holds
+    its finished deals, says how it stopped, and verifies with the early-stop settlement; a
+    record without the ``stopped`` field (exported before it existed) still reads."""
+    rules = DEFAULT.with_options(ending_by_time=True, pool_target=30)
+    game_id, created_with = create_with_secret(app, rules)
+    play(app, game_id, stop=lambda g: g.state.deal_number == 2)
+    if how == "time":
+        app.call_time(game_id, created_with, SECRET, "time")
+        play(app, game_id)
+    else:
+        for seat in range(3):
+            app.agree_stop(game_id, seat, f"stop-{seat}")
+    rec = game_record(app, game_id)
+    assert rec["complete"] and rec["stopped"] == how
+    assert len(rec["deals"]) == (2 if how == "time" else 1)
+    assert rec["settlement"] == app.get_game(game_id).settlement
+    text = to_json(rec)
+    assert import_record(text)[1].consistent
+    assert '[Stopped "' in render_text(rec)
+    old = {k: v for k, v in rec.items() if k != "stopped"}
+    old["complete"], old["settlement"], old["seed"] = False, None, None
+    assert import_record(to_json(old))[1].consistent
+    # Without the field, the stopped game's record is refused: the pools are open.
+    forged = {**rec, "stopped": None}
+    assert not import_record(to_json(forged))[1].consistent
