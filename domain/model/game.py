@@ -241,6 +241,13 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "ClaimMade"
         tricks: list[int]
 
+    class WriteOffChosen(_Decided, Event):
+        """The declarer of an unwhisted contract chose its points off his gora (``true``) or
+        to the pool (RULES.md §3.4, S000 conv.; rule option ``unwhisted_write_off``)."""
+
+        TOPIC = EVENT_PREFIX + "WriteOffChosen"
+        write_off: bool
+
     class ClaimAccepted(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimAccepted"
 

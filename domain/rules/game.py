@@ -118,7 +118,15 @@ def write_deal(
         if result.kind is Kind.GAME
         else ()
     )
-    return record(sheet, score, rules, order, failed=failed, raspasy=result.kind is Kind.RASPASY)
+    return record(
+        sheet,
+        score,
+        rules,
+        order,
+        failed=failed,
+        raspasy=result.kind is Kind.RASPASY,
+        written_off=(result.declarer,) if result.written_off else (),
+    )
 
 
 def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:

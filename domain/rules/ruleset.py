@@ -135,6 +135,9 @@ class RuleSet:
     races: int = 0
     """Races ("скачки", TV-39): 5 for "5 по 20"; 0 = no races. Each race ends when a pool
     reaches the target; pools restart from zero; the game ends after the last race."""
+    unwhisted_write_off: bool = False
+    """S000 conv.: when both defenders pass, the declarer may have the contract's points
+    written off his gora instead of into the pool (a decision event, ``WriteOff``)."""
     race_prize_whists: int = DEFAULT_RACE_PRIZE
     """TV-39: whists the race winner, and the player with the smallest gora, write on each
     other player (computed separately, C-6)."""

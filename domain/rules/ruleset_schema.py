@@ -106,5 +106,6 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "ending_by_time": boolean,
             "races": _integer(0, MAX_RACES),
             "race_prize_whists": price,
+            "unwhisted_write_off": boolean,
         },
     }

@@ -104,11 +104,14 @@ def record(
     *,
     failed: Collection[int] = (),
     raspasy: bool = False,
+    written_off: Collection[int] = (),
 ) -> tuple[ScoreSheet, SheetEntry]:
     """Write a deal onto the sheet. ``order`` is the seats from the first hand, which is the
     order in which several pool awards of one deal (raspasy zeros) are placed. ``failed`` are
     the whisters penalised this deal (not helped unless ``rules.help_failed_whister``);
-    ``raspasy`` says the awards are raspasy zeros (``rules.raspasy_zero_helps``)."""
+    ``raspasy`` says the awards are raspasy zeros (``rules.raspasy_zero_helps``);
+    ``written_off`` are the declarers who chose to write an unwhisted contract off their gora
+    (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it."""
     n = rules.players
     target = rules.pool_target
     pool = list(sheet.pool)
@@ -126,6 +129,12 @@ def record(
         points = score.pool[seat]
         if points <= 0:
             continue
+        if seat in written_off:
+            off = min(points, max(0, gora[seat]))
+            gora[seat] -= off
+            points -= off
+            if points == 0:
+                continue
         room = target * n - sum(pool) if by_sum else target - pool[seat]
         own = min(points, max(0, room))
         pool[seat] += own

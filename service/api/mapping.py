@@ -29,7 +29,9 @@ from domain.rules import (
     PASS,
     REJECT,
     TAKE_TALON,
+    TO_POOL,
     WHIST,
+    WRITE_OFF,
     AcceptClaim,
     Action,
     Bid,
@@ -52,7 +54,7 @@ from domain.rules import (
     rule_set,
     seat_view,
 )
-from domain.rules.actions import CALLS, DECLARES, PLAYS
+from domain.rules.actions import CALLS, DECLARES, PLAYS, WriteOff
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.view import SeatView, visible_cards
@@ -150,6 +152,8 @@ def action_from_proto(message: pb.Action) -> Action:
             raise BadInput("action.claim.tricks", exc.message) from None
     if kind == "choose_defence":
         return OPEN if message.choose_defence.open else CLOSED
+    if kind == "write_off":
+        return WRITE_OFF if message.write_off.off else TO_POOL
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
@@ -193,6 +197,8 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(accept_claim=pb.AcceptClaim())
     if isinstance(action, RejectClaim):
         return pb.Action(reject_claim=pb.RejectClaim())
+    if isinstance(action, WriteOff):
+        return pb.Action(write_off=pb.WriteOff(off=action.off))
     raise InvalidAction(f"unknown action {action!r}")
 
 

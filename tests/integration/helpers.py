@@ -144,6 +144,8 @@ def event_action(event: Any) -> Action | None:
         return parse_action(f"play {event.card}")
     if name == "ClaimMade":
         return Claim(tuple(event.tricks))
+    if name == "WriteOffChosen":
+        return parse_action("write off" if event.write_off else "to pool")
     assert name in (
         "GameCreated",
         "DealDealt",

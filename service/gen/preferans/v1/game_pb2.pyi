@@ -76,6 +76,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """A claim is on the table; the other seats accept or reject it in turn."""
     PHASE_SCORED: _Phase.ValueType  # 9
     """The deal is over and scored (also: the game is over); every card is visible."""
+    PHASE_WRITE_OFF: _Phase.ValueType  # 10
+    """Both defenders passed: the declarer chooses to write the points off his gora or to
+    the pool (rule option `unwhisted_write_off`).
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -106,6 +110,10 @@ PHASE_CLAIM: Phase.ValueType  # 8
 """A claim is on the table; the other seats accept or reject it in turn."""
 PHASE_SCORED: Phase.ValueType  # 9
 """The deal is over and scored (also: the game is over); every card is visible."""
+PHASE_WRITE_OFF: Phase.ValueType  # 10
+"""Both defenders passed: the declarer chooses to write the points off his gora or to
+the pool (rule option `unwhisted_write_off`).
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
@@ -588,6 +596,7 @@ class Action(_message.Message):
     CLAIM_FIELD_NUMBER: _builtins.int
     ACCEPT_CLAIM_FIELD_NUMBER: _builtins.int
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
+    WRITE_OFF_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -632,6 +641,12 @@ class Action(_message.Message):
         this trick.
         """
 
+    @_builtins.property
+    def write_off(self) -> Global___WriteOff:
+        """The declarer of an unwhisted contract chooses where its points go (rule option
+        `unwhisted_write_off`).
+        """
+
     def __init__(
         self,
         *,
@@ -647,12 +662,13 @@ class Action(_message.Message):
         claim: Global___Claim | None = ...,
         accept_claim: Global___AcceptClaim | None = ...,
         reject_claim: Global___RejectClaim | None = ...,
+        write_off: Global___WriteOff | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -734,6 +750,30 @@ class Discard(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Discard: _TypeAlias = Discard  # noqa: Y015
+
+@_typing.final
+class WriteOff(_message.Message):
+    """The declarer's choice for an unwhisted contract (Action.write_off; RULES.md §3.4)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OFF_FIELD_NUMBER: _builtins.int
+    off: _builtins.bool
+    """True: the points come off his own gora (as far as it goes, the rest to the pool);
+    false: to the pool as usual.
+    """
+    def __init__(
+        self,
+        *,
+        off: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["off", b"off"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WriteOff: _TypeAlias = WriteOff  # noqa: Y015
 
 @_typing.final
 class Whist(_message.Message):
