@@ -436,3 +436,14 @@ def test_tv27_joining_three_players_rounds_against_the_newcomer() -> None:
     rounded up); whole averages are exact (pools 6 and 10 → 8, goras 2 and 4 → 3)."""
     assert joining_position(sheet_of((7, 0, 8), (3, 40, 6)), B) == (7, 5)
     assert joining_position(sheet_of((6, 10, 1), (2, 4, 9)), C) == (8, 3)
+
+
+def test_tv38_pool_to_fifty_worked_for_three() -> None:
+    """TV-38 with S004's "pool to 50" (sum 150), 3 players: pools 62/50/38, goras 20/10/0.
+    A writes off 2·12 = 24 (20 → −4), B nothing, C puts 2·12 = 24 (0 → 24). Sum 30, avg 10:
+    A 10·14 = 140, B 0, C 10·(10 − 24) = −140."""
+    rules = DEFAULT.with_options(ending=Ending.POOL_SUM, pool_target=50)
+    sheet = sheet_of((62, 50, 38), (20, 10, 0))
+    assert sheet.all_closed(rules)
+    assert final_sheet(sheet, rules).gora == (-4, 10, 24)
+    assert settle_final(sheet, rules) == q(140, 0, -140)
