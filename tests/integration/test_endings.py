@@ -9,6 +9,7 @@ from fractions import Fraction
 
 import pytest
 
+from domain.audit import ILLEGAL
 from domain.handrecord import render_text, to_json
 from domain.model.replay import advance
 from domain.rules import (
@@ -25,6 +26,7 @@ from service.app.application import NotCreator, PreferansApplication
 from service.app.audit import read_log, verify_game
 from service.app.handrecord import game_record, import_record
 from tests.integration.helpers import PLAYERS, play, replay_in_domain, topic
+from tests.integration.test_audit import edit, rechain
 
 SECRET = "s" * 32
 
@@ -182,3 +184,28 @@ def test_hand_records_of_stopped_games_say_so_and_verify(
     # Without the field, the stopped game's record is refused: the pools are open.
     forged = {**rec, "stopped": None}
     assert not import_record(to_json(forged))[1].consistent
+
+
+def test_the_audit_reports_a_forged_agreement_or_time_call(
+    app: PreferansApplication, store_env: dict[str, str]
+) -> None:
+    """A stop "agreed" twice by one seat, or time called in a game not played until time, is
+    not what the rules allow: the audit reports it even with a recomputed chain."""
+    rules = DEFAULT.with_options(ending_by_time=True)
+    game_id, created_with = create_with_secret(app, rules)
+    app.call_time(game_id, created_with, SECRET, "time")
+    for seat in range(3):
+        app.agree_stop(game_id, seat, f"stop-{seat}")
+    assert verify_game(app, game_id).verified
+    versions = {topic(e): e.originator_version for e in read_log(app, game_id)}
+    last = versions["EarlyStopAgreed"]
+    edit(app, store_env, game_id, last, lambda s: s.update(seat=1))
+    rechain(app, store_env, game_id)
+    found = verify_game(app, game_id).discrepancy
+    assert found is not None and (found.version, found.kind) == (last, ILLEGAL), found
+    assert "already agreed" in found.message
+    edit(app, store_env, game_id, 1, lambda s: s["rules"].update(ending_by_time=False))
+    rechain(app, store_env, game_id)
+    found = verify_game(app, game_id).discrepancy
+    assert found is not None and found.kind == ILLEGAL, found
+    assert found.version == versions["TimeCalled"]
