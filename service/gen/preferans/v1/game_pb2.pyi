@@ -31,8 +31,9 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     GAME_STATUS_PLAYING: _GameStatus.ValueType  # 1
     """Deals are still being played: some pool has not reached the target."""
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 2
-    """Every pool is closed; the seed is revealed and the settlement known. Only flags and
-    rulings can still be recorded.
+    """The game has ended (every pool closed, or its rule set's other ending, time called, or
+    a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
+    and rulings can still be recorded.
     """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
@@ -43,8 +44,9 @@ GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
 GAME_STATUS_PLAYING: GameStatus.ValueType  # 1
 """Deals are still being played: some pool has not reached the target."""
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
-"""Every pool is closed; the seed is revealed and the settlement known. Only flags and
-rulings can still be recorded.
+"""The game has ended (every pool closed, or its rule set's other ending, time called, or
+a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
+and rulings can still be recorded.
 """
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
