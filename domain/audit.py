@@ -38,11 +38,13 @@ from domain.rules import (
     Phase,
     RuleSet,
     Shuffle,
+    agree_stop,
     apply,
+    call_time,
     deal_cards,
     finish_deal,
     new_game,
-    settle,
+    settle_final,
     shuffle_from_seed,
     start_deal,
 )
@@ -50,7 +52,14 @@ from domain.rules.cards import card_list
 from domain.rules.errors import IllegalAction, NotYourTurn, RulesError
 from domain.rules.game import with_deal
 
-SERVER_EVENTS = ("GameCreated", "DealDealt", "DealScored", "GameFinished", "RulingRecorded")
+SERVER_EVENTS = (
+    "GameCreated",
+    "DealDealt",
+    "DealScored",
+    "GameFinished",
+    "RulingRecorded",
+    "TimeCalled",
+)
 DISPUTES = ("DealFlagged", "RulingRecorded")
 """Events that may also follow ``GameFinished``."""
 
@@ -228,6 +237,8 @@ class _Replay:
             self._finished(event)
         elif name == "DealFlagged":
             self._flagged(event)
+        elif name in ("TimeCalled", "EarlyStopAgreed"):
+            self._ending(name, event)
         elif name == "RulingRecorded":
             self._ruled(event)
         elif name in BY_NAME:
@@ -339,6 +350,19 @@ class _Replay:
         self.scored = number
         self.expect_next = "GameFinished" if after.finished else "DealDealt"
 
+    def _ending(self, name: str, event: Any) -> None:
+        """Time called, or one seat's agreement to stop early (RULES.md §3.4, §3.0): legal only
+        as the rules core allows them; a game they end must be followed by GameFinished."""
+        game = self.game
+        assert game is not None
+        try:
+            after = call_time(game) if name == "TimeCalled" else agree_stop(game, event.seat)
+        except (RulesError, TypeError) as exc:
+            raise _Found(ILLEGAL, f"{name} is not allowed here: {exc}") from None
+        self.game = after
+        if after.finished:
+            self.expect_next = "GameFinished"
+
     def _disputed(self, event: Any) -> int:
         """The deal a flag or ruling names, checked to be scored, and its reason checked."""
         number = getattr(event, "deal_number", None)
@@ -383,7 +407,7 @@ class _Replay:
         self.game = game._replace(sheet=adjusted(game.sheet, adjustment))
         recorded = getattr(event, "settlement", None)
         if self.ended:
-            settlement = settlement_to_strings(settle(self.game.sheet, self.rules))
+            settlement = settlement_to_strings(settle_final(self.game.sheet, self.rules))
             if recorded is None or list(recorded) != settlement:
                 raise _Found(
                     DISPUTE,
@@ -407,7 +431,10 @@ class _Replay:
         game = self.game
         assert game is not None and self.rules is not None
         if not game.finished:
-            raise _Found(STRUCTURE, "GameFinished before every pool is closed")
+            raise _Found(
+                STRUCTURE,
+                "GameFinished before the game has ended (its pools, time or an agreed stop)",
+            )
         try:
             seed = bytes.fromhex(event.seed)
         except (TypeError, ValueError):
@@ -417,7 +444,7 @@ class _Replay:
                 SETTLEMENT,
                 "the revealed seed does not match the seed commitment of the game's creation",
             )
-        settlement = settlement_to_strings(settle(game.sheet, self.rules))
+        settlement = settlement_to_strings(settle_final(game.sheet, self.rules))
         if list(event.settlement) != settlement:
             raise _Found(
                 SETTLEMENT,

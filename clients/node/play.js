@@ -191,6 +191,10 @@ function toProtoAction(notation, phase) {
       return { accept_claim: {} };
     case 'reject':
       return { reject_claim: {} };
+    case 'write off':
+      return { write_off: { off: true } };
+    case 'to pool':
+      return { write_off: { off: false } };
     default:
       break;
   }

@@ -13,7 +13,7 @@ from domain.bots import auction
 from domain.bots.ducking import ducking_card
 from domain.bots.knowledge import Table
 from domain.bots.tricks import trick_card
-from domain.rules.actions import PLAYS, REJECT, TAKE_TALON, Action, PlayCard
+from domain.rules.actions import PLAYS, REJECT, TAKE_TALON, TO_POOL, Action, PlayCard
 from domain.rules.state import Phase
 from domain.rules.view import SeatView
 
@@ -51,6 +51,8 @@ class Bot:
             return auction.defence_choice(view)
         if phase is Phase.CLAIM:
             return REJECT
+        if phase is Phase.WRITE_OFF:
+            return write_off_choice(view)
         raise ValueError(f"nothing to decide in phase {phase}")
 
     def __call__(self, view: SeatView) -> Action:
@@ -60,6 +62,13 @@ class Bot:
         if action in view.legal:
             return action
         return view.legal[0]
+
+
+def write_off_choice(view: SeatView) -> Action:
+    """An unwhisted contract's points (S000 conv.): to the pool. A seat's view shows no
+    scoresheet, and pool points are what close a pool and end the game, so the bot keeps
+    S001's recording; writing off gora is left to players who weigh the sheet."""
+    return TO_POOL
 
 
 def play_card(view: SeatView) -> PlayCard:

@@ -30,13 +30,12 @@ from domain.rules import (
     TakeTalon,
     apply,
     new_deal,
-    record,
     score_deal,
     seed_commitment,
+    write_deal,
 )
 from domain.rules.actions import AcceptClaim
 from domain.rules.cards import Card, card_list
-from domain.rules.seats import seat_of_hand
 
 FORMAT = "preferans-hand-record"
 VERSION = 1
@@ -156,6 +155,7 @@ def _envelope(
         "complete": False,
         "settlement": None,
         "seed": None,
+        "stopped": None,
     }
 
 
@@ -208,6 +208,10 @@ def record_from_events(
                     sheet_before,
                 )
             )
+        elif name == "TimeCalled":
+            out["stopped"] = "time"
+        elif name == "EarlyStopAgreed" and advance(state, event).finished:
+            out["stopped"] = "agreed"
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)
@@ -251,8 +255,7 @@ def record_from_game(
                 sheet,
             )
         )
-        order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
-        sheet = record(sheet, deal.score, rules, order)[0]
+        sheet = write_deal(sheet, final, deal.score, rules)[0]
     if game.finished:
         out["complete"] = True
         out["settlement"] = settlement_to_strings(game.settlement)
@@ -276,8 +279,7 @@ def record_from_deal(
     for seat, action in actions:
         final = apply(final, action, seat)
     score = score_deal(final)
-    order = [seat_of_hand(start.dealer, h, rules.players) for h in range(1, rules.players + 1)]
-    entry = record(sheet, score, rules, order)[1]
+    entry = write_deal(sheet, final, score, rules)[1]
     out = _envelope(rules, players, start.dealer, game_id, None)
     out["deals"].append(
         deal_section(

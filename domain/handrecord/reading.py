@@ -113,10 +113,14 @@ def validate(rec: Any) -> Record:
         raise HandRecordError(
             f"unsupported hand-record version {version!r}: this reader knows version {VERSION}"
         )
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(rec))
+    checked: Record = rec
+    if "stopped" not in checked:
+        # Records exported before games could be stopped by time or agreement lack the field.
+        checked = {**checked, "stopped": None}
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(checked))
     if error is not None:
         raise HandRecordError(_message(error))
-    return rec
+    return checked
 
 
 def parse_record(text: str) -> Record:

@@ -99,6 +99,9 @@ def render_text(rec: Record) -> str:
         lines.extend(render_deal_text(deal, players))
     if rec["complete"]:
         lines.append("")
+        if rec["stopped"]:
+            stopped = {"time": "time called", "agreed": "stop agreed by every seat"}
+            lines.append(f'[Stopped "{stopped[rec["stopped"]]}"]')
         lines.append(
             '[Settlement "'
             + " ".join(f"{seat_name(s)} {v}" for s, v in enumerate(rec["settlement"] or []))

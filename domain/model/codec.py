@@ -14,6 +14,15 @@ def action_fingerprint(seat: int, action: Action) -> str:
     return f"{seat}:{action}"
 
 
+TIME_FINGERPRINT = "time"
+"""What a ``TimeCalled`` request id stands for."""
+
+
+def stop_fingerprint(seat: int) -> str:
+    """What an ``EarlyStopAgreed`` request id stands for."""
+    return f"{seat}:stop"
+
+
 def score_to_dict(score: DealScore) -> dict[str, Any]:
     return {
         "pool": list(score.pool),
@@ -23,12 +32,16 @@ def score_to_dict(score: DealScore) -> dict[str, Any]:
 
 
 def entry_to_dict(entry: SheetEntry) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "pool": list(entry.pool),
         "gora": list(entry.gora),
         "whists": [list(row) for row in entry.whists],
         "helps": [[h.helper, h.recipient, h.points] for h in entry.helps],
     }
+    if entry.race is not None:
+        # Only games of races (TV-39) record it, so other games' events are unchanged.
+        out["race"] = [entry.race.winner, entry.race.amnestier]
+    return out
 
 
 def settlement_to_strings(settlement: Sequence[Fraction]) -> list[str]:

@@ -29,7 +29,9 @@ from domain.rules import (
     PASS,
     REJECT,
     TAKE_TALON,
+    TO_POOL,
     WHIST,
+    WRITE_OFF,
     Action,
     Bid,
     Call,
@@ -54,6 +56,7 @@ from domain.rules.actions import (
     RejectClaim,
     TakeTalon,
     Whist,
+    WriteOff,
 )
 from domain.rules.bids import MISERE_INDEX
 from domain.rules.state import DealState
@@ -109,6 +112,12 @@ def _discard_of(event: Any) -> Action:
 
 def _discard(action: Discard, deal: DealState) -> Fields:
     return {"cards": f"{action.cards[0]} {action.cards[1]}"}
+
+
+def _boolean(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"{value!r:.40} is not a boolean")
+    return value
 
 
 def _phase_name(deal: DealState) -> str:
@@ -189,6 +198,12 @@ DECISIONS: tuple[Decision, ...] = (
         Claim,
         lambda e: Claim(tuple(e.tricks)),
         lambda a, d: {"tricks": list(a.tricks)},
+    ),
+    Decision(
+        "WriteOffChosen",
+        WriteOff,
+        lambda e: WRITE_OFF if _boolean(e.write_off) else TO_POOL,
+        lambda a, d: {"write_off": a.off},
     ),
     Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
     Decision("ClaimRejected", RejectClaim, lambda e: REJECT),

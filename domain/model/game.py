@@ -33,10 +33,12 @@ from eventsourcing.domain import Aggregate, event
 
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import (
+    TIME_FINGERPRINT,
     action_fingerprint,
     entry_to_dict,
     score_to_dict,
     settlement_to_strings,
+    stop_fingerprint,
 )
 from domain.model.decisions import BY_NAME, DECISIONS, EVENT_PREFIX, event_name, record
 from domain.model.disputes import (
@@ -53,11 +55,13 @@ from domain.rules import (
     Phase,
     RuleSet,
     Shuffle,
+    agree_stop,
     apply,
+    call_time,
     deal_cards,
     finish_deal,
     new_game,
-    settle,
+    settle_final,
     shuffle_from_seed,
     start_deal,
 )
@@ -172,6 +176,20 @@ class Game(Aggregate):
         adjustment: dict[str, Any] | None
         settlement: list[str] | None
 
+    class TimeCalled(Event):
+        """Time is called in a game played until time (``rules.ending_by_time``; RULES.md
+        §3.4): recorded by the server (seat -1) on the creator's command. The deal in progress
+        is played out; then the game ends and is settled by the early-stop rule."""
+
+        TOPIC = EVENT_PREFIX + "TimeCalled"
+
+    class EarlyStopAgreed(Event):
+        """A seat agrees to stop the game now (RULES.md §3.0, TV-27). When every seat has agreed
+        during the same deal, the game ends at once (the deal unplayed) and ``GameFinished``
+        follows with the early-stop settlement."""
+
+        TOPIC = EVENT_PREFIX + "EarlyStopAgreed"
+
     # Decision events: what each records is its row in ``domain.model.decisions``.
 
     class BidCalled(_Decided, Event):
@@ -222,6 +240,13 @@ class Game(Aggregate):
     class ClaimMade(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimMade"
         tricks: list[int]
+
+    class WriteOffChosen(_Decided, Event):
+        """The declarer of an unwhisted contract chose its points off his gora (``true``) or
+        to the pool (RULES.md §3.4, S000 conv.; rule option ``unwhisted_write_off``)."""
+
+        TOPIC = EVENT_PREFIX + "WriteOffChosen"
+        write_off: bool
 
     class ClaimAccepted(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimAccepted"
@@ -330,6 +355,32 @@ class Game(Aggregate):
         if after.phase is Phase.SCORED:
             self._finish(request_id, seed)
 
+    def call_time(self, request_id: str, seed: bytes) -> None:
+        """Time is called (the caller's authority is checked by the application)."""
+        after = call_time(self.state)  # raises if the game is not played until time
+        with self._computed(after):
+            self._time_called(seat=-1, request_id=request_id)
+        if after.finished:
+            self._end(request_id, seed)
+
+    def agree_stop(self, seat: int, request_id: str, seed: bytes) -> None:
+        """A seat agrees to stop early; the last agreement ends the game."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        after = agree_stop(self.state, seat)  # raises GameOver / IllegalAction
+        with self._computed(after):
+            self._stop_agreed(seat=seat, request_id=request_id)
+        if after.finished:
+            self._end(request_id, seed)
+
+    def _end(self, request_id: str, seed: bytes) -> None:
+        self._game_finished(
+            seat=-1,
+            request_id=request_id,
+            seed=seed.hex(),
+            settlement=settlement_to_strings(settle_final(self.state.sheet, self.rule_set)),
+        )
+
     def _check_scored(self, deal_number: int) -> None:
         scored = len(self.deal_results)
         if isinstance(deal_number, bool) or not isinstance(deal_number, int):
@@ -366,7 +417,7 @@ class Game(Aggregate):
         settlement = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle(sheet, self.rule_set))
+            settlement = settlement_to_strings(settle_final(sheet, self.rule_set))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,
@@ -395,13 +446,7 @@ class Game(Aggregate):
                 entry=entry_to_dict(entry),
             )
         if after.finished:
-            settlement = settle(after.sheet, self.rule_set)
-            self._game_finished(
-                seat=-1,
-                request_id=request_id,
-                seed=seed.hex(),
-                settlement=settlement_to_strings(settlement),
-            )
+            self._end(request_id, seed)
         else:
             self.deal_next(seed, request_id)
 
@@ -500,6 +545,18 @@ class Game(Aggregate):
         self.seed_hex = seed
         self.settlement = list(settlement)
         self._note(request_id)
+
+    @event(TimeCalled)
+    def _time_called(self, seat: int, request_id: str) -> None:
+        outcome = self._taken()
+        self.state = outcome.after if outcome is not None else call_time(self.state)
+        self._note(request_id, TIME_FINGERPRINT)
+
+    @event(EarlyStopAgreed)
+    def _stop_agreed(self, seat: int, request_id: str) -> None:
+        outcome = self._taken()
+        self.state = outcome.after if outcome is not None else agree_stop(self.state, seat)
+        self._note(request_id, stop_fingerprint(seat))
 
     @event(DealFlagged)
     def _deal_flagged(self, seat: int, request_id: str, deal_number: int, reason: str) -> None:

@@ -14,7 +14,9 @@ from domain.rules import (
     GameState,
     RuleSet,
     Shuffle,
+    agree_stop,
     apply,
+    call_time,
     finish_deal,
     new_game,
     start_deal,
@@ -38,6 +40,10 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return finish_deal(state)[0]
     if name in ("GameFinished", "DealFlagged"):
         return state
+    if name == "TimeCalled":
+        return call_time(state)
+    if name == "EarlyStopAgreed":
+        return agree_stop(state, event.seat)
     if name == "RulingRecorded":
         return apply_ruling(state, event.adjustment)
     row = BY_NAME.get(name)

@@ -132,6 +132,17 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
+class WriteOff:
+    """The declarer of an unwhisted contract chooses where its points go (S000 conventions,
+    RULES.md §3.4, option ``unwhisted_write_off``): off his own gora, or to the pool."""
+
+    off: bool
+
+    def __str__(self) -> str:
+        return "write off" if self.off else "to pool"
+
+
+@dataclass(frozen=True, slots=True)
 class AcceptClaim:
     def __str__(self) -> str:
         return "accept"
@@ -157,6 +168,7 @@ Action = (
     | Claim
     | AcceptClaim
     | RejectClaim
+    | WriteOff
 )
 
 HERE = Here()
@@ -168,6 +180,8 @@ OPEN = ChooseDefence(True)
 CLOSED = ChooseDefence(False)
 ACCEPT = AcceptClaim()
 REJECT = RejectClaim()
+WRITE_OFF = WriteOff(True)
+TO_POOL = WriteOff(False)
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
 DECLARES: tuple[Declare, ...] = tuple(Declare(bid) for bid in LADDER)
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
@@ -194,6 +208,9 @@ _WORDS: dict[str, Action] = {
     "closed": CLOSED,
     "accept": ACCEPT,
     "reject": REJECT,
+    "write off": WRITE_OFF,
+    "write-off": WRITE_OFF,
+    "to pool": TO_POOL,
 }
 
 
@@ -240,5 +257,5 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
             "discard 7♣ 8♦, declare 7♥, whist, half-whist, open, closed, a card (10♠), "
-            "claim 3-0-0, accept or reject"
+            "claim 3-0-0, accept, reject, write off or to pool"
         ) from None

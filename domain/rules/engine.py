@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.rules import auction, play, whisting
+from domain.rules import auction, play, whisting, writeoff
 from domain.rules.actions import ACCEPT, REJECT, Action, PlayCard
 from domain.rules.dealing import DealtCards
 from domain.rules.errors import GameOver, InvalidAction, NotYourTurn
@@ -99,6 +99,7 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
     Phase.DEFENCE: lambda state: whisting.DEFENCE_CHOICES,
     Phase.PLAY: play.legal,
     Phase.CLAIM: _claim_options,
+    Phase.WRITE_OFF: writeoff.legal,
     Phase.SCORED: _scored,
 }
 
@@ -111,6 +112,7 @@ _APPLY: dict[Phase, Callable[[DealState, Action], DealState]] = {
     Phase.DEFENCE: whisting.choose_defence,
     Phase.PLAY: play.apply,
     Phase.CLAIM: play.respond,
+    Phase.WRITE_OFF: writeoff.apply,
 }
 
 

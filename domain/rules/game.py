@@ -17,11 +17,12 @@ from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction
 from domain.rules.raspasy import dealer_after, streak_after
+from domain.rules.recording import Ending
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.scoresheet import ScoreSheet, SheetEntry, record, settle
+from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, settle
 from domain.rules.scoring import DealScore, score_deal
 from domain.rules.seats import seat_of_hand
-from domain.rules.state import DealResult, DealState, Phase
+from domain.rules.state import DealResult, DealState, Kind, Phase
 from domain.rules.view import SeatView, seat_view
 
 
@@ -49,6 +50,11 @@ class GameState(NamedTuple):
     dealer_run: int = 0
     """Deals in a row the dealer had dealt before the current (or next) one (non-sliding
     deal after raspasy, RULES.md §3.3; always 0 with the default sliding deal)."""
+    # Ending (issue 11, RULES.md §3.4): races run so far, time called.
+    races_run: int = 0
+    time_called: bool = False
+    stop_agreed: frozenset[int] = frozenset()
+    """Seats that agreed to stop early during the current deal (cleared when it is scored)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -70,7 +76,7 @@ def new_game(rules: RuleSet = DEFAULT, first_dealer: int = 0) -> GameState:
 
 def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     if game.finished:
-        raise GameOver("the game is over: every pool is closed")
+        raise GameOver("the game is over")
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
@@ -84,10 +90,8 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
     score = score_deal(deal)
-    order = [
-        seat_of_hand(deal.dealer, h, game.rules.players) for h in range(1, game.rules.players + 1)
-    ]
-    sheet, entry = record(game.sheet, score, game.rules, order)
+    sheet, entry = write_deal(game.sheet, deal, score, game.rules)
+    races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     return (
         game._replace(
@@ -96,11 +100,87 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             raspasy_streak=streak_after(game.rules, game.raspasy_streak, deal.result),
             sheet=sheet,
             deal=None,
-            finished=sheet.all_closed(game.rules),
+            finished=_ended(game, sheet, races_run),
+            races_run=races_run,
+            stop_agreed=frozenset(),
         ),
         score,
         entry,
     )
+
+
+def write_deal(
+    sheet: ScoreSheet, deal: DealState, score: DealScore, rules: RuleSet
+) -> tuple[ScoreSheet, SheetEntry]:
+    """Write a scored deal on the sheet (``scoresheet.record``) with what the pool procedure
+    needs to know of the deal: the order of its hands, the whisters penalised in it (help
+    eligibility, A-16) and whether its awards are raspasy zeros."""
+    result = deal.result
+    assert result is not None
+    order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
+    failed = (
+        [s for s, g in enumerate(score.gora) if g > 0 and s != result.declarer]
+        if result.kind is Kind.GAME
+        else ()
+    )
+    return record(
+        sheet,
+        score,
+        rules,
+        order,
+        failed=failed,
+        raspasy=result.kind is Kind.RASPASY,
+        written_off=(result.declarer,) if result.written_off else (),
+    )
+
+
+def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:
+    """The ending conditions after a deal (RULES.md §3.4): every pool closed (or their sum,
+    or the last race), the agreed number of deals, or time called during the deal."""
+    rules = game.rules
+    if rules.races:
+        return races_run >= rules.races or game.time_called
+    return (
+        sheet.all_closed(rules)
+        or game.time_called
+        or (rules.ending is Ending.DEALS and game.deal_number >= rules.ending_deals)
+    )
+
+
+def call_time(game: GameState) -> GameState:
+    """Time is called (a recorded event; never a clock read here): the current deal, if any, is
+    played to the end and the game then ends and is settled by the early-stop rule (§3.4)."""
+    if not game.rules.ending_by_time:
+        raise IllegalAction("this game is not played until time (rules.ending_by_time)")
+    if game.finished:
+        raise GameOver("the game is over")
+    if game.time_called:
+        raise IllegalAction("time has already been called")
+    if game.deal is None or game.deal.phase is Phase.SCORED:
+        return game._replace(time_called=True, finished=True)
+    return game._replace(time_called=True)
+
+
+def stop_early(game: GameState) -> GameState:
+    """Every seat agreed to stop (§3.0, TV-27): the game ends now, the current deal unplayed,
+    and is settled by the early-stop rule (missing pool points to gora)."""
+    if game.finished:
+        raise GameOver("the game is over")
+    return game._replace(deal=None, finished=True)
+
+
+def agree_stop(game: GameState, seat: int) -> GameState:
+    """One seat agrees to stop early (a recorded decision). The agreements hold for the deal in
+    progress; when every seat has agreed the game stops (``stop_early``)."""
+    if game.finished:
+        raise GameOver("the game is over")
+    if not 0 <= seat < game.rules.players:
+        raise IllegalAction(f"no seat {seat} at a {game.rules.players}-player table")
+    if seat in game.stop_agreed:
+        raise IllegalAction("this seat has already agreed to stop")
+    agreed = game.stop_agreed | {seat}
+    game = game._replace(stop_agreed=agreed)
+    return stop_early(game) if len(agreed) == game.rules.players else game
 
 
 Policy = Callable[[SeatView], Action]
@@ -138,9 +218,7 @@ def play_game(
     first_dealer: int = 0,
     max_deals: int = 500,
 ) -> GameRecord:
-    """Play a whole pulya from ``seed`` until every pool is closed (or ``max_deals``)."""
-    from domain.rules.scoresheet import early_stop
-
+    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop)."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
     while not game.finished and len(deals) < max_deals:
@@ -150,7 +228,7 @@ def play_game(
         dealer, number = game.dealer, game.deal_number
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))
-    sheet = game.sheet if game.finished else early_stop(game.sheet, rules)
+    sheet = final_sheet(game.sheet, rules)
     return GameRecord(
         rules, seed, first_dealer, tuple(deals), game.sheet, settle(sheet, rules), game.finished
     )

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from domain.rules.errors import InvalidAction
+from domain.rules.recording import Ending, Leftover, SettlementMethod
 
 
 class Bidding(StrEnum):
@@ -92,6 +93,9 @@ class RaspasyScoring(StrEnum):
     """Every player writes the trick price in whists on each player who took more tricks,
     per trick of the difference."""
 
+
+DEFAULT_RACE_PRIZE = 100
+"""TV-39: the prize of a race in whists."""
 
 LEVELS = (6, 7, 8, 9, 10)
 """The contract levels, the keys of the price and norm tables."""
@@ -197,6 +201,35 @@ class RuleSet:
     # Pool (§1.10).
     help_tie: HelpTie = HelpTie.CLOCKWISE
 
+    # Recording, settlement and ending (issue 11, RULES.md §3.4)
+    help_failed_whister: bool = True
+    """A-16: a whister penalised this deal may be helped (S001); S000 general: he may not."""
+    raspasy_zero_helps: bool = True
+    """S000 conv.: False — a raspasy zero does not help; points beyond his own pool go off his
+    own gora and any excess is lost."""
+    leftover: Leftover = Leftover.EXCESS_TO_OPPONENTS
+    """Points left when no pool can be helped (§1.10; S000 conv.: own gora below zero)."""
+    settlement_method: SettlementMethod = SettlementMethod.AVERAGE
+    """S000 method 2 (average gora, S001) or method 1 (amnesty and pairwise cancellation)."""
+    settlement_integer: bool = False
+    """S000: make the settlement whole by ±1 point on one gora, the others compensating
+    with ⌊per-gora / n⌋ whists each (TV-21, TV-22). Default: exact fractions (S001)."""
+    ending: Ending = Ending.POOLS
+    ending_deals: int = 0
+    """The number of deals of a game ending by deals (only with ``ending="deals"``)."""
+    ending_by_time: bool = False
+    """The game is played "until time": the creator may call time (a recorded event); the
+    current deal is finished and the game is settled by the early-stop rule (S000 Classic)."""
+    races: int = 0
+    """Races ("скачки", TV-39): 5 for "5 по 20"; 0 = no races. Each race ends when a pool
+    reaches the target; pools restart from zero; the game ends after the last race."""
+    unwhisted_write_off: bool = False
+    """S000 conv.: when both defenders pass, the declarer may have the contract's points
+    written off his gora instead of into the pool (a decision event, ``WriteOff``)."""
+    race_prize_whists: int = DEFAULT_RACE_PRIZE
+    """TV-39: whists the race winner, and the player with the smallest gora, write on each
+    other player (computed separately, C-6)."""
+
     def __post_init__(self) -> None:
         for name in _TABLES:
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
@@ -237,6 +270,8 @@ class RuleSet:
                 "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
             )
         from domain.rules.raspasy import check_options
+
+        self._check_recording()
         from domain.rules.scoring import DEFENCE_SCORERS
 
         check_options(self)
@@ -245,6 +280,36 @@ class RuleSet:
             raise InvalidAction(
                 f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
                 field="rules.whist_kind",
+            )
+
+    def _check_recording(self) -> None:
+        """Recording, settlement and ending (issue 11, RULES.md §3.4)."""
+        if (self.ending is Ending.DEALS) != (self.ending_deals > 0):
+            raise InvalidAction(
+                'ending_deals (a positive number of deals) goes with ending "deals" and only '
+                "with it",
+                field="rules.ending_deals",
+            )
+        if self.races:
+            if self.ending is not Ending.POOLS:
+                raise InvalidAction(
+                    "races end by their count; they cannot be combined with ending "
+                    f"{self.ending.value!r}",
+                    field="rules.races",
+                )
+        elif self.race_prize_whists != DEFAULT_RACE_PRIZE:
+            raise InvalidAction(
+                "race_prize_whists is set but races is 0", field="rules.race_prize_whists"
+            )
+        if not self.helps() and (
+            not self.help_failed_whister or self.help_tie is not HelpTie.CLOCKWISE
+        ):
+            raise InvalidAction(
+                "nobody is helped in a game of races or one ending by the sum of pools: "
+                "help_failed_whister and help_tie have no meaning there",
+                field="rules.help_failed_whister"
+                if not self.help_failed_whister
+                else "rules.help_tie",
             )
 
     def __hash__(self) -> int:
@@ -287,6 +352,10 @@ class RuleSet:
     def min_level(self, raspasy_streak: int) -> int:
         """Lowest level allowed in the auction after ``raspasy_streak`` raspasy in a row."""
         return self.raspasy_exit_levels[min(raspasy_streak, len(self.raspasy_exit_levels) - 1)]
+
+    def helps(self) -> bool:
+        """Whether a closed pool helps others (not in races, not ending by the sum of pools)."""
+        return self.ending is not Ending.POOL_SUM and not self.races
 
     def is_whisted(self, level: int) -> bool:
         return level < 10 or self.ten_whisted

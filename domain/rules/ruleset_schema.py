@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.rules.recording import Ending, Leftover, SettlementMethod
 from domain.rules.ruleset import (
     LEVELS,
     Bidding,
@@ -25,6 +26,10 @@ MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
 MAX_PRICE = 1000
 """The largest price, value, penalty or rate of any option."""
+MAX_DEALS = 1000
+"""The most deals of a game ending by deals."""
+MAX_RACES = 20
+"""The most races of a game of races (the seeds name 5 and 7)."""
 MAX_SEQUENCE = 10
 """The most entries of a list option (raspasy prices and exit levels)."""
 
@@ -112,5 +117,17 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "ten_whisted": boolean,
             "misere_defence_choice": boolean,
             "help_tie": {"enum": [h.value for h in HelpTie]},
+            # Recording, settlement and ending (issue 11, RULES.md §3.4)
+            "help_failed_whister": boolean,
+            "raspasy_zero_helps": boolean,
+            "leftover": {"enum": [x.value for x in Leftover]},
+            "settlement_method": {"enum": [x.value for x in SettlementMethod]},
+            "settlement_integer": boolean,
+            "ending": {"enum": [x.value for x in Ending]},
+            "ending_deals": _integer(0, MAX_DEALS),
+            "ending_by_time": boolean,
+            "races": _integer(0, MAX_RACES),
+            "race_prize_whists": price,
+            "unwhisted_write_off": boolean,
         },
     }

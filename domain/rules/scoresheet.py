@@ -8,12 +8,15 @@ each opponent's gora). ``settle`` computes the final result of each player in ex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
+from domain.rules.recording import Ending, Leftover
 from domain.rules.ruleset import HelpTie, RuleSet
 from domain.rules.scoring import DealScore
+from domain.rules.settlement import Settlement
+from domain.rules.settlement import settlement as settle_goras
 
 
 class Help(NamedTuple):
@@ -34,7 +37,19 @@ class ScoreSheet(NamedTuple):
         return cls(zeros, zeros, tuple(zeros for _ in range(players)))
 
     def all_closed(self, rules: RuleSet) -> bool:
+        """Whether the pools are complete: every pool at the target, or (Leningrad ending) their
+        sum at target × players."""
+        if rules.ending is Ending.POOL_SUM:
+            return sum(self.pool) >= rules.pool_target * rules.players
         return all(p >= rules.pool_target for p in self.pool)
+
+
+class Race(NamedTuple):
+    """A race won this deal (TV-39): the winner and the player with the smallest gora each
+    write the prize on every other player, then every pool restarts from zero."""
+
+    winner: int
+    amnestier: int
 
 
 class SheetEntry(NamedTuple):
@@ -44,12 +59,21 @@ class SheetEntry(NamedTuple):
     gora: tuple[int, ...]
     whists: tuple[tuple[int, ...], ...]
     helps: tuple[Help, ...]
+    race: Race | None = None
+    """A race won this deal (only with ``rules.races``, TV-39)."""
 
 
-def _recipient(helper: int, pool: Sequence[int], gora: Sequence[int], rules: RuleSet) -> int | None:
+def _recipient(
+    helper: int,
+    pool: Sequence[int],
+    gora: Sequence[int],
+    rules: RuleSet,
+    barred: Collection[int],
+) -> int | None:
     n = len(pool)
+    target = rules.pool_target
     clockwise = [(helper + i) % n for i in range(1, n)]
-    open_pools = [s for s in clockwise if pool[s] < rules.pool_target]
+    open_pools = [s for s in clockwise if pool[s] < target and s not in barred]
     if not open_pools:
         return None
     if rules.help_tie is HelpTie.SMALLER_GORA:
@@ -58,11 +82,36 @@ def _recipient(helper: int, pool: Sequence[int], gora: Sequence[int], rules: Rul
     return max(open_pools, key=lambda s: pool[s])
 
 
+def _leftover(gora: list[int], seat: int, points: int, rules: RuleSet, lose_excess: bool) -> None:
+    """Points nobody can take: off one's own gora (§1.10, §3.4)."""
+    gora[seat] -= points
+    if gora[seat] >= 0 or (rules.leftover is Leftover.BELOW_ZERO and not lose_excess):
+        return
+    excess = -gora[seat]
+    gora[seat] = 0
+    if lose_excess:
+        return
+    for other in range(len(gora)):
+        if other != seat:
+            gora[other] += excess
+
+
 def record(
-    sheet: ScoreSheet, score: DealScore, rules: RuleSet, order: Sequence[int]
+    sheet: ScoreSheet,
+    score: DealScore,
+    rules: RuleSet,
+    order: Sequence[int],
+    *,
+    failed: Collection[int] = (),
+    raspasy: bool = False,
+    written_off: Collection[int] = (),
 ) -> tuple[ScoreSheet, SheetEntry]:
     """Write a deal onto the sheet. ``order`` is the seats from the first hand, which is the
-    order in which several pool awards of one deal (raspasy zeros) are placed."""
+    order in which several pool awards of one deal (raspasy zeros) are placed. ``failed`` are
+    the whisters penalised this deal (not helped unless ``rules.help_failed_whister``);
+    ``raspasy`` says the awards are raspasy zeros (``rules.raspasy_zero_helps``);
+    ``written_off`` are the declarers who chose to write an unwhisted contract off their gora
+    (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it."""
     n = rules.players
     target = rules.pool_target
     pool = list(sheet.pool)
@@ -72,15 +121,26 @@ def record(
         for row, drow in zip(sheet.whists, score.whists, strict=True)
     ]
     helps: list[Help] = []
+    by_sum = rules.ending is Ending.POOL_SUM
+    lose_excess = raspasy and not rules.raspasy_zero_helps
+    helping = rules.helps() and not lose_excess
+    barred = () if rules.help_failed_whister else failed
     for seat in order:
         points = score.pool[seat]
         if points <= 0:
             continue
-        own = min(points, max(0, target - pool[seat]))
+        if seat in written_off:
+            off = min(points, max(0, gora[seat]))
+            gora[seat] -= off
+            points -= off
+            if points == 0:
+                continue
+        room = target * n - sum(pool) if by_sum else target - pool[seat]
+        own = min(points, max(0, room))
         pool[seat] += own
         points -= own
-        while points > 0:
-            recipient = _recipient(seat, pool, gora, rules)
+        while helping and points > 0:
+            recipient = _recipient(seat, pool, gora, rules, barred)
             if recipient is None:
                 break
             given = min(points, target - pool[recipient])
@@ -89,13 +149,8 @@ def record(
             helps.append(Help(seat, recipient, given))
             points -= given
         if points > 0:
-            gora[seat] -= points
-            if gora[seat] < 0:
-                excess = -gora[seat]
-                gora[seat] = 0
-                for other in range(n):
-                    if other != seat:
-                        gora[other] += excess
+            _leftover(gora, seat, points, rules, lose_excess)
+    race = _race(pool, gora, whists, rules, order) if rules.races else None
     new = ScoreSheet(tuple(pool), tuple(gora), tuple(tuple(r) for r in whists))
     entry = SheetEntry(
         tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
@@ -105,8 +160,42 @@ def record(
             for r1, r0 in zip(new.whists, sheet.whists, strict=True)
         ),
         tuple(helps),
+        race,
     )
     return new, entry
+
+
+def _race(
+    pool: list[int],
+    gora: Sequence[int],
+    whists: list[list[int]],
+    rules: RuleSet,
+    order: Sequence[int],
+) -> Race | None:
+    """TV-39 (S004): the first (in deal order) to reach the target wins the race; he and the
+    player with the smallest gora (tie: the first of them from the winner clockwise, the
+    winner included) each write the prize on every other player; every pool restarts."""
+    closed = [s for s in order if pool[s] >= rules.pool_target]
+    if not closed:
+        return None
+    winner = closed[0]
+    n = len(pool)
+    clockwise = [(winner + i) % n for i in range(n)]
+    amnestier = min(clockwise, key=lambda s: gora[s])
+    for writer in (winner, amnestier):
+        for other in range(n):
+            if other != writer:
+                whists[writer][other] += rules.race_prize_whists
+    pool[:] = [0] * n
+    return Race(winner, amnestier)
+
+
+def pool_sum_gora(sheet: ScoreSheet, rules: RuleSet) -> tuple[int, ...]:
+    """Leningrad ending (S004, TV-38): with the mean pool ``target`` (the pools sum to
+    target × players), each player puts 2 × (mean − own pool) into gora; a negative amount is
+    written off (gora may go below zero: settlement depends only on differences)."""
+    mean = rules.pool_target
+    return tuple(g + 2 * (mean - p) for g, p in zip(sheet.gora, sheet.pool, strict=True))
 
 
 def early_stop(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:
@@ -117,14 +206,55 @@ def early_stop(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:
     return sheet._replace(gora=gora)
 
 
+def settlement(sheet: ScoreSheet, rules: RuleSet) -> Settlement:
+    """The final settlement of a finished sheet: totals, pairwise amounts, any adjustment."""
+    return settle_goras(
+        sheet.gora,
+        sheet.whists,
+        rules.settlement_whists_per_gora,
+        rules.settlement_method,
+        rules.settlement_integer,
+    )
+
+
 def settle(sheet: ScoreSheet, rules: RuleSet) -> tuple[Fraction, ...]:
-    """Each player's result in whists by the average-gora method; the results sum to zero."""
-    n = len(sheet.pool)
-    avg = Fraction(sum(sheet.gora), n)
-    out = []
-    for i in range(n):
-        share = rules.settlement_whists_per_gora * (avg - sheet.gora[i])
-        written = sum(sheet.whists[i])
-        received = sum(sheet.whists[j][i] for j in range(n))
-        out.append(share + written - received)
-    return tuple(out)
+    """Each player's result in whists (RULES.md §1.11, §3.4); the results sum to zero."""
+    if not rules.settlement_integer:
+        n = len(sheet.pool)
+        avg = Fraction(sum(sheet.gora), n)
+        out = []
+        for i in range(n):
+            share = rules.settlement_whists_per_gora * (avg - sheet.gora[i])
+            written = sum(sheet.whists[i])
+            received = sum(sheet.whists[j][i] for j in range(n))
+            out.append(share + written - received)
+        return tuple(out)
+    return settlement(sheet, rules).totals
+
+
+def joining_position(sheet: ScoreSheet, seat: int) -> tuple[int, int]:
+    """TV-27 (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ"): a player joining (with consent) in place of
+    one who leaves starts with the average pool and the average gora of the others. Decision for
+    a fractional average: the pool rounds down and the gora up, so rounding never favours the
+    newcomer. Returns (pool, gora)."""
+    others = [s for s in range(len(sheet.pool)) if s != seat]
+    pool = sum(sheet.pool[s] for s in others) // len(others)
+    gora = -(-sum(sheet.gora[s] for s in others) // len(others))
+    return pool, gora
+
+
+def settle_final(sheet: ScoreSheet, rules: RuleSet) -> tuple[Fraction, ...]:
+    """The settlement of a game that has ended, however it ended (``final_sheet``)."""
+    return settle(final_sheet(sheet, rules), rules)
+
+
+def final_sheet(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:
+    """The sheet a game is settled on: as it stands when the ending was reached (the sum of
+    pools adds its doubled differences, TV-38), otherwise by the early-stop rule (§1.11)."""
+    if rules.ending is Ending.POOL_SUM:
+        if sum(sheet.pool) >= rules.pool_target * rules.players:
+            return sheet._replace(gora=pool_sum_gora(sheet, rules))
+        return early_stop(sheet, rules)
+    if rules.races or sheet.all_closed(rules):
+        return sheet
+    return early_stop(sheet, rules)

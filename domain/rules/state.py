@@ -27,6 +27,9 @@ class Phase(StrEnum):
     PLAY = "play"
     CLAIM = "claim"
     """A claim is on the table; the other players accept or reject it in turn."""
+    WRITE_OFF = "write-off"
+    """Both defenders passed and the rules allow it (``unwhisted_write_off``): the declarer
+    chooses to write the contract's points off his gora or to the pool (S000 conv., §3.4)."""
     SCORED = "scored"
 
 
@@ -112,6 +115,8 @@ class DealResult(NamedTuple):
     returned: bool
     claimed: bool
     """True if the last tricks were settled by an accepted claim."""
+    written_off: bool = False
+    """An unwhisted contract whose points the declarer wrote off his gora (§3.4)."""
 
 
 class DealState(NamedTuple):

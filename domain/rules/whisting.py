@@ -172,6 +172,8 @@ def whist(state: DealState, action: Action) -> DealState:
             return state.with_(to_act=d1)
         return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, PASS]:
+        if state.rules.unwhisted_write_off:
+            return state.with_(phase=Phase.WRITE_OFF, to_act=state.declarer)
         return finish_without_play(state, Kind.PASSED_OUT)
     if said == [PASS, WHIST]:
         return state.with_(phase=Phase.DEFENCE, to_act=d2)

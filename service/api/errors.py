@@ -12,6 +12,7 @@
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
+| ``NotCreator`` | PERMISSION_DENIED | ``ErrorInfo`` reason NOT_CREATOR |
 | ``Conflict`` | ABORTED | ``ErrorInfo`` reason CONCURRENT_WRITE |
 | ``TokensWithheld`` | ALREADY_EXISTS | ``ResourceInfo`` (the game) |
 | ``StoreUnavailable`` | UNAVAILABLE | ``RetryInfo`` |
@@ -34,6 +35,7 @@ from service.app.application import (
     Conflict,
     GameNotFound,
     LeagueRulesDiffer,
+    NotCreator,
     StoreUnavailable,
     TokensWithheld,
 )
@@ -194,6 +196,9 @@ def map_error(error: BaseException) -> Mapped | None:
         return _status(grpc.StatusCode.UNAUTHENTICATED, str(error))
     if isinstance(error, PermissionDenied):
         return _status(grpc.StatusCode.PERMISSION_DENIED, str(error))
+    if isinstance(error, NotCreator):
+        info = error_details_pb2.ErrorInfo(reason="NOT_CREATOR", domain=DOMAIN)
+        return _status(grpc.StatusCode.PERMISSION_DENIED, str(error), info)
     if isinstance(error, Conflict):
         info = error_details_pb2.ErrorInfo(reason="CONCURRENT_WRITE", domain=DOMAIN)
         return _status(grpc.StatusCode.ABORTED, str(error), info)

@@ -332,6 +332,38 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         return pb.FlagDealResponse(version=result.version, replayed=result.replayed)
 
     @refusing
+    async def CallTime(
+        self, request: pb.CallTimeRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.CallTimeResponse:
+        """The creator's command (no seat token): the application checks the credential."""
+        game_id = parse_game_name(request.name)
+        result = await self._run(
+            lambda: self.app.call_time(
+                game_id, request.created_with, request.creator_secret, request.request_id
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.CallTimeResponse(version=result.version, replayed=result.replayed)
+
+    @refusing
+    async def AgreeEarlyStop(
+        self, request: pb.AgreeEarlyStopRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.AgreeEarlyStopResponse:
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._run(
+            lambda: self.app.agree_stop(
+                game_id, seat, request.request_id, then=lambda game: game.finished
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.AgreeEarlyStopResponse(
+            version=result.version, replayed=result.replayed, finished=bool(result.answer)
+        )
+
+    @refusing
     async def GetScoresheet(
         self, request: pb.GetScoresheetRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetScoresheetResponse:

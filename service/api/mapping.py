@@ -30,7 +30,9 @@ from domain.rules import (
     PASS,
     REJECT,
     TAKE_TALON,
+    TO_POOL,
     WHIST,
+    WRITE_OFF,
     AcceptClaim,
     Action,
     Bid,
@@ -52,7 +54,7 @@ from domain.rules import (
     cards_of,
     seat_view,
 )
-from domain.rules.actions import CALLS, DECLARES, PLAYS
+from domain.rules.actions import CALLS, DECLARES, PLAYS, WriteOff
 from domain.rules.errors import InvalidAction
 from domain.rules.ruleset import RULE_SETS
 from domain.rules.state import DealState
@@ -159,6 +161,8 @@ def action_from_proto(message: pb.Action) -> Action:
             raise BadInput("action.claim.tricks", exc.message) from None
     if kind == "choose_defence":
         return OPEN if message.choose_defence.open else CLOSED
+    if kind == "write_off":
+        return WRITE_OFF if message.write_off.off else TO_POOL
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
@@ -202,6 +206,8 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(accept_claim=pb.AcceptClaim())
     if isinstance(action, RejectClaim):
         return pb.Action(reject_claim=pb.RejectClaim())
+    if isinstance(action, WriteOff):
+        return pb.Action(write_off=pb.WriteOff(off=action.off))
     raise InvalidAction(f"unknown action {action!r}")
 
 
@@ -229,6 +235,8 @@ def game_to_proto(game: Game) -> pb.Game:
         seed_hex=game.seed_hex or "",
         version=game.version,
         create_time=_timestamp(game.created_on),
+        time_called=game.state.time_called,
+        stop_agreed=sorted(game.state.stop_agreed),
     )
 
 
@@ -537,6 +545,11 @@ def _public_part(
         out.deal_flagged.CopyFrom(flag_to_proto(game.flags[-1]))
     elif name == "RulingRecorded":
         out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
+    elif name == "TimeCalled":
+        out.time_called.CopyFrom(pb.TimeCalledEvent(deal_number=game.state.deal_number))
+    elif name == "EarlyStopAgreed":
+        agreed = sorted(game.state.stop_agreed)  # the game just after the event
+        out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))
     return out, secret
 
 

@@ -27,7 +27,7 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
 
 from domain.model import Game, League, league_id_for
-from domain.model.codec import action_fingerprint
+from domain.model.codec import TIME_FINGERPRINT, action_fingerprint, stop_fingerprint
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
@@ -88,6 +88,11 @@ class TokensWithheld(ServiceError):
             "returned again only to a retry with the same creator_secret"
         )
         self.game_id = game_id
+
+
+class NotCreator(ServiceError):
+    """A command only the game's creator may give (calling time) came without the creator's
+    credential: the request id and ``creator_secret`` of the game's creation."""
 
 
 @dataclass(frozen=True)
@@ -348,6 +353,55 @@ class PreferansApplication(Application[uuid.UUID]):
             request_id,
             fingerprint,
             lambda game: game.flag_deal(seat, deal_number, reason, request_id),
+        )
+
+    def call_time(
+        self,
+        game_id: uuid.UUID,
+        created_with: str,
+        creator_secret: str,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """Time is called in a game played until time (``rules.ending_by_time``, RULES.md §3.4).
+
+        Only the creator may call it: ``created_with`` and ``creator_secret`` must be the
+        request id and secret the game was created with (its id derives from both under the
+        server's key, so nothing new is stored). Time is an event, never a clock read: the deal
+        in progress is played out, then the game ends and is settled by the early-stop rule."""
+        request_id = validation.request_id(request_id)
+        created_with = validation.request_id(created_with, field="created_with")
+        _check_creator_secret(creator_secret)
+        if not creator_secret or game_id not in self.keys.game_ids(created_with, creator_secret):
+            raise NotCreator(
+                "only the game's creator may call time: give the request id and the "
+                "creator_secret the game was created with"
+            )
+        return self._command(
+            game_id,
+            request_id,
+            TIME_FINGERPRINT,
+            lambda game: game.call_time(request_id, self._seed_of(game)),
+            then,
+        )
+
+    def agree_stop(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """A seat agrees to stop the game early (RULES.md §3.0, TV-27). When every seat has
+        agreed during the same deal the game ends at once, settled by the early-stop rule."""
+        request_id = validation.request_id(request_id)
+        return self._command(
+            game_id,
+            request_id,
+            stop_fingerprint(seat),
+            lambda game: game.agree_stop(seat, request_id, self._seed_of(game)),
+            then,
+            judged_again_on=IllegalAction,
         )
 
     def record_ruling(

@@ -68,6 +68,7 @@ PHASE_WORDS = {
     pb.PHASE_PLAY: "play",
     pb.PHASE_CLAIM: "claim",
     pb.PHASE_SCORED: "scored",
+    pb.PHASE_WRITE_OFF: "write-off",
 }
 HINT = (
     "Type a number, or the action as listed (ASCII works too: 6s, 7nt, Th, misere, "
@@ -536,6 +537,8 @@ def describe_action(event: pb.ActionEvent) -> str:
         return f"{who} discards {cards}"
     if kind == "choose_defence":
         return f"{who}: {'open' if action.choose_defence.open else 'closed'} defence"
+    if kind == "write_off":
+        return f"{who}: {'writes it off his gora' if action.write_off.off else 'to pool'}"
     if kind == "claim":
         return f"{who} claims {'-'.join(str(t) for t in action.claim.tricks)}"
     words = {

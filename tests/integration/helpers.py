@@ -16,6 +16,7 @@ import psycopg
 from domain.bots import make_bot
 from domain.model import EVENT_PREFIX, Game
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.replay import advance
 from domain.rules import (
     CARDS,
     Action,
@@ -34,7 +35,7 @@ from domain.rules import (
     new_game,
     parse_action,
     seat_view,
-    settle,
+    settle_final,
     start_deal,
 )
 from projections.db import Database
@@ -143,7 +144,16 @@ def event_action(event: Any) -> Action | None:
         return parse_action(f"play {event.card}")
     if name == "ClaimMade":
         return Claim(tuple(event.tricks))
-    assert name in ("GameCreated", "DealDealt", "DealScored", "GameFinished"), name
+    if name == "WriteOffChosen":
+        return parse_action("write off" if event.write_off else "to pool")
+    assert name in (
+        "GameCreated",
+        "DealDealt",
+        "DealScored",
+        "GameFinished",
+        "TimeCalled",
+        "EarlyStopAgreed",
+    ), name
     return None
 
 
@@ -188,9 +198,13 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             )
             replay.game = after
             if after.finished:
-                replay.settlement = settlement_to_strings(settle(after.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_final(after.sheet, rules))
         elif name in ("GameFinished", "GameCreated"):
             pass
+        elif name in ("TimeCalled", "EarlyStopAgreed"):
+            replay.game = advance(game, event)
+            if replay.game.finished:
+                replay.settlement = settlement_to_strings(settle_final(replay.game.sheet, rules))
         else:
             action = event_action(event)
             assert action is not None and game.deal is not None

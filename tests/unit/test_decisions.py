@@ -23,6 +23,7 @@ from domain.rules import (
     Action,
     DealState,
     Phase,
+    RuleSet,
     actor,
     legal_actions,
     shuffle_from_seed,
@@ -37,14 +38,18 @@ SEED = b"\x07" * 32
 BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
 
 
-def new_game(first_dealer: int = 0) -> Game:
+OPTIONAL = DEFAULT.with_options(unwhisted_write_off=True)
+"""Rules under which the decisions that only options allow occur too (odd seeds use them)."""
+
+
+def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
     game = Game._create(
         Game.Created,
         id=uuid.uuid4(),
         seat=-1,
         request_id="create",
         players=["a", "b", "c"],
-        rules=DEFAULT.to_dict(),
+        rules=rules.to_dict(),
         league="",
         seed_commitment="",
         token_hashes=["", "", ""],
@@ -67,7 +72,7 @@ def walk(seed: int, deals: int = 6, game: Game | None = None) -> Iterator[tuple[
     """A game played by random legal actions: the game before each action, the actor, the
     action."""
     rng = random.Random(seed)
-    game = game or new_game(first_dealer=seed % 3)
+    game = game or new_game(first_dealer=seed % 3, rules=OPTIONAL if seed % 2 else DEFAULT)
     while not game.finished and game.state.deal_number <= deals:
         deal = game.state.deal
         assert deal is not None
@@ -89,7 +94,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 16
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 17
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls

@@ -31,8 +31,9 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     GAME_STATUS_PLAYING: _GameStatus.ValueType  # 1
     """Deals are still being played: some pool has not reached the target."""
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 2
-    """Every pool is closed; the seed is revealed and the settlement known. Only flags and
-    rulings can still be recorded.
+    """The game has ended (every pool closed, or its rule set's other ending, time called, or
+    a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
+    and rulings can still be recorded.
     """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
@@ -43,8 +44,9 @@ GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
 GAME_STATUS_PLAYING: GameStatus.ValueType  # 1
 """Deals are still being played: some pool has not reached the target."""
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
-"""Every pool is closed; the seed is revealed and the settlement known. Only flags and
-rulings can still be recorded.
+"""The game has ended (every pool closed, or its rule set's other ending, time called, or
+a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
+and rulings can still be recorded.
 """
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
@@ -76,6 +78,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """A claim is on the table; the other seats accept or reject it in turn."""
     PHASE_SCORED: _Phase.ValueType  # 9
     """The deal is over and scored (also: the game is over); every card is visible."""
+    PHASE_WRITE_OFF: _Phase.ValueType  # 10
+    """Both defenders passed: the declarer chooses to write the points off his gora or to
+    the pool (rule option `unwhisted_write_off`).
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -106,6 +112,10 @@ PHASE_CLAIM: Phase.ValueType  # 8
 """A claim is on the table; the other seats accept or reject it in turn."""
 PHASE_SCORED: Phase.ValueType  # 9
 """The deal is over and scored (also: the game is over); every card is visible."""
+PHASE_WRITE_OFF: Phase.ValueType  # 10
+"""Both defenders passed: the declarer chooses to write the points off his gora or to
+the pool (rule option `unwhisted_write_off`).
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
@@ -334,6 +344,8 @@ class Game(_message.Message):
     SEED_HEX_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    TIME_CALLED_FIELD_NUMBER: _builtins.int
+    STOP_AGREED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -354,6 +366,8 @@ class Game(_message.Message):
     """
     version: _builtins.int
     """The game's event count: every command returns the version it produced."""
+    time_called: _builtins.bool
+    """True once time has been called (CallTime): the current deal is the last."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The three players, by seat 0, 1, 2."""
@@ -365,6 +379,10 @@ class Game(_message.Message):
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the game was created (the server's clock, UTC)."""
+
+    @_builtins.property
+    def stop_agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats that have agreed to stop early during the current deal (AgreeEarlyStop)."""
 
     def __init__(
         self,
@@ -380,10 +398,12 @@ class Game(_message.Message):
         seed_hex: _builtins.str = ...,
         version: _builtins.int = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        time_called: _builtins.bool = ...,
+        stop_agreed: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -581,6 +601,7 @@ class Action(_message.Message):
     CLAIM_FIELD_NUMBER: _builtins.int
     ACCEPT_CLAIM_FIELD_NUMBER: _builtins.int
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
+    WRITE_OFF_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -625,6 +646,12 @@ class Action(_message.Message):
         this trick.
         """
 
+    @_builtins.property
+    def write_off(self) -> Global___WriteOff:
+        """The declarer of an unwhisted contract chooses where its points go (rule option
+        `unwhisted_write_off`).
+        """
+
     def __init__(
         self,
         *,
@@ -640,12 +667,13 @@ class Action(_message.Message):
         claim: Global___Claim | None = ...,
         accept_claim: Global___AcceptClaim | None = ...,
         reject_claim: Global___RejectClaim | None = ...,
+        write_off: Global___WriteOff | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -727,6 +755,30 @@ class Discard(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Discard: _TypeAlias = Discard  # noqa: Y015
+
+@_typing.final
+class WriteOff(_message.Message):
+    """The declarer's choice for an unwhisted contract (Action.write_off; RULES.md §3.4)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OFF_FIELD_NUMBER: _builtins.int
+    off: _builtins.bool
+    """True: the points come off his own gora (as far as it goes, the rest to the pool);
+    false: to the pool as usual.
+    """
+    def __init__(
+        self,
+        *,
+        off: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["off", b"off"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WriteOff: _TypeAlias = WriteOff  # noqa: Y015
 
 @_typing.final
 class Whist(_message.Message):
@@ -941,6 +993,126 @@ class FlagDealResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___FlagDealResponse: _TypeAlias = FlagDealResponse  # noqa: Y015
+
+@_typing.final
+class CallTimeRequest(_message.Message):
+    """CallTime's input: the creator's credential, not a seat token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    CREATED_WITH_FIELD_NUMBER: _builtins.int
+    CREATOR_SECRET_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    created_with: _builtins.str
+    """The request_id the game was created with (CreateGameRequest.request_id)."""
+    creator_secret: _builtins.str
+    """The creator_secret the game was created with."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        created_with: _builtins.str = ...,
+        creator_secret: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_with", b"created_with", "creator_secret", b"creator_secret", "name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallTimeRequest: _TypeAlias = CallTimeRequest  # noqa: Y015
+
+@_typing.final
+class CallTimeResponse(_message.Message):
+    """CallTime's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CallTimeResponse: _TypeAlias = CallTimeResponse  # noqa: Y015
+
+@_typing.final
+class AgreeEarlyStopRequest(_message.Message):
+    """AgreeEarlyStop's input; the agreeing seat is the token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgreeEarlyStopRequest: _TypeAlias = AgreeEarlyStopRequest  # noqa: Y015
+
+@_typing.final
+class AgreeEarlyStopResponse(_message.Message):
+    """AgreeEarlyStop's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    finished: _builtins.bool
+    """True if this agreement was the last one and the game has ended."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        finished: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["finished", b"finished", "replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AgreeEarlyStopResponse: _TypeAlias = AgreeEarlyStopResponse  # noqa: Y015
 
 @_typing.final
 class SubmitActionResponse(_message.Message):
@@ -1706,6 +1878,8 @@ class WatchGameResponse(_message.Message):
     HEARTBEAT_FIELD_NUMBER: _builtins.int
     DEAL_FLAGGED_FIELD_NUMBER: _builtins.int
     RULING_RECORDED_FIELD_NUMBER: _builtins.int
+    TIME_CALLED_FIELD_NUMBER: _builtins.int
+    EARLY_STOP_AGREED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -1747,6 +1921,14 @@ class WatchGameResponse(_message.Message):
         """An auditor ruled on a scored deal (AuditService.RecordRuling)."""
 
     @_builtins.property
+    def time_called(self) -> Global___TimeCalledEvent:
+        """The creator called time (CallTime): the current deal is the last."""
+
+    @_builtins.property
+    def early_stop_agreed(self) -> Global___EarlyStopAgreedEvent:
+        """A seat agreed to stop early (AgreeEarlyStop)."""
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
@@ -1771,14 +1953,16 @@ class WatchGameResponse(_message.Message):
         heartbeat: Global___Heartbeat | None = ...,
         deal_flagged: Global___DealFlag | None = ...,
         ruling_recorded: Global___Ruling | None = ...,
+        time_called: Global___TimeCalledEvent | None = ...,
+        early_stop_agreed: Global___EarlyStopAgreedEvent | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -1952,7 +2136,9 @@ Global___DealScoredEvent: _TypeAlias = DealScoredEvent  # noqa: Y015
 
 @_typing.final
 class GameFinishedEvent(_message.Message):
-    """The game ended: every pool is closed."""
+    """The game ended: every pool is closed (or its ending was reached: the number of deals, the
+    last race, time called, or an early stop agreed by every seat).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1977,6 +2163,56 @@ class GameFinishedEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameFinishedEvent: _TypeAlias = GameFinishedEvent  # noqa: Y015
+
+@_typing.final
+class TimeCalledEvent(_message.Message):
+    """Time was called: the deal in progress is the game's last."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    deal_number: _builtins.int
+    """The number of the deal that will be the last."""
+    def __init__(
+        self,
+        *,
+        deal_number: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeCalledEvent: _TypeAlias = TimeCalledEvent  # noqa: Y015
+
+@_typing.final
+class EarlyStopAgreedEvent(_message.Message):
+    """A seat agreed to stop the game early."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    AGREED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that agreed."""
+    @_builtins.property
+    def agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Every seat that has agreed during this deal (all of them: GameFinished follows)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        agreed: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agreed", b"agreed", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EarlyStopAgreedEvent: _TypeAlias = EarlyStopAgreedEvent  # noqa: Y015
 
 @_typing.final
 class Heartbeat(_message.Message):

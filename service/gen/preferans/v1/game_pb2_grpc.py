@@ -101,6 +101,16 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.FlagDealRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.FlagDealResponse.FromString,
                 _registered_method=True)
+        self.CallTime = channel.unary_unary(
+                '/preferans.v1.GameService/CallTime',
+                request_serializer=preferans_dot_v1_dot_game__pb2.CallTimeRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.CallTimeResponse.FromString,
+                _registered_method=True)
+        self.AgreeEarlyStop = channel.unary_unary(
+                '/preferans.v1.GameService/AgreeEarlyStop',
+                request_serializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -201,6 +211,28 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CallTime(self, request, context):
+        """Calls time in a game played until time (rule option `ending_by_time`; RULES.md §3.4):
+        the deal in progress is played out, then the game ends and is settled by the early-stop
+        rule (missing pool points to gora). Only the game's creator may call it: the request
+        proves it with the creation's request_id and creator_secret (no token needed).
+        FAILED_PRECONDITION RULES_VIOLATION if the game is not played until time or time was
+        already called; PERMISSION_DENIED NOT_CREATOR without the creator's credential.
+        Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AgreeEarlyStop(self, request, context):
+        """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
+        for the deal in progress; when every seat has agreed, the game ends at once (that deal
+        unplayed) and is settled by the early-stop rule. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -248,6 +280,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.FlagDeal,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.FlagDealRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.FlagDealResponse.SerializeToString,
+            ),
+            'CallTime': grpc.unary_unary_rpc_method_handler(
+                    servicer.CallTime,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.CallTimeRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.CallTimeResponse.SerializeToString,
+            ),
+            'AgreeEarlyStop': grpc.unary_unary_rpc_method_handler(
+                    servicer.AgreeEarlyStop,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -515,6 +557,60 @@ class GameService:
             '/preferans.v1.GameService/FlagDeal',
             preferans_dot_v1_dot_game__pb2.FlagDealRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.FlagDealResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CallTime(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/CallTime',
+            preferans_dot_v1_dot_game__pb2.CallTimeRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.CallTimeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AgreeEarlyStop(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/AgreeEarlyStop',
+            preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -89,6 +89,20 @@ class GameServiceStub:
     on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
     after the game has ended; it changes no score. Idempotent by request_id.
     """
+    CallTime: _grpc.UnaryUnaryMultiCallable[_game_pb2.CallTimeRequest, _game_pb2.CallTimeResponse]
+    """Calls time in a game played until time (rule option `ending_by_time`; RULES.md §3.4):
+    the deal in progress is played out, then the game ends and is settled by the early-stop
+    rule (missing pool points to gora). Only the game's creator may call it: the request
+    proves it with the creation's request_id and creator_secret (no token needed).
+    FAILED_PRECONDITION RULES_VIOLATION if the game is not played until time or time was
+    already called; PERMISSION_DENIED NOT_CREATOR without the creator's credential.
+    Idempotent by request_id.
+    """
+    AgreeEarlyStop: _grpc.UnaryUnaryMultiCallable[_game_pb2.AgreeEarlyStopRequest, _game_pb2.AgreeEarlyStopResponse]
+    """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
+    for the deal in progress; when every seat has agreed, the game ends at once (that deal
+    unplayed) and is settled by the early-stop rule. Idempotent by request_id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -150,6 +164,20 @@ class GameServiceAsyncStub(GameServiceStub):
     """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
     on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
     after the game has ended; it changes no score. Idempotent by request_id.
+    """
+    CallTime: _aio.UnaryUnaryMultiCallable[_game_pb2.CallTimeRequest, _game_pb2.CallTimeResponse]  # type: ignore[assignment]
+    """Calls time in a game played until time (rule option `ending_by_time`; RULES.md §3.4):
+    the deal in progress is played out, then the game ends and is settled by the early-stop
+    rule (missing pool points to gora). Only the game's creator may call it: the request
+    proves it with the creation's request_id and creator_secret (no token needed).
+    FAILED_PRECONDITION RULES_VIOLATION if the game is not played until time or time was
+    already called; PERMISSION_DENIED NOT_CREATOR without the creator's credential.
+    Idempotent by request_id.
+    """
+    AgreeEarlyStop: _aio.UnaryUnaryMultiCallable[_game_pb2.AgreeEarlyStopRequest, _game_pb2.AgreeEarlyStopResponse]  # type: ignore[assignment]
+    """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
+    for the deal in progress; when every seat has agreed, the game ends at once (that deal
+    unplayed) and is settled by the early-stop rule. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -263,6 +291,32 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
         on (AuditService.RecordRuling; docs/AUDIT.md). Allowed for any deal already scored, also
         after the game has ended; it changes no score. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def CallTime(
+        self,
+        request: _game_pb2.CallTimeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.CallTimeResponse, _abc.Awaitable[_game_pb2.CallTimeResponse]]:
+        """Calls time in a game played until time (rule option `ending_by_time`; RULES.md §3.4):
+        the deal in progress is played out, then the game ends and is settled by the early-stop
+        rule (missing pool points to gora). Only the game's creator may call it: the request
+        proves it with the creation's request_id and creator_secret (no token needed).
+        FAILED_PRECONDITION RULES_VIOLATION if the game is not played until time or time was
+        already called; PERMISSION_DENIED NOT_CREATOR without the creator's credential.
+        Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def AgreeEarlyStop(
+        self,
+        request: _game_pb2.AgreeEarlyStopRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.AgreeEarlyStopResponse, _abc.Awaitable[_game_pb2.AgreeEarlyStopResponse]]:
+        """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
+        for the deal in progress; when every seat has agreed, the game ends at once (that deal
+        unplayed) and is settled by the early-stop rule. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,43 @@
+"""The option values of recording, help, settlement and the end of a game (issue 11,
+RULES.md §3.4, §3.0 early stop; decisions A-16, A-20, C-5, C-6, C-7).
+
+Pure enumerations, kept apart from ``ruleset`` so that the scoresheet and settlement modules
+can name them without importing each other.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Leftover(StrEnum):
+    """Where pool points go when no pool is left to help (RULES.md §1.10, §3.4)."""
+
+    EXCESS_TO_OPPONENTS = "excess-to-opponents"
+    """Off one's own gora down to zero; the excess is added to each opponent's gora (S001)."""
+    BELOW_ZERO = "below-zero"
+    """Off one's own gora, even below zero (S000 conventions; equivalent in settlement)."""
+
+
+class SettlementMethod(StrEnum):
+    """How the final settlement is presented (S000 "Первый/Второй способ расчета")."""
+
+    AVERAGE = "average"
+    """Method 2: each player's share is per-gora × (average gora − own gora) (S001, TV-22)."""
+    AMNESTY = "amnesty"
+    """Method 1: the smallest gora is subtracted from every gora (amnesty), each reduced gora
+    × per-gora / n is written on its owner by every other player, and the pairs cancel (TV-21).
+    The totals equal method 2's; the pairwise amounts are what differs."""
+
+
+class Ending(StrEnum):
+    """When a pulya ends (RULES.md §3.4 "End condition")."""
+
+    POOLS = "pools"
+    """Every pool reaches the target (S001, the default)."""
+    POOL_SUM = "pool-sum"
+    """The sum of the pools reaches target × players; then each player puts twice his shortfall
+    below the mean into gora, or writes twice his excess off it (Leningrad, S004, TV-38, C-5)."""
+    DEALS = "deals"
+    """After a fixed number of deals (``ending_deals``; S004); unclosed pools are settled by the
+    early-stop rule. The game also ends if every pool closes first."""
