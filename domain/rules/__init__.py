@@ -47,7 +47,17 @@ from domain.rules.game import (
     play_game,
     start_deal,
 )
-from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet, rule_set
+from domain.rules.ruleset import (
+    DEFAULT,
+    Bidding,
+    HelpTie,
+    Obligations,
+    RuleSet,
+    ShortfallPayer,
+    WhistLiability,
+    WhistSharing,
+    rule_set,
+)
 from domain.rules.scoresheet import Help, ScoreSheet, SheetEntry, early_stop, record, settle
 from domain.rules.scoring import DealScore, score_deal, score_result
 from domain.rules.seats import first_hand, hand_number, next_dealer, seat_of_hand
@@ -94,6 +104,7 @@ __all__ = [
     "InvalidAction",
     "Kind",
     "NotYourTurn",
+    "Obligations",
     "Pass",
     "Phase",
     "PlayCard",
@@ -105,12 +116,15 @@ __all__ = [
     "ScoreSheet",
     "SeatView",
     "SheetEntry",
+    "ShortfallPayer",
     "Shuffle",
     "Strain",
     "Suit",
     "TakeTalon",
     "Trick",
     "Whist",
+    "WhistLiability",
+    "WhistSharing",
     "actor",
     "apply",
     "cards_of",

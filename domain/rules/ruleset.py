@@ -41,10 +41,57 @@ class HelpTie(StrEnum):
     """The one with the smaller gora; if equal, the next clockwise from the helper."""
 
 
+class WhistLiability(StrEnum):
+    """What a whister pays per trick short of his obligation (RULES.md §3.2, §5.1 C-1)."""
+
+    FULL = "full"
+    """Responsible whist: the whists-per-trick price per missing trick (the default)."""
+    HALF = "half"
+    """Half-responsible whist: half the whists-per-trick price (Leningrad, Rostov)."""
+
+
+class ShortfallPayer(StrEnum):
+    """Who of two whisters pays on a level without whister shares (8–10) (RULES.md §3.2)."""
+
+    SECOND = "second"
+    """The second whister ("second whist responsible"; the default, S001 §07)."""
+    BOTH = "both"
+    """Both whisters pay the missing trick (S000/S003 variant on 8 and 9)."""
+
+
+class Obligations(StrEnum):
+    """Greedy whist with individual obligations (RULES.md §3.2, TV-23, TV-32)."""
+
+    JOINT = "joint"
+    """Whisters answer only when the joint norm is missed (the default, S001 §07)."""
+    TWO_WHISTERS = "two-whisters"
+    """Each of two whisters answers for his own quota even when the joint norm is met; a lone
+    whister counts both hands against the joint norm (the S000 sub-variant)."""
+    ALL = "all"
+    """As ``TWO_WHISTERS``, and a lone whister answers for his quota on his own cards: he plays
+    closed and the passer's tricks belong to nobody (S000 conventions)."""
+
+
+class WhistSharing(StrEnum):
+    """How a lone whister and the passer share the whists (RULES.md §3.2, §5.1 C-3, C-4)."""
+
+    GREEDY = "greedy"
+    """The whister writes his tricks; the passer only consolation (the default, S000)."""
+    GENTLEMAN = "gentleman"
+    """Whister and passer split all whists in half (S000, S003, S004)."""
+
+
 LEVELS = (6, 7, 8, 9, 10)
 """The contract levels, the keys of the price and norm tables."""
 
-_TABLES = ("contract_values", "defence_norms", "whister_shares")
+_TABLES = (
+    "contract_values",
+    "defence_norms",
+    "whister_shares",
+    "whist_prices",
+    "consolation_prices",
+    "undertrick_prices",
+)
 """The fields that are tables by level (read-only mappings, written as JSON objects)."""
 
 
@@ -106,6 +153,40 @@ class RuleSet:
     misere_defence_choice: bool = False
     """A-24: the misère defence chooses open or closed (default: always open)."""
 
+    # Whisting systems (issue 11, RULES.md §3.2, §5.1 C-1 … C-4)
+    whist_prices: Mapping[int, int] = field(default_factory=dict)
+    """Whists per defence trick by level, the base of every defence price (C-1, C-2);
+    empty: the pool values (Sochi, Rostov). Leningrad S004: 4/8/12/16/20 (TV-37)."""
+    consolation_prices: Mapping[int, int] = field(default_factory=dict)
+    """Whists per undertrick each defender writes as consolation; empty: the whists-per-trick
+    price (C-2). Rostov: 10 at every level (S000), 15 as an option (A-25)."""
+    undertrick_prices: Mapping[int, int] = field(default_factory=dict)
+    """The declarer's gora per undertrick; empty: the pool values. Leningrad S004: 4/8/…/20."""
+    whist_liability: WhistLiability = WhistLiability.FULL
+    """Full (responsible) or half (half-responsible) price per trick a whister is short (C-1)."""
+    shortfall_payer: ShortfallPayer = ShortfallPayer.SECOND
+    """On levels without ``whister_shares`` (8–10): the second whister, or both, pay."""
+    whist_obligations: Obligations = Obligations.JOINT
+    """Joint norm, or greedy whist with individual obligations (TV-23, TV-32); each whister's
+    quota is ``whister_shares`` for the level, 1 where it has none."""
+    failing_whister_writes_whists: bool = True
+    """False: a whister short of his obligation writes no whists for his tricks (S000 conv.)."""
+    whist_sharing: WhistSharing = WhistSharing.GREEDY
+    """Greedy or gentleman sharing between a lone whister and the passer."""
+    greedy_passer_consolation: bool = True
+    """Greedy: the passer writes his consolation (S000, Sochi); False: the whister writes it
+    for him, the passer nothing (S004's reading, C-4)."""
+    gentleman_split_always: bool = False
+    """Gentleman: split also when the declarer made his game (S003), not only on failure (A-10)."""
+    gentleman_split_penalties: bool = False
+    """Gentleman: the lone whister's penalty is split in half with the passer (S004, C-3);
+    otherwise the gora is the whister's alone (S000)."""
+    stalingrad: bool = False
+    """On 6♠ both defenders must whist (S000, S004)."""
+    pass_pass_whist_levels: frozenset[int] = frozenset()
+    """Levels on which, after two passes, the first defender may reconsider and whist
+    (S000 conv., S004: 8 and 9); never a half-whist level."""
+
     # Pool (§1.10).
     help_tie: HelpTie = HelpTie.CLOCKWISE
 
@@ -115,6 +196,7 @@ class RuleSet:
         object.__setattr__(self, "raspasy_trick_prices", tuple(self.raspasy_trick_prices))
         object.__setattr__(self, "raspasy_exit_levels", tuple(self.raspasy_exit_levels))
         object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
+        object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
         self._check()
 
     def _check(self) -> None:
@@ -148,12 +230,83 @@ class RuleSet:
             raise InvalidAction(
                 "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
             )
+        self._check_whisting()
         from domain.rules.scoring import DEFENCE_SCORERS
 
         if self.whist_kind not in DEFENCE_SCORERS:
             raise InvalidAction(
                 f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
                 field="rules.whist_kind",
+            )
+
+    def _check_whisting(self) -> None:
+        """Combinations of the whisting options that make sense (RULES.md §3.2, §5.1)."""
+        for name in ("whist_prices", "consolation_prices", "undertrick_prices"):
+            table = getattr(self, name)
+            if table and tuple(sorted(table)) != LEVELS:
+                raise InvalidAction(
+                    "a price table is empty (the default prices) or has levels 6 to 10",
+                    field=f"rules.{name}",
+                )
+        odd = [level for level in LEVELS if self.whist_price(level) % 2]
+        if self.whist_liability is WhistLiability.HALF and odd:
+            raise InvalidAction(
+                f"half-responsible whist halves the whists-per-trick price, odd on level {odd[0]};"
+                " give even whist_prices",
+                field="rules.whist_liability",
+            )
+        gentleman = self.whist_sharing is WhistSharing.GENTLEMAN
+        if gentleman and odd:
+            raise InvalidAction(
+                f"gentleman whist splits the whists in half, odd on level {odd[0]};"
+                " give even whist_prices",
+                field="rules.whist_sharing",
+            )
+        if not gentleman and (self.gentleman_split_always or self.gentleman_split_penalties):
+            name = "always" if self.gentleman_split_always else "penalties"
+            raise InvalidAction(
+                "gentleman_split_* options need whist_sharing 'gentleman'",
+                field=f"rules.gentleman_split_{name}",
+            )
+        if gentleman and not self.greedy_passer_consolation:
+            raise InvalidAction(
+                "greedy_passer_consolation=false is the greedy reading (C-4);"
+                " gentleman whist splits everything with the passer",
+                field="rules.greedy_passer_consolation",
+            )
+        if self.gentleman_split_penalties and any(
+            self.shortfall_price(level) % 2 for level in LEVELS
+        ):
+            raise InvalidAction(
+                "splitting penalties in half needs an even penalty per trick on every level",
+                field="rules.gentleman_split_penalties",
+            )
+        if self.whist_obligations is not Obligations.JOINT:
+            if self.penalty_capped:
+                raise InvalidAction(
+                    "penalty_capped caps at the joint shortfall, but individual obligations"
+                    " pay even when the joint norm is met",
+                    field="rules.penalty_capped",
+                )
+            if self.shortfall_payer is not ShortfallPayer.SECOND:
+                raise InvalidAction(
+                    "shortfall_payer applies to the joint norm; individual obligations make"
+                    " each whister pay his own quota",
+                    field="rules.shortfall_payer",
+                )
+        if not self.pass_pass_whist_levels <= set(LEVELS):
+            raise InvalidAction(
+                "pass–pass–whist levels must be 6 to 10", field="rules.pass_pass_whist_levels"
+            )
+        both = sorted(self.pass_pass_whist_levels & self.half_whist_levels)
+        if both:
+            raise InvalidAction(
+                f"pass–pass–whist is for levels without half-whist; level {both[0]} has both",
+                field="rules.pass_pass_whist_levels",
+            )
+        if 10 in self.pass_pass_whist_levels and not self.ten_whisted:
+            raise InvalidAction(
+                "pass–pass–whist on 10 needs ten_whisted", field="rules.pass_pass_whist_levels"
             )
 
     def __hash__(self) -> int:
@@ -178,6 +331,31 @@ class RuleSet:
     def min_level(self, raspasy_streak: int) -> int:
         """Lowest level allowed in the auction after ``raspasy_streak`` raspasy in a row."""
         return self.raspasy_exit_levels[min(raspasy_streak, len(self.raspasy_exit_levels) - 1)]
+
+    def whist_price(self, level: int) -> int:
+        """Whists per defence trick against ``level`` (C-1, C-2)."""
+        table = self.whist_prices or self.contract_values
+        return table[level]
+
+    def consolation_price(self, level: int) -> int:
+        """Whists per undertrick a defender writes as consolation (C-2, A-25)."""
+        if self.consolation_prices:
+            return self.consolation_prices[level]
+        return self.whist_price(level)
+
+    def undertrick_price(self, level: int) -> int:
+        """The declarer's gora per undertrick."""
+        table = self.undertrick_prices or self.contract_values
+        return table[level]
+
+    def shortfall_price(self, level: int) -> int:
+        """A whister's gora per trick short of his obligation: full or half (C-1)."""
+        price = self.whist_price(level)
+        return price // 2 if self.whist_liability is WhistLiability.HALF else price
+
+    def whister_quota(self, level: int) -> int:
+        """Tricks each whister must take on his own under individual obligations (TV-32)."""
+        return self.whister_shares.get(level, 1)
 
     def is_whisted(self, level: int) -> bool:
         return level < 10 or self.ten_whisted

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import LEVELS, Bidding, HelpTie
+from domain.rules.ruleset import (
+    LEVELS,
+    Bidding,
+    HelpTie,
+    Obligations,
+    ShortfallPayer,
+    WhistLiability,
+    WhistSharing,
+)
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -89,6 +97,20 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "consolation": boolean,
             "ten_whisted": boolean,
             "misere_defence_choice": boolean,
+            # Whisting systems (issue 11, RULES.md §3.2, §5.1 C-1 … C-4)
+            "whist_prices": _table(MAX_PRICE, complete=False),
+            "consolation_prices": _table(MAX_PRICE, complete=False),
+            "undertrick_prices": _table(MAX_PRICE, complete=False),
+            "whist_liability": {"enum": [v.value for v in WhistLiability]},
+            "shortfall_payer": {"enum": [v.value for v in ShortfallPayer]},
+            "whist_obligations": {"enum": [v.value for v in Obligations]},
+            "failing_whister_writes_whists": boolean,
+            "whist_sharing": {"enum": [v.value for v in WhistSharing]},
+            "greedy_passer_consolation": boolean,
+            "gentleman_split_always": boolean,
+            "gentleman_split_penalties": boolean,
+            "stalingrad": boolean,
+            "pass_pass_whist_levels": _levels(min_items=0, unique=True),
             "help_tie": {"enum": [h.value for h in HelpTie]},
         },
     }

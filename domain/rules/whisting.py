@@ -28,6 +28,7 @@ from domain.rules.actions import (
 from domain.rules.bids import LADDER, MISERE_INDEX
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.errors import IllegalAction
+from domain.rules.ruleset import Obligations
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import DealState, Kind, Phase, PlayState
 
@@ -194,9 +195,23 @@ def whist(state: DealState, action: Action) -> DealState:
     return finish_without_play(state, Kind.HALF_WHIST)
 
 
+def defence_options(state: DealState) -> tuple[Action, ...]:
+    """Open or closed; a lone whister with individual obligations plays closed (S000 conv.:
+    the passer plays dark and his tricks belong to nobody)."""
+    assert state.contract is not None
+    if state.rules.whist_obligations is Obligations.ALL and not state.contract.is_misere:
+        return _CLOSED_ONLY
+    return DEFENCE_CHOICES
+
+
 def choose_defence(state: DealState, action: Action) -> DealState:
+    allowed = defence_options(state)
     if not isinstance(action, ChooseDefence):
-        raise IllegalAction("choose 'open' or 'closed' defence", (OPEN, CLOSED))
+        raise IllegalAction("choose 'open' or 'closed' defence", allowed)
+    if action not in allowed:
+        raise IllegalAction(
+            "with individual obligations a lone whister defends closed on his own cards", allowed
+        )
     state = state.with_(whist=state.whist._replace(open=action.open))
     return start_play(state, open_defence=action.open)
 
@@ -221,3 +236,4 @@ def finish_without_play(state: DealState, kind: Kind) -> DealState:
 
 
 DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
+_CLOSED_ONLY: tuple[Action, ...] = (CLOSED,)

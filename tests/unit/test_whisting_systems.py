@@ -1,0 +1,369 @@
+"""Whisting systems as rule options (issue 11; RULES.md §3.2, §5.1 C-1 … C-4; seeds S000
+"Варианты правил при вистовании", S003 "ВИДЫ ВИСТОВАНИЯ", S004 "Ленинградка").
+
+Two axes (S000, S003): liability (full / half, joint norm / individual obligations) and sharing
+(greedy / gentleman), on prices that are separate from the pool values (C-1, C-2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.rules import (
+    DEFAULT,
+    DealScore,
+    InvalidAction,
+    Kind,
+    Obligations,
+    RuleSet,
+    ShortfallPayer,
+    WhistLiability,
+    WhistSharing,
+    score_result,
+)
+from tests.unit.rules_helpers import A, B, C, result, whists
+
+NONE = (0, 0, 0)
+
+
+def _by_level(*prices: int) -> dict[int, int]:
+    return dict(zip((6, 7, 8, 9, 10), prices, strict=True))
+
+
+LENINGRAD_S004 = RuleSet(
+    whist_prices=_by_level(4, 8, 12, 16, 20),
+    undertrick_prices=_by_level(4, 8, 12, 16, 20),
+    misere_trick_penalty=20,
+    whist_liability=WhistLiability.HALF,
+    whist_sharing=WhistSharing.GENTLEMAN,
+    gentleman_split_penalties=True,
+    whist_pass_half_whist=True,
+)
+"""The whisting part of Leningrad by S004 (TV-36, TV-37; C-1, C-2, C-3)."""
+
+ROSTOV = RuleSet(
+    consolation_prices=_by_level(10, 10, 10, 10, 10),
+    whist_liability=WhistLiability.HALF,
+    whist_sharing=WhistSharing.GENTLEMAN,
+)
+"""The whisting part of Rostov by S000: half-responsible gentleman, consolation 10 (§3.5)."""
+
+
+# --- prices (C-1, C-2, A-25) ---------------------------------------------------------------
+
+
+def test_default_prices_are_the_pool_values() -> None:
+    """C-1: in the default profile (and Sochi) the whists-per-trick price is the pool value."""
+    for level in (6, 7, 8, 9, 10):
+        assert DEFAULT.whist_price(level) == DEFAULT.value(level)
+        assert DEFAULT.consolation_price(level) == DEFAULT.value(level)
+        assert DEFAULT.undertrick_price(level) == DEFAULT.value(level)
+        assert DEFAULT.shortfall_price(level) == DEFAULT.value(level)
+
+
+@pytest.mark.parametrize(
+    ("level", "pool", "per_trick", "undertrick", "shortfall"),
+    [(6, 2, 4, 4, 2), (7, 4, 8, 8, 4), (8, 6, 12, 12, 6), (9, 8, 16, 16, 8), (10, 10, 20, 20, 10)],
+)
+def test_tv37_leningrad_score_table(
+    level: int, pool: int, per_trick: int, undertrick: int, shortfall: int
+) -> None:
+    """TV-37 (RULES.md §2.4, S004 "Ленинградка / Запись в пульку и в гору"; C-1, A-12): made →
+    pool; whists per defence trick; declarer's gora per undertrick; whister's shortfall gora
+    (half the whists-per-trick price)."""
+    rules = LENINGRAD_S004
+    made = score_result(rules, result(Kind.GAME, A, f"{level}♠", (level, 10 - level, 0), (B, C)))
+    assert made.pool == (pool, 0, 0)
+    assert made.whists[B][A] == (10 - level) * per_trick and made.gora[A] == 0
+    down = score_result(
+        rules, result(Kind.GAME, A, f"{level}♠", (level - 1, 11 - level, 0), (B, C))
+    )
+    assert down.gora[A] == undertrick
+    # One trick short of the joint norm: the whister who answers for it pays (§1.6 item 1).
+    norm = rules.norm(level)
+    if level == 6:
+        tricks = (7, 2, 1)
+    elif level == 7:
+        tricks = (9, 1, 0)
+    else:
+        tricks = (10, 0, 0)
+    assert 10 - tricks[A] == norm - 1
+    short = score_result(rules, result(Kind.GAME, A, f"{level}♠", tricks, (B, C)))
+    assert short.gora == (0, 0, shortfall)
+
+
+def test_tv37_leningrad_misere_row() -> None:
+    """TV-37 misère row: 10 to pool when made, 20 gora per trick (A-08), no whists."""
+    made = score_result(LENINGRAD_S004, result(Kind.MISERE, A, "misère", (0, 5, 5)))
+    failed = score_result(LENINGRAD_S004, result(Kind.MISERE, A, "misère", (2, 4, 4)))
+    assert made == DealScore((10, 0, 0), NONE, whists({}))
+    assert failed == DealScore(NONE, (40, 0, 0), whists({}))
+
+
+def test_tv36_leningrad_gentleman_split_fourteen_and_fourteen() -> None:
+    """TV-36 (RULES.md §2.4, S004 "Пример записи при джентльменском висте"; C-2): 6♣, one
+    whister and a passer, defence 5 (one down): (5·4 + 1·4 + 1·4) / 2 = 14 each; the
+    declarer writes 4 to gora (S004 Leningrad table)."""
+    score = score_result(LENINGRAD_S004, result(Kind.GAME, A, "6♣", (5, 4, 1), (B,), (C,)))
+    assert score == DealScore(NONE, (4, 0, 0), whists({(B, A): 14, (C, A): 14}))
+
+
+def test_c2_rostov_consolation_ten_per_undertrick_on_top_of_trick_whists() -> None:
+    """RULES.md §3.5 Rostov (S000): consolation 10 whists per undertrick for both defenders,
+    on top of the trick whists. 7♠ two down, whisters 3 and 2: 3·4 + 20 and 2·4 + 20."""
+    score = score_result(ROSTOV, result(Kind.GAME, A, "7♠", (5, 3, 2), (B, C)))
+    assert score == DealScore(NONE, (8, 0, 0), whists({(B, A): 32, (C, A): 28}))
+
+
+def test_a25_rostov_consolation_fifteen_as_option() -> None:
+    """A-25 (S000): 15 per undertrick in three-player Rostov, as an option."""
+    rules = ROSTOV.with_options(consolation_prices=_by_level(15, 15, 15, 15, 15))
+    score = score_result(rules, result(Kind.GAME, A, "6♠", (5, 3, 2), (B, C)))
+    assert score.whists[B][A] == 3 * 2 + 15 and score.whists[C][A] == 2 * 2 + 15
+
+
+def test_half_whist_writes_half_the_norm_at_the_whists_per_trick_price() -> None:
+    """§1.6 item 4 with C-1: the half-whister writes norm/2 tricks at the whists price:
+    4 on a Sochi six, 8 on a Leningrad six (decision: the half-whist is a defence price)."""
+    half = result(Kind.HALF_WHIST, A, "6♠", NONE, (), (B, C), half_whister=C)
+    assert score_result(DEFAULT, half).whists[C][A] == 4
+    assert score_result(LENINGRAD_S004, half).whists[C][A] == 8
+
+
+# --- liability (C-1, TV-23, TV-31, TV-32, TV-35, A-07) -------------------------------------
+
+
+def test_c1_half_responsible_pays_half_the_whists_price() -> None:
+    """C-1 (S000, S003, S004): half-responsible whist on Sochi prices: a lone whister one trick
+    short on a six pays 1 (not 2); on a nine with no trick 4 (not 8)."""
+    rules = DEFAULT.with_options(whist_liability=WhistLiability.HALF)
+    six = score_result(rules, result(Kind.GAME, A, "6♠", (7, 3, 0), (B,), (C,)))
+    nine = score_result(rules, result(Kind.GAME, A, "9♠", (10, 0, 0), (B,), (C,)))
+    assert six.gora == (0, 1, 0) and nine.gora == (0, 4, 0)
+    assert score_result(DEFAULT, result(Kind.GAME, A, "9♠", (10, 0, 0), (B,), (C,))).gora == (
+        0,
+        8,
+        0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("contract", "tricks", "gora"),
+    [
+        ("6♦", (7, 2, 1), (0, 0, 2)),
+        ("6♦", (8, 2, 0), (0, 0, 4)),
+        ("7♦", (7, 2, 1), NONE),
+        ("7♦", (8, 2, 0), NONE),
+    ],
+)
+def test_tv31_responsible_whist_examples(
+    contract: str, tricks: tuple[int, int, int], gora: tuple[int, int, int]
+) -> None:
+    """TV-31 (RULES.md §2.3, S003 "Ответственный вист"): six, B 2 C 1 → C pays one trick;
+    B 2 C 0 → C pays two; the same on a seven → nobody."""
+    score = score_result(DEFAULT, result(Kind.GAME, A, contract, tricks, (B, C)))
+    assert score.gora == gora
+
+
+def test_tv31_a07_nine_one_and_none_only_individual_obligations_make_c_pay() -> None:
+    """TV-31 / A-07 (S003): nine, first whister B 1, second C 0: the joint norm (1) is met, so
+    responsible whist charges nobody; only greedy whist with individual obligations makes C
+    pay (quota 1 on a nine, TV-32), which is what S003 prints."""
+    nine = result(Kind.GAME, A, "9♦", (9, 1, 0), (B, C))
+    assert score_result(DEFAULT, nine).gora == NONE
+    greedy = DEFAULT.with_options(whist_obligations=Obligations.TWO_WHISTERS)
+    assert score_result(greedy, nine).gora == (0, 0, 8)
+
+
+def test_tv35_six_spades_overmade_defence_three() -> None:
+    """TV-35 (RULES.md §2.4, S004 Wikipedia part): 6♠, declarer 7, defence 3. One whister:
+    "without one", 2 gora (half-responsible: 1). Two whisters 2–1: the 1-trick whister 2."""
+    lone = result(Kind.GAME, A, "6♠", (7, 3, 0), (B,), (C,))
+    pair = result(Kind.GAME, A, "6♠", (7, 2, 1), (B, C))
+    half = DEFAULT.with_options(whist_liability=WhistLiability.HALF)
+    assert score_result(DEFAULT, lone).gora == (0, 2, 0)
+    assert score_result(half, lone).gora == (0, 1, 0)
+    assert score_result(DEFAULT, pair).gora == (0, 0, 2)
+    assert score_result(half, pair).gora == (0, 0, 1)
+
+
+def test_second_whist_responsible_variant_both_pay_on_high_levels() -> None:
+    """RULES.md §3.2 "Second whist responsible" (S000, S003): on 8/9 the second whister pays
+    (the default); the variant makes both whisters pay the missing trick."""
+    nine = result(Kind.GAME, A, "9♥", (10, 0, 0), (B, C))
+    assert score_result(DEFAULT, nine).gora == (0, 0, 8)
+    both = DEFAULT.with_options(shortfall_payer=ShortfallPayer.BOTH)
+    assert score_result(both, nine).gora == (0, 8, 8)
+    made_by_defence = result(Kind.GAME, A, "8♥", (9, 1, 0), (B, C))
+    assert score_result(both, made_by_defence).gora == NONE
+
+
+def test_tv23_tv32_greedy_individual_obligations_three_players() -> None:
+    """TV-23 (S000 conventions, adapted to three players) and TV-32 (S003 "Жлобский вист"):
+    A declares 6♣ and takes 5; B whists and takes 0, C whists and takes 5. A: 2 gora;
+    B: 2 whists (consolation) and 4 gora (his 2 not taken) although the joint norm is met;
+    C: 12 whists."""
+    rules = DEFAULT.with_options(whist_obligations=Obligations.TWO_WHISTERS)
+    score = score_result(rules, result(Kind.GAME, A, "6♣", (5, 0, 5), (B, C)))
+    assert score == DealScore(NONE, (2, 4, 0), whists({(B, A): 2, (C, A): 12}))
+    assert score_result(DEFAULT, result(Kind.GAME, A, "6♣", (5, 0, 5), (B, C))).gora == (2, 0, 0)
+
+
+def test_tv32_lone_whister_individual_quota_on_own_cards() -> None:
+    """RULES.md §3.2 greedy with individual obligations (S000 conv.): a lone whister must take
+    his quota on his own cards (7 → 1); the passer's tricks belong to nobody. 7♠, declarer 6,
+    whister B 0, passer C 4: B counts 0 tricks, pays 4 gora, writes only his consolation 4;
+    C writes his consolation 4. Sub-variant (two whisters only): B counts both hands."""
+    deal = result(Kind.GAME, A, "7♠", (6, 0, 4), (B,), (C,))
+    strict = DEFAULT.with_options(whist_obligations=Obligations.ALL)
+    assert score_result(strict, deal) == DealScore(NONE, (4, 4, 0), whists({(B, A): 4, (C, A): 4}))
+    sub = DEFAULT.with_options(whist_obligations=Obligations.TWO_WHISTERS)
+    assert score_result(sub, deal) == DealScore(NONE, (4, 0, 0), whists({(B, A): 20, (C, A): 4}))
+
+
+def test_failing_whister_writes_no_whists_for_his_tricks() -> None:
+    """RULES.md §3.2 (S000 conv.): a whister below his obligation writes no whists for his
+    tricks (his consolation stays). 6♠, declarer 4; B 1 trick (quota 2), C 5."""
+    rules = DEFAULT.with_options(
+        whist_obligations=Obligations.TWO_WHISTERS, failing_whister_writes_whists=False
+    )
+    score = score_result(rules, result(Kind.GAME, A, "6♠", (4, 1, 5), (B, C)))
+    assert score == DealScore(NONE, (4, 2, 0), whists({(B, A): 4, (C, A): 14}))
+    writes = DEFAULT.with_options(whist_obligations=Obligations.TWO_WHISTERS)
+    assert score_result(writes, result(Kind.GAME, A, "6♠", (4, 1, 5), (B, C))).whists[B][A] == 6
+
+
+def test_failing_lone_whister_writes_no_whists() -> None:
+    """The same rule for a lone whister short of the joint norm: 6♠, declarer 7, B 3."""
+    rules = DEFAULT.with_options(failing_whister_writes_whists=False)
+    score = score_result(rules, result(Kind.GAME, A, "6♠", (7, 3, 0), (B,), (C,)))
+    assert score == DealScore((2, 0, 0), (0, 2, 0), whists({}))
+
+
+# --- sharing (C-3, C-4, A-10) --------------------------------------------------------------
+
+
+def test_c4_greedy_s004_reading_passer_gets_nothing() -> None:
+    """C-4: S000 (Sochi) lets the passer keep his consolation (default); S004's greedy has the
+    whister write it for him. 7♠ taken 5, whister C 28 + 8, passer B nothing."""
+    deal = result(Kind.GAME, A, "7♠", (5, 4, 1), (C,), (B,))
+    assert score_result(DEFAULT, deal).whists[B][A] == 8
+    rules = DEFAULT.with_options(greedy_passer_consolation=False)
+    assert score_result(rules, deal) == DealScore(NONE, (8, 0, 0), whists({(C, A): 36}))
+
+
+def test_gentleman_sochi_prices_split_on_failure_only() -> None:
+    """RULES.md §3.2 gentleman (S000, S004): the split is only when the declarer fails (A-10).
+    7♠ taken 5: (5·4 + 8 + 8) / 2 = 18 each; 7♠ made with 7: the whister writes his 12."""
+    rules = DEFAULT.with_options(whist_sharing=WhistSharing.GENTLEMAN)
+    failed = score_result(rules, result(Kind.GAME, A, "7♠", (5, 4, 1), (C,), (B,)))
+    assert failed.whists[C][A] == 18 and failed.whists[B][A] == 18
+    made = score_result(rules, result(Kind.GAME, A, "7♠", (7, 2, 1), (C,), (B,)))
+    assert made.whists[C][A] == 12 and made.whists[B][A] == 0
+
+
+def test_a10_gentleman_always_split_s003() -> None:
+    """A-10 (S003): with one whister the whists are always split: 7♠ made, defence 3 → 6 each."""
+    rules = DEFAULT.with_options(whist_sharing=WhistSharing.GENTLEMAN, gentleman_split_always=True)
+    made = score_result(rules, result(Kind.GAME, A, "7♠", (7, 2, 1), (C,), (B,)))
+    assert made == DealScore((4, 0, 0), NONE, whists({(C, A): 6, (B, A): 6}))
+
+
+def test_c3_penalties_split_leningrad_gora_only_whister_rostov() -> None:
+    """C-3: S004 (Leningrad) splits penalties in half too; S000 (Rostov) writes gora only for
+    the whister. 6♠, declarer 7, lone whister B 3: shortfall 1 trick."""
+    deal = result(Kind.GAME, A, "6♠", (7, 3, 0), (B,), (C,))
+    assert score_result(LENINGRAD_S004, deal).gora == (0, 1, 1)
+    assert score_result(ROSTOV, deal).gora == (0, 1, 0)
+    assert score_result(LENINGRAD_S004, deal).whists[B][A] == 12
+
+
+def test_gentleman_half_whister_after_return_writes_only_consolation() -> None:
+    """S000 "Джентльменский вист": a player who went half-whist writes only for the declarer's
+    failure — no split after a return whist (A-02 option keeps his consolation)."""
+    rules = ROSTOV.with_options(return_whist_passer_keeps_consolation=True)
+    deal = result(Kind.GAME, A, "6♠", (5, 4, 1), (B,), (C,), half_whister=C, returned=True)
+    score = score_result(rules, deal)
+    assert score.whists[B][A] == 5 * 2 + 10 and score.whists[C][A] == 10
+
+
+# --- refusals ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "words"),
+    [
+        ({"whist_prices": {6: 4}}, "whist_prices", "levels 6 to 10"),
+        (
+            {"whist_liability": WhistLiability.HALF, "contract_values": _by_level(3, 6, 9, 8, 12)},
+            "whist_liability",
+            "odd on level 6",
+        ),
+        (
+            {"whist_sharing": WhistSharing.GENTLEMAN, "whist_prices": _by_level(3, 6, 9, 12, 15)},
+            "whist_sharing",
+            "odd on level 6",
+        ),
+        ({"gentleman_split_always": True}, "gentleman_split_always", "gentleman"),
+        ({"gentleman_split_penalties": True}, "gentleman_split_penalties", "gentleman"),
+        (
+            {"whist_sharing": WhistSharing.GENTLEMAN, "greedy_passer_consolation": False},
+            "greedy_passer_consolation",
+            "greedy reading",
+        ),
+        (
+            {
+                "whist_sharing": WhistSharing.GENTLEMAN,
+                "whist_liability": WhistLiability.HALF,
+                "gentleman_split_penalties": True,
+            },
+            "gentleman_split_penalties",
+            "even penalty",
+        ),
+        (
+            {"whist_obligations": Obligations.TWO_WHISTERS, "penalty_capped": True},
+            "penalty_capped",
+            "individual obligations",
+        ),
+        (
+            {"whist_obligations": Obligations.ALL, "shortfall_payer": ShortfallPayer.BOTH},
+            "shortfall_payer",
+            "individual obligations",
+        ),
+    ],
+)
+def test_whisting_combinations_that_make_no_sense_are_refused(
+    options: dict[str, object], field: str, words: str
+) -> None:
+    """issue 11: a combination that makes no sense is refused naming the conflict."""
+    with pytest.raises(InvalidAction, match=words) as refused:
+        DEFAULT.with_options(**options)
+    assert refused.value.field == f"rules.{field}"
+
+
+def test_whisting_options_round_trip_through_the_recorded_form() -> None:
+    """Every new option is recorded in the game's first event and read back (schema too)."""
+    import jsonschema
+
+    from domain.rules.ruleset_schema import options_schema
+    from domain.rules.scoring import DEFENCE_SCORERS
+
+    for rules in (LENINGRAD_S004, ROSTOV):
+        data = rules.to_dict()
+        jsonschema.validate(data, options_schema(list(DEFENCE_SCORERS)))
+        assert RuleSet.from_dict(data) == rules
+    assert LENINGRAD_S004.to_dict()["whist_prices"] == {"6": 4, "7": 8, "8": 12, "9": 16, "10": 20}
+
+
+def test_lone_whister_with_individual_obligations_defends_closed() -> None:
+    """RULES.md §3.2 (S000 conv.): with individual obligations a lone whister may not lay the
+    hands open; the passer plays dark. Other kinds keep the choice (§1.6 item 2)."""
+    from domain.rules import CLOSED, OPEN, Phase, legal_actions
+    from tests.unit.rules_helpers import act, assert_illegal, won_by_a
+
+    rules = DEFAULT.with_options(whist_obligations=Obligations.ALL)
+    state = act(won_by_a("declare 7♥", rules=rules), "whist", "pass")
+    assert state.phase is Phase.DEFENCE and legal_actions(state) == (CLOSED,)
+    assert_illegal(state, "open", "defends closed")
+    assert act(state, "closed").phase is Phase.PLAY
+    default = act(won_by_a("declare 7♥"), "whist", "pass")
+    assert legal_actions(default) == (OPEN, CLOSED)
