@@ -469,6 +469,8 @@ _WHIST_COLUMNS = {
     "WhistPassed": "whist_passes",
     "HalfWhistCalled": "half_whists",
     "WhistReturned": "whist_returns",
+    "WhistReconsidered": "whist_calls",
+    "TenChecked": "whist_calls",
 }
 """Each whist decision event → the player's counter it adds one to."""
 

@@ -211,6 +211,16 @@ class Game(Aggregate):
     class WhistReturned(_Decided, Event):
         TOPIC = EVENT_PREFIX + "WhistReturned"
 
+    class WhistReconsidered(_Decided, Event):
+        """Pass – pass – whist: the first defender reconsidered after two passes (§3.2)."""
+
+        TOPIC = EVENT_PREFIX + "WhistReconsidered"
+
+    class TenChecked(_Decided, Event):
+        """A defender checks a ten that is not whisted (A-17, S000)."""
+
+        TOPIC = EVENT_PREFIX + "TenChecked"
+
     class DefenceChosen(_Decided, Event):
         TOPIC = EVENT_PREFIX + "DefenceChosen"
         open: bool

@@ -186,6 +186,14 @@ class RuleSet:
     pass_pass_whist_levels: frozenset[int] = frozenset()
     """Levels on which, after two passes, the first defender may reconsider and whist
     (S000 conv., S004: 8 and 9); never a half-whist level."""
+    ten_checked: bool = False
+    """A-17 (S000 main text, S004 option): a ten is not whisted but "checked": a defender who
+    says "whist" checks it, all hands are laid open and the defenders play at no risk (both
+    count as whisters without obligations); if neither checks, the ten counts as made.
+    Needs ``ten_whisted`` false."""
+    open_after_first_lead: bool = False
+    """Open-defence timing (S000, S004): when the declarer has the first lead, an open
+    defence lies down after that lead instead of before it (misère always does, §1.8)."""
 
     # Pool (§1.10).
     help_tie: HelpTie = HelpTie.CLOCKWISE
@@ -304,6 +312,16 @@ class RuleSet:
                 f"pass–pass–whist is for levels without half-whist; level {both[0]} has both",
                 field="rules.pass_pass_whist_levels",
             )
+        if self.ten_checked and self.ten_whisted:
+            raise InvalidAction(
+                "a ten is either whisted (ten_whisted) or checked (ten_checked), not both",
+                field="rules.ten_checked",
+            )
+        if self.ten_checked and 10 in self.half_whist_levels:
+            raise InvalidAction(
+                "a checked ten has no half-whist; remove 10 from half_whist_levels",
+                field="rules.ten_checked",
+            )
         if 10 in self.pass_pass_whist_levels and not self.ten_whisted:
             raise InvalidAction(
                 "pass–pass–whist on 10 needs ten_whisted", field="rules.pass_pass_whist_levels"
@@ -358,7 +376,12 @@ class RuleSet:
         return self.whister_shares.get(level, 1)
 
     def is_whisted(self, level: int) -> bool:
-        return level < 10 or self.ten_whisted
+        """Whether the defenders are asked to whist (or, on a checked ten, to check)."""
+        return level < 10 or self.ten_whisted or self.ten_checked
+
+    def is_checked(self, level: int) -> bool:
+        """A checked ten (A-17): no obligations, all hands open."""
+        return level == 10 and self.ten_checked
 
     def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some options changed (validated)."""

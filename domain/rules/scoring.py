@@ -74,6 +74,8 @@ def _two_whister_shortfalls(rules: RuleSet, result: DealResult) -> tuple[int, in
     assert result.contract is not None
     level = result.contract.level
     t1, t2 = (result.tricks[w] for w in result.whisters)
+    if rules.is_checked(level):
+        return 0, 0  # a checked ten is defended at no risk
     if rules.whist_obligations is not Obligations.JOINT:
         quota = rules.whister_quota(level)
         return max(0, quota - t1), max(0, quota - t2)

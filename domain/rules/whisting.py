@@ -25,7 +25,7 @@ from domain.rules.actions import (
     HalfWhist,
     Whist,
 )
-from domain.rules.bids import LADDER, MISERE_INDEX
+from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Obligations
@@ -129,15 +129,28 @@ def _half_whist_allowed(state: DealState) -> bool:
     return state.contract.level in state.rules.half_whist_levels
 
 
+def _stalingrad(state: DealState) -> bool:
+    """S000, S004: on 6♠ both defenders must whist."""
+    return state.rules.stalingrad and state.contract == STALINGRAD
+
+
+def _pass_pass_whist(state: DealState) -> bool:
+    """S000 conv., S004: after two passes the first defender may reconsider (8 and 9)."""
+    assert state.contract is not None
+    return state.contract.level in state.rules.pass_pass_whist_levels
+
+
 def whist_options(state: DealState) -> tuple[Action, ...]:
     calls = [call for _, call in state.whist.calls]
     if len(calls) == 0:
-        return (WHIST, PASS)
+        return _WHIST_ONLY if _stalingrad(state) else (WHIST, PASS)
     if len(calls) == 1:
+        if _stalingrad(state):
+            return _WHIST_ONLY
         if calls[0] == PASS and _half_whist_allowed(state):
             return (WHIST, PASS, HALF_WHIST)
         return (WHIST, PASS)
-    if calls in ([PASS, HALF_WHIST], [WHIST, PASS, HALF_WHIST]):
+    if calls in ([PASS, HALF_WHIST], [WHIST, PASS, HALF_WHIST], [PASS, PASS]):
         return (WHIST, PASS)
     # whist – pass – (whist | half-whist), the A-03 convention
     return (WHIST, HALF_WHIST)
@@ -148,6 +161,8 @@ def whist(state: DealState, action: Action) -> DealState:
     if action not in allowed:
         if isinstance(action, HalfWhist):
             why = "half-whist is only offered against a 6 or 7 after the first defender passes"
+        elif _stalingrad(state):
+            why = "Stalingrad: on 6♠ both defenders must whist"
         else:
             why = f"{action} is not a whisting call"
         words = ", ".join(str(a) for a in allowed)
@@ -164,6 +179,9 @@ def whist(state: DealState, action: Action) -> DealState:
         w = w._replace(half_whister=seat)
     state = state.with_(whist=w)
 
+    assert state.contract is not None
+    if state.rules.is_checked(state.contract.level):
+        return _check_ten(state, said)
     if len(said) == 1:
         return state.with_(to_act=d2)
     if said == [WHIST, WHIST]:
@@ -173,7 +191,14 @@ def whist(state: DealState, action: Action) -> DealState:
             return state.with_(to_act=d1)
         return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, PASS]:
+        if _pass_pass_whist(state):
+            return state.with_(to_act=d1)
         return finish_without_play(state, Kind.PASSED_OUT)
+    if said == [PASS, PASS, PASS]:
+        return finish_without_play(state, Kind.PASSED_OUT)
+    if said == [PASS, PASS, WHIST]:
+        # Pass – pass – whist: the first defender reconsidered and defends alone.
+        return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, WHIST]:
         return state.with_(phase=Phase.DEFENCE, to_act=d2)
     if said == [PASS, HALF_WHIST]:
@@ -204,6 +229,19 @@ def defence_options(state: DealState) -> tuple[Action, ...]:
     return DEFENCE_CHOICES
 
 
+def _check_ten(state: DealState, said: list[Action]) -> DealState:
+    """A-17 checked ten (S000 main text): the first "whist" checks it; two passes give it."""
+    d1, d2 = defenders(state)
+    if said[-1] == PASS:
+        if len(said) == 1:
+            return state.with_(to_act=d2)
+        return finish_without_play(state, Kind.PASSED_OUT)
+    # Both defenders count as whisters without obligations; every hand lies open.
+    w = state.whist._replace(whisters=(d1, d2), open=True)
+    state = state.with_(whist=w, open_hands=(1 << state.players) - 1)
+    return start_play(state, open_defence=True)
+
+
 def choose_defence(state: DealState, action: Action) -> DealState:
     allowed = defence_options(state)
     if not isinstance(action, ChooseDefence):
@@ -221,7 +259,9 @@ def start_play(state: DealState, *, open_defence: bool) -> DealState:
     h1 = first_hand(state.dealer, state.players)
     open_hands = state.open_hands
     assert state.contract is not None
-    delayed = state.contract.is_misere and state.declarer == h1
+    delayed = state.declarer == h1 and (
+        state.contract.is_misere or state.rules.open_after_first_lead
+    )
     if open_defence and not delayed:
         d1, d2 = defenders(state)
         open_hands |= (1 << d1) | (1 << d2)
@@ -236,4 +276,7 @@ def finish_without_play(state: DealState, kind: Kind) -> DealState:
 
 
 DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
+_WHIST_ONLY: tuple[Action, ...] = (WHIST,)
+STALINGRAD = Bid.ordinary(6, Strain.SPADES)
+"""The contract on which Stalingrad makes both defenders whist."""
 _CLOSED_ONLY: tuple[Action, ...] = (CLOSED,)

@@ -118,6 +118,8 @@ _NO_ARGUMENT = {
     "TalonTaken": "take talon",
     "WhistCalled": "whist",
     "WhistReturned": "whist",
+    "WhistReconsidered": "whist",
+    "TenChecked": "whist",
     "HalfWhistCalled": "half-whist",
     "MisereCalled": "misère",
     "ClaimAccepted": "accept",

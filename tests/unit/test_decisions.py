@@ -23,6 +23,7 @@ from domain.rules import (
     Action,
     DealState,
     Phase,
+    RuleSet,
     actor,
     legal_actions,
     shuffle_from_seed,
@@ -37,14 +38,24 @@ SEED = b"\x07" * 32
 BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
 
 
-def new_game(first_dealer: int = 0) -> Game:
+WHIST_CALLS = DEFAULT.with_options(
+    name="whist-calls",
+    stalingrad=True,
+    pass_pass_whist_levels=frozenset({8, 9}),
+    ten_whisted=False,
+    ten_checked=True,
+)
+"""The whisting calls of issue 11 (RULES.md §3.2): their decision events need these options."""
+
+
+def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
     game = Game._create(
         Game.Created,
         id=uuid.uuid4(),
         seat=-1,
         request_id="create",
         players=["a", "b", "c"],
-        rules=DEFAULT.to_dict(),
+        rules=rules.to_dict(),
         league="",
         seed_commitment="",
         token_hashes=["", "", ""],
@@ -89,7 +100,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 16
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 18
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -116,8 +127,9 @@ def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
 
 def test_every_decision_event_is_recorded_by_some_game() -> None:
     seen: set[str] = set()
-    for seed in range(60):
-        for game, _, _ in walk(seed, deals=4):
+    for seed in range(120):
+        rules = WHIST_CALLS if seed % 2 else DEFAULT
+        for game, _, _ in walk(seed, deals=4, game=new_game(seed % 3, rules)):
             seen.update(event_name(e) for e in game.pending_events)
         if seen >= set(BY_NAME):
             break

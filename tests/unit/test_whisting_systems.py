@@ -367,3 +367,134 @@ def test_lone_whister_with_individual_obligations_defends_closed() -> None:
     assert act(state, "closed").phase is Phase.PLAY
     default = act(won_by_a("declare 7♥"), "whist", "pass")
     assert legal_actions(default) == (OPEN, CLOSED)
+
+
+# --- calls: Stalingrad, pass–pass–whist, checked ten, open-defence timing -------------------
+
+
+def test_stalingrad_both_defenders_must_whist_on_six_spades() -> None:
+    """RULES.md §3.2 Stalingrad (S000 conv. "так называемый «Сталинград»", S004 glossary):
+    on 6♠ both defenders whist automatically; other contracts and the default are free."""
+    from domain.rules import WHIST, Phase, legal_actions
+    from tests.unit.rules_helpers import act, assert_illegal, won_by_a
+
+    rules = DEFAULT.with_options(stalingrad=True)
+    state = won_by_a("declare 6♠", rules=rules)
+    assert legal_actions(state) == (WHIST,)
+    assert_illegal(state, "pass", "Stalingrad", "must whist")
+    state = act(state, "whist")
+    assert legal_actions(state) == (WHIST,)
+    assert_illegal(state, "pass", "Stalingrad")
+    played = act(state, "whist")
+    assert played.phase is Phase.PLAY and played.whist.whisters == (B, C)
+    assert len(legal_actions(won_by_a("declare 6♣", rules=rules))) == 2
+    assert len(legal_actions(won_by_a("declare 6♠"))) == 2
+
+
+def test_pass_pass_whist_first_defender_reconsiders_on_eight_and_nine() -> None:
+    """RULES.md §3.2 "Пас – Пас – Вист" (S000 conv.; S004: "на 8-й и 9-й играх первый
+    вистующий может перезаказать ВИСТ при двух пасах"): after two passes on an 8 the first
+    defender B may whist (then defends alone) or pass (the game is given)."""
+    from domain.rules import PASS, WHIST, Kind, Phase, actor, legal_actions, score_deal
+    from tests.unit.rules_helpers import act, play_out, won_by_a
+
+    rules = DEFAULT.with_options(pass_pass_whist_levels=frozenset({8, 9}))
+    state = act(won_by_a("declare 8♠", rules=rules), "pass", "pass")
+    assert state.phase is Phase.WHISTING and actor(state) == B
+    assert legal_actions(state) == (WHIST, PASS)
+    defended = act(state, "whist")
+    assert (defended.phase, actor(defended), defended.whist.whisters) == (Phase.DEFENCE, B, (B,))
+    done = play_out(act(defended, "closed"))
+    assert done.result is not None and done.result.whisters == (B,)
+    assert done.result.passers == (C,)
+    # Lowest cards played: A takes 3 of 8, five down: B (7 + 5) × 6, C his consolation 5 × 6.
+    assert done.result.tricks[A] == 3
+    assert score_deal(done).whists[B][A] == 72 and score_deal(done).whists[C][A] == 30
+    given = act(state, "pass")
+    assert given.result is not None and given.result.kind is Kind.PASSED_OUT
+    # Not on other levels, and not by default.
+    seven = act(won_by_a("declare 7♠", rules=rules), "pass", "pass")
+    assert seven.result is not None and seven.result.kind is Kind.PASSED_OUT
+    default = act(won_by_a("declare 8♠"), "pass", "pass")
+    assert default.result is not None and default.result.kind is Kind.PASSED_OUT
+
+
+def test_a17_checked_ten_all_hands_open_no_obligations() -> None:
+    """A-17 (S000 "Десятерная ... не вистуется", "ничем не рискуя (оба игрока считаются
+    вистовавшими, но не взявшими на себя каких-либо обязательств)"; S004 "вистуется /
+    проверяется"): a defender checks the ten; the declarer shows his cards, every hand lies
+    open, both defenders count as whisters without obligations; two passes give the ten."""
+    from domain.rules import Kind, Phase, score_deal, seat_view
+    from tests.unit.rules_helpers import act, play_out, won_by_a
+
+    rules = DEFAULT.with_options(ten_whisted=False, ten_checked=True)
+    checked = act(won_by_a("declare 10♠", rules=rules), "whist")
+    assert checked.phase is Phase.PLAY and checked.whist.whisters == (B, C)
+    assert checked.open_hands == 0b111
+    assert all(h is not None for h in seat_view(checked, B).hands)
+    done = play_out(checked)
+    assert done.result is not None and done.result.kind is Kind.GAME
+    score = score_deal(done)
+    assert score.gora[B] == score.gora[C] == 0  # no obligations, whatever the defence took
+    late = act(won_by_a("declare 10♠", rules=rules), "pass", "whist")
+    assert late.phase is Phase.PLAY and late.open_hands == 0b111
+    given = act(won_by_a("declare 10♠", rules=rules), "pass", "pass")
+    assert given.result is not None and given.result.kind is Kind.PASSED_OUT
+    assert score_deal(given).pool == (10, 0, 0)
+    # The older A-17 reading (ten_whisted=False alone): played out unwhisted, closed.
+    unwhisted = won_by_a("declare 10♠", rules=DEFAULT.with_options(ten_whisted=False))
+    assert unwhisted.phase is Phase.PLAY and unwhisted.open_hands == 0
+
+
+def test_a17_checked_ten_defence_taking_nothing_pays_nothing() -> None:
+    """A-17 scoring: a checked ten made with all ten tricks costs the defenders nothing (a
+    whisted ten would make the second whister pay the missing trick)."""
+    deal = result(Kind.GAME, A, "10♠", (10, 0, 0), (B, C))
+    checked = DEFAULT.with_options(ten_whisted=False, ten_checked=True)
+    assert score_result(checked, deal).gora == NONE
+    assert score_result(DEFAULT, deal).gora == (0, 0, 10)
+    failed = score_result(checked, result(Kind.GAME, A, "10♠", (9, 1, 0), (B, C)))
+    assert failed.whists[B][A] == 20 and failed.whists[C][A] == 10
+
+
+def test_open_defence_after_the_declarers_first_lead() -> None:
+    """RULES.md §3.2 open-defence timing (S000 "карты вистующих раскрываются после первого
+    хода играющего, если он сидит на первой руке"; S004 "before/after"): the declarer A is on
+    first hand; the defence lies down after his lead. Default: before the first lead."""
+    from domain.rules import PlayCard, legal_actions
+    from tests.unit.rules_helpers import act, won_by_a
+
+    rules = DEFAULT.with_options(open_after_first_lead=True)
+    state = act(won_by_a("declare 7♥", rules=rules), "whist", "pass", "open")
+    assert state.open_hands == 0
+    lead = next(a for a in legal_actions(state) if isinstance(a, PlayCard))
+    after = act(state, lead)
+    assert after.open_hands == (1 << B) | (1 << C)
+    default = act(won_by_a("declare 7♥"), "whist", "pass", "open")
+    assert default.open_hands == (1 << B) | (1 << C)
+
+
+@pytest.mark.parametrize(
+    ("options", "field", "words"),
+    [
+        ({"ten_checked": True}, "ten_checked", "either whisted"),
+        (
+            {"ten_checked": True, "ten_whisted": False, "half_whist_levels": frozenset({6, 7, 10})},
+            "ten_checked",
+            "no half-whist",
+        ),
+        ({"pass_pass_whist_levels": frozenset({7, 8})}, "pass_pass_whist_levels", "level 7"),
+        (
+            {"pass_pass_whist_levels": frozenset({10}), "ten_whisted": False},
+            "pass_pass_whist_levels",
+            "needs ten_whisted",
+        ),
+    ],
+)
+def test_call_options_that_make_no_sense_are_refused(
+    options: dict[str, object], field: str, words: str
+) -> None:
+    """issue 11: senseless combinations of the whisting calls are refused naming the conflict."""
+    with pytest.raises(InvalidAction, match=words) as refused:
+        DEFAULT.with_options(**options)
+    assert refused.value.field == f"rules.{field}"
