@@ -498,3 +498,37 @@ def test_call_options_that_make_no_sense_are_refused(
     with pytest.raises(InvalidAction, match=words) as refused:
         DEFAULT.with_options(**options)
     assert refused.value.field == f"rules.{field}"
+
+
+def test_s003_going_for_own_tricks_is_the_half_whist_on_every_level() -> None:
+    """RULES.md §3.2 "Going for own tricks" (S003 "уйти за свои взятки"): after the first
+    defender passed, the second goes for his own: 6 → two tricks, 7 → one; on higher games the
+    declarer plays without whists (game counted made). It needs the first's consent, who may
+    return whist instead; the returner then writes all whists (A-02 literal) and the gora.
+    S000 calls the same call "за две" / "за свои": it is the half-whist (RULES.md §1.6 item 4)
+    on the levels ``half_whist_levels`` lists, here 6 to 10."""
+    from domain.rules import HALF_WHIST, PASS, WHIST, Kind, legal_actions, score_deal
+    from tests.unit.rules_helpers import act, play_out, won_by_a
+
+    rules = DEFAULT.with_options(half_whist_levels=frozenset({6, 7, 8, 9, 10}))
+    for contract, own in (("6♠", 4), ("7♠", 4), ("8♠", 0), ("9♠", 0)):
+        offered = act(won_by_a(f"declare {contract}", rules=rules), "pass")
+        assert legal_actions(offered) == (WHIST, PASS, HALF_WHIST)
+        asked = act(offered, "half-whist")
+        assert legal_actions(asked) == (WHIST, PASS)  # the first's consent, or his return
+        consented = act(asked, "pass")
+        assert consented.result is not None and consented.result.kind is Kind.HALF_WHIST
+        score = score_deal(consented)
+        assert score.pool[A] == rules.value(int(contract[0])) and score.whists[C][A] == own
+    returned = play_out(
+        act(won_by_a("declare 8♠", rules=rules), "pass", "half-whist", "whist", "closed")
+    )
+    assert returned.result is not None and returned.result.returned
+    score = score_deal(returned)
+    assert score.whists[C][A] == 0  # the goer writes nothing; the returner writes all
+    assert (
+        score.whists[B][A]
+        == (10 - returned.result.tricks[A]) * 6 + 2 * max(0, 8 - returned.result.tricks[A]) * 6
+    )
+    # Not offered on 8 by default (S001: half-whist only on 6 and 7).
+    assert legal_actions(act(won_by_a("declare 8♠"), "pass")) == (WHIST, PASS)
