@@ -48,40 +48,41 @@ def responsible_defence(rules: RuleSet, result: DealResult, sheet: _Sheet) -> No
     sharing with the passer (C-3, C-4, A-10)."""
     assert result.contract is not None
     level = result.contract.level
-    price = rules.whist_price(level)
-    penalty = rules.shortfall_price(level)
     declarer = result.declarer
     tricks = result.tricks
-    defence = TRICKS - tricks[declarer]
-    under = max(0, level - tricks[declarer])
-    consolation = under * rules.consolation_price(level) if rules.consolation else 0
+    under = level - tricks[declarer]
+    consolation = under * rules.consolation_price(level) if under > 0 and rules.consolation else 0
     whisters = result.whisters
-    writes = rules.failing_whister_writes_whists
     if len(whisters) == 2:
-        for w, short in zip(whisters, _two_whister_shortfalls(rules, result), strict=True):
-            own = tricks[w] * price if writes or not short else 0
-            sheet.whists[w][declarer] += own + consolation
-            sheet.gora[w] += short * penalty
+        price = rules.whist_price(level)
+        writes = rules.failing_whister_writes_whists
+        w1, w2 = whisters
+        s1, s2 = _two_whister_shortfalls(rules, level, tricks[w1], tricks[w2])
+        whists = sheet.whists
+        whists[w1][declarer] += (tricks[w1] * price if writes or not s1 else 0) + consolation
+        whists[w2][declarer] += (tricks[w2] * price if writes or not s2 else 0) + consolation
+        if s1 or s2:
+            penalty = rules.shortfall_price(level)
+            sheet.gora[w1] += s1 * penalty
+            sheet.gora[w2] += s2 * penalty
     elif len(whisters) == 1:
-        _lone_whister(rules, result, sheet, consolation, defence)
+        _lone_whister(rules, result, sheet, consolation, TRICKS - tricks[declarer])
     else:
         for p in result.passers:
             sheet.whists[p][declarer] += consolation
 
 
-def _two_whister_shortfalls(rules: RuleSet, result: DealResult) -> tuple[int, int]:
-    """Tricks each of two whisters is short of what he answers for (§1.6 item 1, §3.2)."""
-    assert result.contract is not None
-    level = result.contract.level
-    t1, t2 = (result.tricks[w] for w in result.whisters)
-    if rules.is_checked(level):
-        return 0, 0  # A-17: a checked ten is defended at no risk
+def _two_whister_shortfalls(rules: RuleSet, level: int, t1: int, t2: int) -> tuple[int, int]:
+    """Tricks each of two whisters (tricks ``t1``, ``t2`` in the order they whisted) is short
+    of what he answers for (§1.6 item 1, §3.2)."""
     if rules.whist_obligations is not Obligations.JOINT:
+        if rules.is_checked(level):
+            return 0, 0
         quota = rules.whister_quota(level)
         return max(0, quota - t1), max(0, quota - t2)
-    shortfall = rules.norm(level) - (t1 + t2)
-    if shortfall <= 0:
-        return 0, 0
+    shortfall = rules.defence_norms[level] - (t1 + t2)
+    if shortfall <= 0 or rules.is_checked(level):
+        return 0, 0  # norm met, or A-17: a checked ten is defended at no risk
     share = rules.whister_shares.get(level)
     if share is None:
         if rules.shortfall_payer is ShortfallPayer.BOTH:
@@ -107,11 +108,13 @@ def _lone_whister(
         short = max(0, rules.whister_quota(level) - counted)
     else:
         counted = defence
-        short = max(0, rules.norm(level) - defence)
-    own = counted * rules.whist_price(level)
-    if short and not rules.failing_whister_writes_whists:
-        own = 0
-    gora = short * rules.shortfall_price(level)
+        short = max(0, rules.defence_norms[level] - defence)
+    if short:
+        own = counted * rules.whist_price(level) if rules.failing_whister_writes_whists else 0
+        gora = short * rules.shortfall_price(level)
+    else:
+        own = counted * rules.whist_price(level)
+        gora = 0
     passers = result.passers
     if result.returned:
         # A-02: the returner writes all; the half-whister at most his own consolation.
