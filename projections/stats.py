@@ -471,6 +471,7 @@ _WHIST_COLUMNS = {
     "WhistReturned": "whist_returns",
     "WhistReconsidered": "whist_calls",
     "TenChecked": "whist_calls",
+    "OwnWhistOffered": "half_whists",
 }
 """Each whist decision event → the player's counter it adds one to."""
 

@@ -29,7 +29,9 @@ from domain.rules.actions import (
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     WHIST,
     Action,
     Call,
@@ -145,6 +147,10 @@ def whist(view: SeatView, style: Style) -> Action:
     margin = style.whist_margin
     if len(legal) == 1:
         return legal[0]  # Stalingrad (6♠): the whist is compulsory
+    if REFUSE in legal:
+        return REFUSE  # the declarer: allowing an own whist only gives whists away
+    if OWN_WHIST in legal:
+        return OWN_WHIST if exp >= 1.25 else PASS  # as a half-whist: some tricks, no risk
 
     def good(threshold: float) -> bool:
         if level >= 8:

@@ -216,6 +216,17 @@ class Game(Aggregate):
 
         TOPIC = EVENT_PREFIX + "WhistReconsidered"
 
+    class OwnWhistOffered(_Decided, Event):
+        """S004 "свой вист": a defender offers to write for his own tricks without play."""
+
+        TOPIC = EVENT_PREFIX + "OwnWhistOffered"
+
+    class OwnWhistAnswered(_Decided, Event):
+        """The declarer allows the own whist (no play) or refuses it (the game is given)."""
+
+        TOPIC = EVENT_PREFIX + "OwnWhistAnswered"
+        allow: bool
+
     class TenChecked(_Decided, Event):
         """A defender checks a ten that is not whisted (A-17, S000)."""
 

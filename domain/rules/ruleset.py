@@ -186,6 +186,10 @@ class RuleSet:
     pass_pass_whist_levels: frozenset[int] = frozenset()
     """Levels on which, after two passes, the first defender may reconsider and whist
     (S000 conv., S004: 8 and 9); never a half-whist level."""
+    own_whist_levels: frozenset[int] = frozenset()
+    """S004 "свой вист" (only on 6 and 7): after both defenders passed, the first, then the
+    second, may offer to write for his own tricks without play; the declarer allows (as a
+    half-whist) or refuses (the game is given)."""
     ten_checked: bool = False
     """A-17 (S000 main text, S004 option): a ten is not whisted but "checked": a defender who
     says "whist" checks it, all hands are laid open and the defenders play at no risk (both
@@ -205,6 +209,7 @@ class RuleSet:
         object.__setattr__(self, "raspasy_exit_levels", tuple(self.raspasy_exit_levels))
         object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
         object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
+        object.__setattr__(self, "own_whist_levels", frozenset(self.own_whist_levels))
         self._check()
 
     def _check(self) -> None:
@@ -311,6 +316,17 @@ class RuleSet:
             raise InvalidAction(
                 f"pass–pass–whist is for levels without half-whist; level {both[0]} has both",
                 field="rules.pass_pass_whist_levels",
+            )
+        if not self.own_whist_levels <= {6, 7}:
+            raise InvalidAction(
+                "own whist is only for 6 and 7 (S004)", field="rules.own_whist_levels"
+            )
+        both = sorted(self.own_whist_levels & self.pass_pass_whist_levels)
+        if both:
+            raise InvalidAction(
+                f"after two passes on level {both[0]} the first defender either reconsiders"
+                " (pass_pass_whist_levels) or offers an own whist (own_whist_levels), not both",
+                field="rules.own_whist_levels",
             )
         if self.ten_checked and self.ten_whisted:
             raise InvalidAction(

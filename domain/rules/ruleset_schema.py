@@ -111,6 +111,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "gentleman_split_penalties": boolean,
             "stalingrad": boolean,
             "pass_pass_whist_levels": _levels(min_items=0, unique=True),
+            "own_whist_levels": _levels(min_items=0, unique=True),
             "ten_checked": boolean,
             "open_after_first_lead": boolean,
             "help_tie": {"enum": [h.value for h in HelpTie]},

@@ -10,19 +10,24 @@ from __future__ import annotations
 from itertools import combinations
 
 from domain.rules.actions import (
+    ALLOW,
     CLOSED,
     DECLARES,
     DISCARDS,
     HALF_WHIST,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     TAKE_TALON,
     WHIST,
     Action,
+    AnswerOwnWhist,
     ChooseDefence,
     Declare,
     Discard,
     HalfWhist,
+    OwnWhist,
     Whist,
 )
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
@@ -140,8 +145,18 @@ def _pass_pass_whist(state: DealState) -> bool:
     return state.contract.level in state.rules.pass_pass_whist_levels
 
 
+def _own_whist(state: DealState) -> bool:
+    """S004 "свой вист": after two passes on a 6 or 7 a defender may offer it."""
+    assert state.contract is not None
+    return state.contract.level in state.rules.own_whist_levels
+
+
 def whist_options(state: DealState) -> tuple[Action, ...]:
     calls = [call for _, call in state.whist.calls]
+    if calls and calls[-1] == OWN_WHIST:
+        return _ANSWERS  # the declarer allows or refuses
+    if calls[:2] == [PASS, PASS] and _own_whist(state):
+        return (OWN_WHIST, PASS)
     if len(calls) == 0:
         return _WHIST_ONLY if _stalingrad(state) else (WHIST, PASS)
     if len(calls) == 1:
@@ -178,6 +193,13 @@ def whist(state: DealState, action: Action) -> DealState:
     if isinstance(action, HalfWhist):
         w = w._replace(half_whister=seat)
     state = state.with_(whist=w)
+    if isinstance(action, OwnWhist):
+        return state.with_(to_act=state.declarer)
+    if isinstance(action, AnswerOwnWhist):
+        if action.allow:  # no play: the offerer writes his own tricks, as a half-whist
+            w = w._replace(half_whister=calls[-2][0])
+            return finish_without_play(state.with_(whist=w), Kind.HALF_WHIST)
+        return finish_without_play(state, Kind.PASSED_OUT)
 
     assert state.contract is not None
     if state.rules.is_checked(state.contract.level):
@@ -191,10 +213,12 @@ def whist(state: DealState, action: Action) -> DealState:
             return state.with_(to_act=d1)
         return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, PASS]:
-        if _pass_pass_whist(state):
+        if _pass_pass_whist(state) or _own_whist(state):
             return state.with_(to_act=d1)
         return finish_without_play(state, Kind.PASSED_OUT)
-    if said == [PASS, PASS, PASS]:
+    if said == [PASS, PASS, PASS] and _own_whist(state):
+        return state.with_(to_act=d2)  # the second defender may still offer an own whist
+    if said[:3] == [PASS, PASS, PASS]:
         return finish_without_play(state, Kind.PASSED_OUT)
     if said == [PASS, PASS, WHIST]:
         # Pass – pass – whist: the first defender reconsidered and defends alone.
@@ -277,6 +301,7 @@ def finish_without_play(state: DealState, kind: Kind) -> DealState:
 
 DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
 _WHIST_ONLY: tuple[Action, ...] = (WHIST,)
+_ANSWERS: tuple[Action, ...] = (ALLOW, REFUSE)
 STALINGRAD = Bid.ordinary(6, Strain.SPADES)
 """The contract on which Stalingrad makes both defenders whist."""
 _CLOSED_ONLY: tuple[Action, ...] = (CLOSED,)

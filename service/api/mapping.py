@@ -22,16 +22,20 @@ from domain.model import Game
 from domain.model.replay import action_of, event_name
 from domain.rules import (
     ACCEPT,
+    ALLOW,
     CLOSED,
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     REJECT,
     TAKE_TALON,
     WHIST,
     AcceptClaim,
     Action,
+    AnswerOwnWhist,
     Bid,
     Call,
     Card,
@@ -41,6 +45,7 @@ from domain.rules import (
     Discard,
     HalfWhist,
     Here,
+    OwnWhist,
     Pass,
     Phase,
     PlayCard,
@@ -150,12 +155,15 @@ def action_from_proto(message: pb.Action) -> Action:
             raise BadInput("action.claim.tricks", exc.message) from None
     if kind == "choose_defence":
         return OPEN if message.choose_defence.open else CLOSED
+    if kind == "own_whist_answer":
+        return ALLOW if message.own_whist_answer.allow else REFUSE
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
         "take_talon": TAKE_TALON,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
+        "own_whist": OWN_WHIST,
         "accept_claim": ACCEPT,
         "reject_claim": REJECT,
     }
@@ -189,6 +197,10 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(whist=pb.Whist())
     if isinstance(action, HalfWhist):
         return pb.Action(half_whist=pb.HalfWhist())
+    if isinstance(action, OwnWhist):
+        return pb.Action(own_whist=pb.OwnWhist())
+    if isinstance(action, AnswerOwnWhist):
+        return pb.Action(own_whist_answer=pb.OwnWhistAnswer(allow=action.allow))
     if isinstance(action, AcceptClaim):
         return pb.Action(accept_claim=pb.AcceptClaim())
     if isinstance(action, RejectClaim):

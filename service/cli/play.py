@@ -535,6 +535,8 @@ def describe_action(event: pb.ActionEvent) -> str:
         return f"{who} discards {cards}"
     if kind == "choose_defence":
         return f"{who}: {'open' if action.choose_defence.open else 'closed'} defence"
+    if kind == "own_whist_answer":
+        return f"{who}: {'allows' if action.own_whist_answer.allow else 'refuses'} the own whist"
     if kind == "claim":
         return f"{who} claims {'-'.join(str(t) for t in action.claim.tricks)}"
     words = {
@@ -543,6 +545,7 @@ def describe_action(event: pb.ActionEvent) -> str:
         "take_talon": "takes the talon",
         "whist": "whist",
         "half_whist": "half-whist",
+        "own_whist": "own whist",
         "accept_claim": "accepts the claim",
         "reject_claim": "rejects the claim",
     }

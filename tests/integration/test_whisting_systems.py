@@ -48,6 +48,7 @@ OPTION_SETS = {
         pool_target=4,
         stalingrad=True,
         pass_pass_whist_levels=frozenset({8, 9}),
+        own_whist_levels=frozenset({6, 7}),
         ten_whisted=False,
         ten_checked=True,
         open_after_first_lead=True,
@@ -75,17 +76,20 @@ def test_games_under_whisting_options_verify_and_replay(
     assert replay.settlement == report.settlement
 
 
+NEW_EVENTS = {"WhistReconsidered", "TenChecked", "OwnWhistOffered", "OwnWhistAnswered"}
+
+
 def test_new_whisting_decisions_are_recorded_and_audited(app: PreferansApplication) -> None:
-    """Pass – pass – whist (S000 conv., S004) and the checked ten (A-17, S000) are decision
-    events of their own: random players meet both within a few games, and the audit checks
-    every game that has them."""
+    """Pass – pass – whist (S000 conv., S004), the checked ten (A-17, S000) and the own whist
+    with the declarer's answer (S004) are decision events of their own: random players meet
+    each within a few games, and the audit checks every game that has them."""
     seen: set[str] = set()
-    for attempt in range(12):
+    for attempt in range(16):
         created = create(app, OPTION_SETS["calls"])
         play(app, created.game_id, random_policy(random.Random(attempt), bot_share=0.2))
         names = {topic(e) for e in app.game_events(created.game_id)}
         assert verify_game(app, created.game_id).discrepancy is None
-        seen |= names & {"WhistReconsidered", "TenChecked"}
-        if len(seen) == 2:
+        seen |= names & NEW_EVENTS
+        if seen == NEW_EVENTS:
             break
-    assert seen == {"WhistReconsidered", "TenChecked"}
+    assert seen == NEW_EVENTS

@@ -42,6 +42,7 @@ WHIST_CALLS = DEFAULT.with_options(
     name="whist-calls",
     stalingrad=True,
     pass_pass_whist_levels=frozenset({8, 9}),
+    own_whist_levels=frozenset({6, 7}),
     ten_whisted=False,
     ten_checked=True,
 )
@@ -100,7 +101,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 18
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 20
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls

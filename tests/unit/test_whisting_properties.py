@@ -60,6 +60,7 @@ OPTION_SETS = {
     "calls": RuleSet(
         stalingrad=True,
         pass_pass_whist_levels=frozenset({8, 9}),
+        own_whist_levels=frozenset({6, 7}),
         ten_whisted=False,
         ten_checked=True,
         open_after_first_lead=True,

@@ -532,3 +532,67 @@ def test_s003_going_for_own_tricks_is_the_half_whist_on_every_level() -> None:
     )
     # Not offered on 8 by default (S001: half-whist only on 6 and 7).
     assert legal_actions(act(won_by_a("declare 8♠"), "pass")) == (WHIST, PASS)
+
+
+# --- S004 own whist ----------------------------------------------------------------------------
+
+
+def test_s004_own_whist_offered_after_two_passes_declarer_allows_or_refuses() -> None:
+    """RULES.md §3.2 S004 "свой вист" (S004 glossary: "вистующие отказались активно вистовать,
+    один из них соглашается на свой вист, если ему разрешит играющий (свой вист возможен
+    только на 6-й и 7-й игре)"): after two passes the first defender, then the second, may
+    offer it; the declarer allows (no play, the offerer writes his own tricks like a
+    half-whist: 2 × 2 on a six) or refuses (the game is given as after two passes)."""
+    from domain.rules import ALLOW, OWN_WHIST, PASS, REFUSE, Kind, actor, legal_actions, score_deal
+    from tests.unit.rules_helpers import act, assert_illegal, won_by_a
+
+    rules = DEFAULT.with_options(own_whist_levels=frozenset({6, 7}))
+    passed = act(won_by_a("declare 6♥", rules=rules), "pass", "pass")
+    assert (actor(passed), legal_actions(passed)) == (B, (OWN_WHIST, PASS))
+    offered = act(passed, "own whist")
+    assert (actor(offered), legal_actions(offered)) == (A, (ALLOW, REFUSE))
+    assert_illegal(offered, "whist", "not a whisting call")
+    allowed = act(offered, "allow")
+    assert allowed.result is not None and allowed.result.kind is Kind.HALF_WHIST
+    assert allowed.result.half_whister == B
+    assert score_deal(allowed) == DealScore((2, 0, 0), NONE, whists({(B, A): 4}))
+    refused = act(offered, "refuse")
+    assert refused.result is not None and refused.result.kind is Kind.PASSED_OUT
+    assert score_deal(refused) == DealScore((2, 0, 0), NONE, whists({}))
+    second = act(passed, "pass")
+    assert (actor(second), legal_actions(second)) == (C, (OWN_WHIST, PASS))
+    by_c = act(second, "own whist", "allow")
+    assert score_deal(by_c).whists[C][A] == 4
+    given = act(second, "pass")
+    assert given.result is not None and given.result.kind is Kind.PASSED_OUT
+    # Not on an 8, and not by default.
+    eight = act(won_by_a("declare 8♠", rules=rules), "pass", "pass")
+    assert eight.result is not None and eight.result.kind is Kind.PASSED_OUT
+    plain = act(won_by_a("declare 6♥"), "pass", "pass")
+    assert plain.result is not None and plain.result.kind is Kind.PASSED_OUT
+
+
+def test_s004_own_whist_options_refused_off_six_and_seven_or_with_pass_pass_whist() -> None:
+    """S004: own whist "only on 6 and 7"; after two passes it cannot share a level with
+    pass–pass–whist (the first defender's turn would mean two things)."""
+    with pytest.raises(InvalidAction, match="only for 6 and 7") as refused:
+        DEFAULT.with_options(own_whist_levels=frozenset({8}))
+    assert refused.value.field == "rules.own_whist_levels"
+    with pytest.raises(InvalidAction, match="not both") as both:
+        DEFAULT.with_options(
+            own_whist_levels=frozenset({7}),
+            pass_pass_whist_levels=frozenset({7}),
+            half_whist_levels=frozenset({6}),
+        )
+    assert both.value.field == "rules.own_whist_levels"
+
+
+def test_own_whist_actions_notation_and_proto_round_trip() -> None:
+    """The new actions have a notation (hand records, CLI) and a proto form (the API)."""
+    from domain.rules import ALLOW, OWN_WHIST, REFUSE, parse_action
+    from service.api.mapping import action_from_proto, action_to_proto
+
+    for action in (OWN_WHIST, ALLOW, REFUSE):
+        assert parse_action(str(action)) == action
+        assert action_from_proto(action_to_proto(action)) == action
+    assert parse_action("свой вист") == OWN_WHIST
