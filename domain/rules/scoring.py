@@ -126,8 +126,9 @@ def _lone_whister(
             else:
                 sheet.whists[w][declarer] += consolation
         return
-    if rules.whist_sharing is WhistSharing.GENTLEMAN:
-        # All whists split in half, on failure (S000, S004) or always (S003, A-10).
+    if rules.whist_sharing is WhistSharing.GENTLEMAN and result.half_whister not in passers:
+        # All whists split in half, on failure (S000, S004) or always (S003, A-10); a passer
+        # who went half-whist writes only his consolation (S000), as under greedy.
         if rules.gentleman_split_always or result.tricks[declarer] < level:
             half = (own + consolation * (1 + len(passers))) // (1 + len(passers))
             sheet.whists[w][declarer] += half

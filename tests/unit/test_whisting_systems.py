@@ -596,3 +596,16 @@ def test_own_whist_actions_notation_and_proto_round_trip() -> None:
         assert parse_action(str(action)) == action
         assert action_from_proto(action_to_proto(action)) == action
     assert parse_action("свой вист") == OWN_WHIST
+
+
+def test_gentleman_whist_pass_half_whist_the_half_whister_writes_only_consolation() -> None:
+    """S000 "Джентльменский вист": "Уходивший за полвиста пишет только за безвзятие
+    играющего". Whist – pass – half-whist (A-03), then the original passer C whists alone: the
+    first defender B, who went half-whist, writes only his consolation; C writes his tricks
+    and consolation — no split."""
+    rules = ROSTOV.with_options(whist_pass_half_whist=True)
+    deal = result(Kind.GAME, A, "6♠", (5, 1, 4), (C,), (B,), half_whister=B)
+    score = score_result(rules, deal)
+    assert score.whists[B][A] == 10 and score.whists[C][A] == 5 * 2 + 10
+    plain = result(Kind.GAME, A, "6♠", (5, 1, 4), (C,), (B,))
+    assert score_result(rules, plain).whists[B][A] == (5 * 2 + 20) // 2
