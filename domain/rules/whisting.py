@@ -153,10 +153,11 @@ def _own_whist(state: DealState) -> bool:
 
 def whist_options(state: DealState) -> tuple[Action, ...]:
     calls = [call for _, call in state.whist.calls]
-    if calls and calls[-1] == OWN_WHIST:
-        return _ANSWERS  # the declarer allows or refuses
-    if calls[:2] == [PASS, PASS] and _own_whist(state):
-        return (OWN_WHIST, PASS)
+    if state.rules.own_whist_levels and calls:
+        if type(calls[-1]) is OwnWhist:
+            return _ANSWERS  # the declarer allows or refuses
+        if calls[:2] == [PASS, PASS] and _own_whist(state):
+            return (OWN_WHIST, PASS)
     if len(calls) == 0:
         return _WHIST_ONLY if _stalingrad(state) else (WHIST, PASS)
     if len(calls) == 1:
