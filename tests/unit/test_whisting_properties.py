@@ -11,12 +11,23 @@ import pytest
 
 from domain.bots import make_bot
 from domain.rules import (
+    ALLOW,
+    OWN_WHIST,
+    PASS,
+    REFUSE,
+    WHIST,
+    DealState,
+    IllegalAction,
+    InvalidAction,
     Obligations,
+    Phase,
     RuleSet,
     ShortfallPayer,
     WhistLiability,
     WhistSharing,
+    apply,
     deal_cards,
+    legal_actions,
     new_deal,
     play_game,
     shuffle_from_seed,
@@ -65,6 +76,11 @@ OPTION_SETS = {
         ten_checked=True,
         open_after_first_lead=True,
     ),
+    "own-whist": RuleSet(
+        own_whist_levels=frozenset({6, 7}),
+        pass_pass_whist_levels=frozenset({8, 9}),
+        whist_obligations=Obligations.TWO_WHISTERS,
+    ),
 }
 
 
@@ -85,7 +101,19 @@ def test_random_deals_under_whisting_options_keep_every_invariant(name: str) -> 
             check_cards(state)
             check_turn(state)
             check_legality(state, rng)
+            check_new_actions(state)
         check_result(walked)
+
+
+def check_new_actions(state: DealState) -> None:
+    """The actions issue 11 adds are accepted exactly when legal, in every phase."""
+    legal = legal_actions(state)
+    for action in (OWN_WHIST, ALLOW, REFUSE):
+        if action in legal:
+            apply(state, action)
+        elif state.phase is not Phase.SCORED:
+            with pytest.raises((IllegalAction, InvalidAction)):
+                apply(state, action)
 
 
 @pytest.mark.parametrize("name", sorted(OPTION_SETS))
@@ -112,3 +140,36 @@ def test_bots_play_whole_games_under_whisting_options(name: str) -> None:
         record = play_game(bytes([7, i]) * 8, (bot, bot, bot), rules, i % 3, max_deals=400)
         assert record.finished
         check_game(record, rules, i % 3)
+
+
+def test_random_deals_reach_the_new_calls() -> None:
+    """Random walks reach every new call: Stalingrad's forced whist, the checked ten,
+    pass–pass–whist, the own whist and both answers (each own-whist state is checked for
+    legality like every state above)."""
+    seen: set[str] = set()
+    for name, deals in (("calls", 80), ("own-whist", 400)):
+        for i in range(deals):
+            walked = _walk(OPTION_SETS[name], i)
+            for before, (_, action) in zip(walked.states, walked.actions, strict=False):
+                said = [call for _, call in before.whist.calls]
+                if before.phase is Phase.WHISTING:
+                    assert before.contract is not None
+                    level = before.contract.level
+                    if legal_actions(before) == (WHIST,):
+                        seen.add("stalingrad")
+                    if level == 10 and before.rules.ten_checked and action == WHIST:
+                        seen.add("checked ten")
+                    if said == [PASS, PASS] and action == WHIST:
+                        seen.add("pass-pass-whist")
+                    if action in (OWN_WHIST, ALLOW, REFUSE):
+                        seen.add(str(action))
+                        check_legality(before, random.Random(i))
+                        check_new_actions(before)
+    assert seen == {
+        "stalingrad",
+        "checked ten",
+        "pass-pass-whist",
+        "own whist",
+        "allow",
+        "refuse",
+    }
