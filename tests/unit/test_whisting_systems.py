@@ -609,3 +609,24 @@ def test_gentleman_whist_pass_half_whist_the_half_whister_writes_only_consolatio
     assert score.whists[B][A] == 10 and score.whists[C][A] == 5 * 2 + 10
     plain = result(Kind.GAME, A, "6♠", (5, 1, 4), (C,), (B,))
     assert score_result(rules, plain).whists[B][A] == (5 * 2 + 20) // 2
+
+
+def test_a09_s000_leningrad_prices_need_doubled_whists_for_half_responsible_gentleman() -> None:
+    """A-09 (S000 "ленинградская роспись" 3/6/9/8/12): with half-responsible gentleman whist
+    the whists-per-trick prices are halved and split, so they must be even — doubled like
+    S004's records; the halved penalties 3/6/9/8/12 cannot be split (C-3), so the gora stays
+    the whister's (as S000 says)."""
+    values = _by_level(3, 6, 9, 8, 12)
+    doubled = _by_level(6, 12, 18, 16, 24)
+    kinds = {"whist_liability": WhistLiability.HALF, "whist_sharing": WhistSharing.GENTLEMAN}
+    with pytest.raises(InvalidAction, match="odd on level 6"):
+        DEFAULT.with_options(contract_values=values, **kinds)
+    rules = DEFAULT.with_options(
+        contract_values=values, whist_prices=doubled, undertrick_prices=doubled, **kinds
+    )
+    assert [rules.shortfall_price(level) for level in (6, 7, 8, 9, 10)] == [3, 6, 9, 8, 12]
+    with pytest.raises(InvalidAction, match="even penalty"):
+        rules.with_options(gentleman_split_penalties=True)
+    # 6♠ one down, lone whister with 5 defence tricks: (5·6 + 6 + 6) / 2 = 21 each; 6 gora.
+    score = score_result(rules, result(Kind.GAME, A, "6♠", (5, 4, 1), (B,), (C,)))
+    assert score == DealScore(NONE, (6, 0, 0), whists({(B, A): 21, (C, A): 21}))
