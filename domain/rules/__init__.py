@@ -52,22 +52,13 @@ from domain.rules.game import (
     play_game,
     start_deal,
 )
-from domain.rules.ruleset import (
-    DEFAULT,
-    Bidding,
-    HelpTie,
-    Obligations,
-    RuleSet,
-    ShortfallPayer,
-    WhistLiability,
-    WhistSharing,
-    rule_set,
-)
+from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet, rule_set
 from domain.rules.scoresheet import Help, ScoreSheet, SheetEntry, early_stop, record, settle
 from domain.rules.scoring import DealScore, score_deal, score_result
 from domain.rules.seats import first_hand, hand_number, next_dealer, seat_of_hand
 from domain.rules.state import DealResult, DealState, Kind, Phase, Trick
 from domain.rules.view import SeatView, seat_view, visible_mask
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
 
 __all__ = [
     "ACCEPT",

@@ -11,15 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import (
-    LEVELS,
-    Bidding,
-    HelpTie,
-    Obligations,
-    ShortfallPayer,
-    WhistLiability,
-    WhistSharing,
-)
+from domain.rules.ruleset import LEVELS, Bidding, HelpTie
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""

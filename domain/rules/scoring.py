@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from domain.rules.ruleset import Obligations, RuleSet, ShortfallPayer, WhistSharing
+from domain.rules.ruleset import RuleSet
 from domain.rules.state import DealResult, DealState, Kind
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistSharing
 
 TRICKS = 10
 

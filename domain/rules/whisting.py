@@ -33,9 +33,9 @@ from domain.rules.actions import (
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.errors import IllegalAction
-from domain.rules.ruleset import Obligations
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import DealState, Kind, Phase, PlayState
+from domain.rules.whist_options import Obligations
 
 
 def defenders(state: DealState) -> tuple[int, int]:
