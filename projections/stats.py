@@ -469,6 +469,9 @@ _WHIST_COLUMNS = {
     "WhistPassed": "whist_passes",
     "HalfWhistCalled": "half_whists",
     "WhistReturned": "whist_returns",
+    "WhistReconsidered": "whist_calls",
+    "TenChecked": "whist_calls",
+    "OwnWhistOffered": "half_whists",
 }
 """Each whist decision event → the player's counter it adds one to."""
 

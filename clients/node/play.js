@@ -181,6 +181,12 @@ function toProtoAction(notation, phase) {
       return { whist: {} };
     case 'half-whist':
       return { half_whist: {} };
+    case 'own whist':
+      return { own_whist: {} };
+    case 'allow':
+      return { own_whist_answer: { allow: true } };
+    case 'refuse':
+      return { own_whist_answer: { allow: false } };
     case 'take talon':
       return { take_talon: {} };
     case 'open':

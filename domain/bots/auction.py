@@ -29,7 +29,9 @@ from domain.rules.actions import (
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     WHIST,
     Action,
     Call,
@@ -143,6 +145,12 @@ def whist(view: SeatView, style: Style) -> Action:
     level = contract.level
     said = [call for _, call in view.whist_calls]
     margin = style.whist_margin
+    if len(legal) == 1:
+        return legal[0]  # Stalingrad (6♠): the whist is compulsory
+    if REFUSE in legal:
+        return REFUSE  # the declarer: allowing an own whist only gives whists away
+    if OWN_WHIST in legal:
+        return OWN_WHIST if exp >= 1.25 else PASS  # as a half-whist: some tricks, no risk
 
     def good(threshold: float) -> bool:
         if level >= 8:
@@ -161,9 +169,12 @@ def whist(view: SeatView, style: Style) -> Action:
         return PASS
     if said == [PASS, HALF_WHIST]:
         return WHIST if good(_SHARE.get(level, 1.0) - 0.25) else PASS
+    if said == [PASS, PASS]:
+        # Pass – pass – whist: the same cards, now alone; reconsider only with spare strength.
+        return WHIST if good(_ALONE.get(level, 1.0) + 0.5) else PASS
     return WHIST if WHIST in legal else legal[0]
 
 
 def defence_choice(view: SeatView) -> Action:
-    """The sole whister always plays open: he sees and plays both defending hands."""
-    return OPEN
+    """The sole whister plays open when he may: he sees and plays both defending hands."""
+    return OPEN if OPEN in view.legal else view.legal[0]

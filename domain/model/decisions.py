@@ -22,11 +22,14 @@ from typing import Any
 
 from domain.rules import (
     ACCEPT,
+    ALLOW,
     CLOSED,
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     REJECT,
     TAKE_TALON,
     TO_POOL,
@@ -46,11 +49,13 @@ from domain.rules.actions import (
     DISCARDS,
     PLAYS,
     AcceptClaim,
+    AnswerOwnWhist,
     ChooseDefence,
     Declare,
     Discard,
     HalfWhist,
     Here,
+    OwnWhist,
     Pass,
     PlayCard,
     RejectClaim,
@@ -132,6 +137,23 @@ def _half_whist_stands(deal: DealState) -> bool:
     return deal.whist.half_whister >= 0
 
 
+def _reconsidering(deal: DealState) -> bool:
+    """Pass – pass – whist (RULES.md §3.2): the first defender speaks again after two passes."""
+    return _whisting(deal) and [call for _, call in deal.whist.calls] == [PASS, PASS]
+
+
+def _checking(deal: DealState) -> bool:
+    """A checked ten (A-17): a whist checks the ten instead of taking on a defence."""
+    contract = deal.contract
+    return _whisting(deal) and contract is not None and deal.rules.is_checked(contract.level)
+
+
+def _first_whist(deal: DealState) -> bool:
+    return not (
+        _whisting(deal) and (_half_whist_stands(deal) or _reconsidering(deal) or _checking(deal))
+    )
+
+
 DECISIONS: tuple[Decision, ...] = (
     Decision(
         "BidCalled",
@@ -163,8 +185,25 @@ DECISIONS: tuple[Decision, ...] = (
         "WhistCalled",
         Whist,
         lambda e: WHIST,
-        fits=lambda a, d: not (_whisting(d) and _half_whist_stands(d)),
-        misfit=lambda d: "a whist recorded as a first whist, but a half-whist stands",
+        fits=lambda a, d: _first_whist(d),
+        misfit=lambda d: (
+            "a whist recorded as a first whist, but it is a check, a reconsideration or a"
+            " half-whist stands"
+        ),
+    ),
+    Decision(
+        "WhistReconsidered",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: _reconsidering(d),
+        misfit=lambda d: "a whist recorded as a reconsideration, but not after two passes",
+    ),
+    Decision(
+        "TenChecked",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: _checking(d),
+        misfit=lambda d: "a whist recorded as a check, but no checked ten is being whisted",
     ),
     Decision(
         "WhistPassed",
@@ -180,6 +219,13 @@ DECISIONS: tuple[Decision, ...] = (
         lambda e: WHIST,
         fits=lambda a, d: not _whisting(d) or _half_whist_stands(d),
         misfit=lambda d: "a whist recorded as a return whist, but no half-whist stands",
+    ),
+    Decision("OwnWhistOffered", OwnWhist, lambda e: OWN_WHIST),
+    Decision(
+        "OwnWhistAnswered",
+        AnswerOwnWhist,
+        lambda e: ALLOW if e.allow else REFUSE,
+        lambda a, d: {"allow": a.allow},
     ),
     Decision(
         "DefenceChosen",

@@ -229,6 +229,27 @@ class Game(Aggregate):
     class WhistReturned(_Decided, Event):
         TOPIC = EVENT_PREFIX + "WhistReturned"
 
+    class WhistReconsidered(_Decided, Event):
+        """Pass – pass – whist: the first defender reconsidered after two passes (§3.2)."""
+
+        TOPIC = EVENT_PREFIX + "WhistReconsidered"
+
+    class OwnWhistOffered(_Decided, Event):
+        """S004 "свой вист": a defender offers to write for his own tricks without play."""
+
+        TOPIC = EVENT_PREFIX + "OwnWhistOffered"
+
+    class OwnWhistAnswered(_Decided, Event):
+        """The declarer allows the own whist (no play) or refuses it (the game is given)."""
+
+        TOPIC = EVENT_PREFIX + "OwnWhistAnswered"
+        allow: bool
+
+    class TenChecked(_Decided, Event):
+        """A defender checks a ten that is not whisted (A-17, S000)."""
+
+        TOPIC = EVENT_PREFIX + "TenChecked"
+
     class DefenceChosen(_Decided, Event):
         TOPIC = EVENT_PREFIX + "DefenceChosen"
         open: bool

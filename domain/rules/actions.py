@@ -98,6 +98,26 @@ class HalfWhist:
 
 
 @dataclass(frozen=True, slots=True)
+class OwnWhist:
+    """S004 "свой вист": after both defenders passed on a 6 or 7, a defender offers to write
+    for his own tricks (half the norm) without play, if the declarer allows (RULES.md §3.2)."""
+
+    def __str__(self) -> str:
+        return "own whist"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerOwnWhist:
+    """The declarer's answer to an own whist: allow (no play, the defender writes his own
+    tricks) or refuse (the game is given as after two passes)."""
+
+    allow: bool
+
+    def __str__(self) -> str:
+        return "allow" if self.allow else "refuse"
+
+
+@dataclass(frozen=True, slots=True)
 class ChooseDefence:
     """The sole whister's choice: open (both defending hands face up) or closed (§1.6)."""
 
@@ -163,6 +183,8 @@ Action = (
     | Declare
     | Whist
     | HalfWhist
+    | OwnWhist
+    | AnswerOwnWhist
     | ChooseDefence
     | PlayCard
     | Claim
@@ -176,6 +198,9 @@ PASS = Pass()
 TAKE_TALON = TakeTalon()
 WHIST = Whist()
 HALF_WHIST = HalfWhist()
+OWN_WHIST = OwnWhist()
+ALLOW = AnswerOwnWhist(True)
+REFUSE = AnswerOwnWhist(False)
 OPEN = ChooseDefence(True)
 CLOSED = ChooseDefence(False)
 ACCEPT = AcceptClaim()
@@ -204,6 +229,11 @@ _WORDS: dict[str, Action] = {
     "half-whist": HALF_WHIST,
     "half whist": HALF_WHIST,
     "halfwhist": HALF_WHIST,
+    "own whist": OWN_WHIST,
+    "own-whist": OWN_WHIST,
+    "свой вист": OWN_WHIST,
+    "allow": ALLOW,
+    "refuse": REFUSE,
     "open": OPEN,
     "closed": CLOSED,
     "accept": ACCEPT,
@@ -256,6 +286,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, whist, half-whist, open, closed, a card (10♠), "
-            "claim 3-0-0, accept, reject, write off or to pool"
+            "discard 7♣ 8♦, declare 7♥, whist, half-whist, own whist, allow, refuse, open, "
+            "closed, a card (10♠), claim 3-0-0, accept, reject, write off or to pool"
         ) from None

@@ -96,7 +96,7 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
     Phase.DISCARD: whisting.discard_options,
     Phase.CONTRACT: whisting.contract_options,
     Phase.WHISTING: whisting.whist_options,
-    Phase.DEFENCE: lambda state: whisting.DEFENCE_CHOICES,
+    Phase.DEFENCE: whisting.defence_options,
     Phase.PLAY: play.legal,
     Phase.CLAIM: _claim_options,
     Phase.WRITE_OFF: writeoff.legal,

@@ -20,6 +20,13 @@ from typing import Any
 
 from domain.rules.errors import InvalidAction
 from domain.rules.recording import Ending, Leftover, SettlementMethod
+from domain.rules.whist_options import (
+    Obligations,
+    ShortfallPayer,
+    WhistLiability,
+    WhistSharing,
+    check_whisting,
+)
 
 
 class Bidding(StrEnum):
@@ -106,7 +113,14 @@ price), so a long series of raspasy cannot write numbers beyond 32-bit sheet fie
 _MAX_DOUBLINGS = 10
 """2**10 already exceeds the ceiling: larger powers are never computed."""
 
-_TABLES = ("contract_values", "defence_norms", "whister_shares")
+_TABLES = (
+    "contract_values",
+    "defence_norms",
+    "whister_shares",
+    "whist_prices",
+    "consolation_prices",
+    "undertrick_prices",
+)
 """The fields that are tables by level (read-only mappings, written as JSON objects)."""
 
 
@@ -198,6 +212,52 @@ class RuleSet:
     misere_defence_choice: bool = False
     """A-24: the misère defence chooses open or closed (default: always open)."""
 
+    # Whisting systems (issue 11, RULES.md §3.2, §5.1 C-1 … C-4)
+    whist_prices: Mapping[int, int] = field(default_factory=dict)
+    """Whists per defence trick by level, the base of every defence price (C-1, C-2);
+    empty: the pool values (Sochi, Rostov). Leningrad S004: 4/8/12/16/20 (TV-37)."""
+    consolation_prices: Mapping[int, int] = field(default_factory=dict)
+    """Whists per undertrick each defender writes as consolation; empty: the whists-per-trick
+    price (C-2). Rostov: 10 at every level (S000), 15 as an option (A-25)."""
+    undertrick_prices: Mapping[int, int] = field(default_factory=dict)
+    """The declarer's gora per undertrick; empty: the pool values. Leningrad S004: 4/8/…/20."""
+    whist_liability: WhistLiability = WhistLiability.FULL
+    """Full (responsible) or half (half-responsible) price per trick a whister is short (C-1)."""
+    shortfall_payer: ShortfallPayer = ShortfallPayer.SECOND
+    """On levels without ``whister_shares`` (8–10): the second whister, or both, pay."""
+    whist_obligations: Obligations = Obligations.JOINT
+    """Joint norm, or greedy whist with individual obligations (TV-23, TV-32); each whister's
+    quota is ``whister_shares`` for the level, 1 where it has none."""
+    failing_whister_writes_whists: bool = True
+    """False: a whister short of his obligation writes no whists for his tricks (S000 conv.)."""
+    whist_sharing: WhistSharing = WhistSharing.GREEDY
+    """Greedy or gentleman sharing between a lone whister and the passer."""
+    greedy_passer_consolation: bool = True
+    """Greedy: the passer writes his consolation (S000, Sochi); False: the whister writes it
+    for him, the passer nothing (S004's reading, C-4)."""
+    gentleman_split_always: bool = False
+    """Gentleman: split also when the declarer made his game (S003), not only on failure (A-10)."""
+    gentleman_split_penalties: bool = False
+    """Gentleman: the lone whister's penalty is split in half with the passer (S004, C-3);
+    otherwise the gora is the whister's alone (S000)."""
+    stalingrad: bool = False
+    """On 6♠ both defenders must whist (S000, S004)."""
+    pass_pass_whist_levels: frozenset[int] = frozenset()
+    """Levels on which, after two passes, the first defender may reconsider and whist
+    (S000 conv., S004: 8 and 9); never a half-whist level."""
+    own_whist_levels: frozenset[int] = frozenset()
+    """S004 "свой вист" (only on 6 and 7): after both defenders passed, the first, then the
+    second, may offer to write for his own tricks without play; the declarer allows (as a
+    half-whist) or refuses (the game is given)."""
+    ten_checked: bool = False
+    """A-17 (S000 main text, S004 option): a ten is not whisted but "checked": a defender who
+    says "whist" checks it, all hands are laid open and the defenders play at no risk (both
+    count as whisters without obligations); if neither checks, the ten counts as made.
+    Needs ``ten_whisted`` false."""
+    open_after_first_lead: bool = False
+    """Open-defence timing (S000, S004): when the declarer has the first lead, an open
+    defence lies down after that lead instead of before it (misère always does, §1.8)."""
+
     # Pool (§1.10).
     help_tie: HelpTie = HelpTie.CLOCKWISE
 
@@ -236,6 +296,8 @@ class RuleSet:
         object.__setattr__(self, "raspasy_trick_prices", tuple(self.raspasy_trick_prices))
         object.__setattr__(self, "raspasy_exit_levels", tuple(self.raspasy_exit_levels))
         object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
+        object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
+        object.__setattr__(self, "own_whist_levels", frozenset(self.own_whist_levels))
         self._check()
 
     def _check(self) -> None:
@@ -272,6 +334,7 @@ class RuleSet:
         from domain.rules.raspasy import check_options
 
         self._check_recording()
+        check_whisting(self)
         from domain.rules.scoring import DEFENCE_SCORERS
 
         check_options(self)
@@ -357,8 +420,38 @@ class RuleSet:
         """Whether a closed pool helps others (not in races, not ending by the sum of pools)."""
         return self.ending is not Ending.POOL_SUM and not self.races
 
+    def whist_price(self, level: int) -> int:
+        """Whists per defence trick against ``level`` (C-1, C-2)."""
+        table = self.whist_prices or self.contract_values
+        return table[level]
+
+    def consolation_price(self, level: int) -> int:
+        """Whists per undertrick a defender writes as consolation (C-2, A-25)."""
+        if self.consolation_prices:
+            return self.consolation_prices[level]
+        return self.whist_price(level)
+
+    def undertrick_price(self, level: int) -> int:
+        """The declarer's gora per undertrick."""
+        table = self.undertrick_prices or self.contract_values
+        return table[level]
+
+    def shortfall_price(self, level: int) -> int:
+        """A whister's gora per trick short of his obligation: full or half (C-1)."""
+        price = self.whist_price(level)
+        return price // 2 if self.whist_liability is WhistLiability.HALF else price
+
+    def whister_quota(self, level: int) -> int:
+        """Tricks each whister must take on his own under individual obligations (TV-32)."""
+        return self.whister_shares.get(level, 1)
+
     def is_whisted(self, level: int) -> bool:
-        return level < 10 or self.ten_whisted
+        """Whether the defenders are asked to whist (or, on a checked ten, to check)."""
+        return level < 10 or self.ten_whisted or self.ten_checked
+
+    def is_checked(self, level: int) -> bool:
+        """A checked ten (A-17): no obligations, all hands open."""
+        return level == 10 and self.ten_checked
 
     def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some options changed (validated)."""

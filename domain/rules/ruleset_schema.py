@@ -21,6 +21,7 @@ from domain.rules.ruleset import (
     RaspasyScoring,
     RaspasyTalon,
 )
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -116,6 +117,23 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "consolation": boolean,
             "ten_whisted": boolean,
             "misere_defence_choice": boolean,
+            # Whisting systems (issue 11, RULES.md §3.2, §5.1 C-1 … C-4)
+            "whist_prices": _table(MAX_PRICE, complete=False),
+            "consolation_prices": _table(MAX_PRICE, complete=False),
+            "undertrick_prices": _table(MAX_PRICE, complete=False),
+            "whist_liability": {"enum": [v.value for v in WhistLiability]},
+            "shortfall_payer": {"enum": [v.value for v in ShortfallPayer]},
+            "whist_obligations": {"enum": [v.value for v in Obligations]},
+            "failing_whister_writes_whists": boolean,
+            "whist_sharing": {"enum": [v.value for v in WhistSharing]},
+            "greedy_passer_consolation": boolean,
+            "gentleman_split_always": boolean,
+            "gentleman_split_penalties": boolean,
+            "stalingrad": boolean,
+            "pass_pass_whist_levels": _levels(min_items=0, unique=True),
+            "own_whist_levels": _levels(min_items=0, unique=True),
+            "ten_checked": boolean,
+            "open_after_first_lead": boolean,
             "help_tie": {"enum": [h.value for h in HelpTie]},
             # Recording, settlement and ending (issue 11, RULES.md §3.4)
             "help_failed_whister": boolean,

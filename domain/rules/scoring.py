@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from domain.rules.ruleset import RuleSet
 from domain.rules.state import DealResult, DealState, Kind
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistSharing
 
 TRICKS = 10
 
@@ -43,44 +44,113 @@ DefenceScorer = Callable[[RuleSet, DealResult, _Sheet], None]
 
 
 def responsible_defence(rules: RuleSet, result: DealResult, sheet: _Sheet) -> None:
-    """S001 §07–§08: responsible whist with full penalties and consolation (§1.7)."""
+    """S001 §07–§08 (§1.7) and the whisting axes of RULES.md §3.2 and §5.1: whists for tricks
+    and consolation at the whists-per-trick and consolation prices (C-1, C-2), penalties full
+    or half (C-1), joint norm or individual obligations (TV-23, TV-32), greedy or gentleman
+    sharing with the passer (C-3, C-4, A-10)."""
     assert result.contract is not None
     level = result.contract.level
-    value = rules.value(level)
-    norm = rules.norm(level)
     declarer = result.declarer
-    taken = result.tricks[declarer]
-    defence = TRICKS - taken
-    under = max(0, level - taken)
-    consolation = under * value if rules.consolation else 0
+    tricks = result.tricks
+    under = level - tricks[declarer]
+    consolation = under * rules.consolation_price(level) if under > 0 and rules.consolation else 0
     whisters = result.whisters
     if len(whisters) == 2:
-        for w in whisters:
-            sheet.whists[w][declarer] += result.tricks[w] * value + consolation
-        if defence < norm:
-            shortfall = norm - defence
-            share = rules.whister_shares.get(level)
-            if share is None:
-                sheet.gora[whisters[1]] += shortfall * value
-            else:
-                for w in whisters:
-                    short = max(0, share - result.tricks[w])
-                    if rules.penalty_capped:
-                        short = min(short, shortfall)
-                    sheet.gora[w] += short * value
+        price = rules.whist_price(level)
+        writes = rules.failing_whister_writes_whists
+        w1, w2 = whisters
+        s1, s2 = _two_whister_shortfalls(rules, level, tricks[w1], tricks[w2])
+        whists = sheet.whists
+        whists[w1][declarer] += (tricks[w1] * price if writes or not s1 else 0) + consolation
+        whists[w2][declarer] += (tricks[w2] * price if writes or not s2 else 0) + consolation
+        if s1 or s2:
+            penalty = rules.shortfall_price(level)
+            sheet.gora[w1] += s1 * penalty
+            sheet.gora[w2] += s2 * penalty
     elif len(whisters) == 1:
-        (w,) = whisters
-        sheet.whists[w][declarer] += defence * value + consolation
-        for p in result.passers:
-            if result.returned and not rules.return_whist_passer_keeps_consolation:
-                sheet.whists[w][declarer] += consolation
-            else:
-                sheet.whists[p][declarer] += consolation
-        if defence < norm:
-            sheet.gora[w] += (norm - defence) * value
+        _lone_whister(rules, result, sheet, consolation, TRICKS - tricks[declarer])
     else:
         for p in result.passers:
             sheet.whists[p][declarer] += consolation
+
+
+def _two_whister_shortfalls(rules: RuleSet, level: int, t1: int, t2: int) -> tuple[int, int]:
+    """Tricks each of two whisters (tricks ``t1``, ``t2`` in the order they whisted) is short
+    of what he answers for (§1.6 item 1, §3.2)."""
+    if rules.whist_obligations is not Obligations.JOINT:
+        if rules.is_checked(level):
+            return 0, 0
+        quota = rules.whister_quota(level)
+        return max(0, quota - t1), max(0, quota - t2)
+    shortfall = rules.defence_norms[level] - (t1 + t2)
+    if shortfall <= 0 or rules.is_checked(level):
+        return 0, 0  # norm met, or A-17: a checked ten is defended at no risk
+    share = rules.whister_shares.get(level)
+    if share is None:
+        if rules.shortfall_payer is ShortfallPayer.BOTH:
+            return shortfall, shortfall
+        return 0, shortfall
+    s1, s2 = max(0, share - t1), max(0, share - t2)
+    if rules.penalty_capped:
+        return min(s1, shortfall), min(s2, shortfall)
+    return s1, s2
+
+
+def _lone_whister(
+    rules: RuleSet, result: DealResult, sheet: _Sheet, consolation: int, defence: int
+) -> None:
+    """One whister and one passer (or the half-whister after a return whist)."""
+    assert result.contract is not None
+    level = result.contract.level
+    declarer = result.declarer
+    (w,) = result.whisters
+    if rules.whist_obligations is Obligations.ALL:
+        # S000 conv.: the whister answers on his own cards; the passer's tricks are nobody's.
+        counted = result.tricks[w]
+        short = max(0, rules.whister_quota(level) - counted)
+    else:
+        counted = defence
+        short = max(0, rules.defence_norms[level] - defence)
+    if short:
+        own = counted * rules.whist_price(level) if rules.failing_whister_writes_whists else 0
+        gora = short * rules.shortfall_price(level)
+    else:
+        own = counted * rules.whist_price(level)
+        gora = 0
+    passers = result.passers
+    if result.returned:
+        # A-02: the returner writes all; the half-whister at most his own consolation.
+        sheet.whists[w][declarer] += own + consolation
+        sheet.gora[w] += gora
+        for p in passers:
+            if rules.return_whist_passer_keeps_consolation:
+                sheet.whists[p][declarer] += consolation
+            else:
+                sheet.whists[w][declarer] += consolation
+        return
+    if rules.whist_sharing is WhistSharing.GENTLEMAN and result.half_whister not in passers:
+        # All whists split in half, on failure (S000, S004) or always (S003, A-10); a passer
+        # who went half-whist (A-03) writes only his consolation (S000), as under greedy.
+        if rules.gentleman_split_always or result.tricks[declarer] < level:
+            half = (own + consolation * (1 + len(passers))) // (1 + len(passers))
+            sheet.whists[w][declarer] += half
+            for p in passers:
+                sheet.whists[p][declarer] += half
+        else:
+            sheet.whists[w][declarer] += own
+        if rules.gentleman_split_penalties:
+            for seat in (w, *passers):
+                sheet.gora[seat] += gora // (1 + len(passers))
+        else:
+            sheet.gora[w] += gora
+        return
+    sheet.whists[w][declarer] += own + consolation
+    sheet.gora[w] += gora
+    for p in passers:
+        if rules.greedy_passer_consolation:
+            sheet.whists[p][declarer] += consolation
+        else:
+            sheet.whists[w][declarer] += consolation
 
 
 DEFENCE_SCORERS: dict[str, DefenceScorer] = {"responsible": responsible_defence}
@@ -111,13 +181,14 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
         return sheet.freeze()
     if kind is Kind.HALF_WHIST:
         sheet.pool[declarer] += value
-        sheet.whists[result.half_whister][declarer] += rules.norm(contract.level) // 2 * value
+        half = rules.norm(contract.level) // 2 * rules.whist_price(contract.level)
+        sheet.whists[result.half_whister][declarer] += half
         return sheet.freeze()
     taken = result.tricks[declarer]
     if taken >= contract.level:
         sheet.pool[declarer] += value
     else:
-        sheet.gora[declarer] += (contract.level - taken) * value
+        sheet.gora[declarer] += (contract.level - taken) * rules.undertrick_price(contract.level)
     DEFENCE_SCORERS[rules.whist_kind](rules, result, sheet)
     return sheet.freeze()
 

@@ -10,26 +10,32 @@ from __future__ import annotations
 from itertools import combinations
 
 from domain.rules.actions import (
+    ALLOW,
     CLOSED,
     DECLARES,
     DISCARDS,
     HALF_WHIST,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     TAKE_TALON,
     WHIST,
     Action,
+    AnswerOwnWhist,
     ChooseDefence,
     Declare,
     Discard,
     HalfWhist,
+    OwnWhist,
     Whist,
 )
-from domain.rules.bids import LADDER, MISERE_INDEX
+from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.errors import IllegalAction
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import DealState, Kind, Phase, PlayState
+from domain.rules.whist_options import Obligations
 
 
 def defenders(state: DealState) -> tuple[int, int]:
@@ -128,15 +134,39 @@ def _half_whist_allowed(state: DealState) -> bool:
     return state.contract.level in state.rules.half_whist_levels
 
 
+def _stalingrad(state: DealState) -> bool:
+    """S000, S004: on 6♠ both defenders must whist."""
+    return state.rules.stalingrad and state.contract == STALINGRAD
+
+
+def _pass_pass_whist(state: DealState) -> bool:
+    """S000 conv., S004: after two passes the first defender may reconsider (8 and 9)."""
+    assert state.contract is not None
+    return state.contract.level in state.rules.pass_pass_whist_levels
+
+
+def _own_whist(state: DealState) -> bool:
+    """S004 "свой вист": after two passes on a 6 or 7 a defender may offer it."""
+    assert state.contract is not None
+    return state.contract.level in state.rules.own_whist_levels
+
+
 def whist_options(state: DealState) -> tuple[Action, ...]:
     calls = [call for _, call in state.whist.calls]
+    if state.rules.own_whist_levels and calls:
+        if type(calls[-1]) is OwnWhist:
+            return _ANSWERS  # the declarer allows or refuses
+        if calls[:2] == [PASS, PASS] and _own_whist(state):
+            return (OWN_WHIST, PASS)
     if len(calls) == 0:
-        return (WHIST, PASS)
+        return _WHIST_ONLY if _stalingrad(state) else (WHIST, PASS)
     if len(calls) == 1:
+        if _stalingrad(state):
+            return _WHIST_ONLY
         if calls[0] == PASS and _half_whist_allowed(state):
             return (WHIST, PASS, HALF_WHIST)
         return (WHIST, PASS)
-    if calls in ([PASS, HALF_WHIST], [WHIST, PASS, HALF_WHIST]):
+    if calls in ([PASS, HALF_WHIST], [WHIST, PASS, HALF_WHIST], [PASS, PASS]):
         return (WHIST, PASS)
     # whist – pass – (whist | half-whist), the A-03 convention
     return (WHIST, HALF_WHIST)
@@ -147,6 +177,8 @@ def whist(state: DealState, action: Action) -> DealState:
     if action not in allowed:
         if isinstance(action, HalfWhist):
             why = "half-whist is only offered against a 6 or 7 after the first defender passes"
+        elif _stalingrad(state):
+            why = "Stalingrad: on 6♠ both defenders must whist"
         else:
             why = f"{action} is not a whisting call"
         words = ", ".join(str(a) for a in allowed)
@@ -162,7 +194,17 @@ def whist(state: DealState, action: Action) -> DealState:
     if isinstance(action, HalfWhist):
         w = w._replace(half_whister=seat)
     state = state.with_(whist=w)
+    if isinstance(action, OwnWhist):
+        return state.with_(to_act=state.declarer)
+    if isinstance(action, AnswerOwnWhist):
+        if action.allow:  # no play: the offerer writes his own tricks, as a half-whist
+            w = w._replace(half_whister=calls[-2][0])
+            return finish_without_play(state.with_(whist=w), Kind.HALF_WHIST)
+        return given(state)
 
+    assert state.contract is not None
+    if state.rules.is_checked(state.contract.level):
+        return _check_ten(state, said)
     if len(said) == 1:
         return state.with_(to_act=d2)
     if said == [WHIST, WHIST]:
@@ -172,9 +214,16 @@ def whist(state: DealState, action: Action) -> DealState:
             return state.with_(to_act=d1)
         return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, PASS]:
-        if state.rules.unwhisted_write_off:
-            return state.with_(phase=Phase.WRITE_OFF, to_act=state.declarer)
-        return finish_without_play(state, Kind.PASSED_OUT)
+        if _pass_pass_whist(state) or _own_whist(state):
+            return state.with_(to_act=d1)
+        return given(state)
+    if said == [PASS, PASS, PASS] and _own_whist(state):
+        return state.with_(to_act=d2)  # the second defender may still offer an own whist
+    if said[:3] == [PASS, PASS, PASS]:
+        return given(state)
+    if said == [PASS, PASS, WHIST]:
+        # Pass – pass – whist: the first defender reconsidered and defends alone.
+        return state.with_(phase=Phase.DEFENCE, to_act=d1)
     if said == [PASS, WHIST]:
         return state.with_(phase=Phase.DEFENCE, to_act=d2)
     if said == [PASS, HALF_WHIST]:
@@ -196,9 +245,36 @@ def whist(state: DealState, action: Action) -> DealState:
     return finish_without_play(state, Kind.HALF_WHIST)
 
 
+def defence_options(state: DealState) -> tuple[Action, ...]:
+    """Open or closed; a lone whister with individual obligations plays closed (S000 conv.:
+    the passer plays dark and his tricks belong to nobody)."""
+    assert state.contract is not None
+    if state.rules.whist_obligations is Obligations.ALL and not state.contract.is_misere:
+        return _CLOSED_ONLY
+    return DEFENCE_CHOICES
+
+
+def _check_ten(state: DealState, said: list[Action]) -> DealState:
+    """A-17 checked ten (S000 main text): the first "whist" checks it; two passes give it."""
+    d1, d2 = defenders(state)
+    if said[-1] == PASS:
+        if len(said) == 1:
+            return state.with_(to_act=d2)
+        return given(state)
+    # Both defenders count as whisters without obligations; every hand lies open.
+    w = state.whist._replace(whisters=(d1, d2), open=True)
+    state = state.with_(whist=w, open_hands=(1 << state.players) - 1)
+    return start_play(state, open_defence=True)
+
+
 def choose_defence(state: DealState, action: Action) -> DealState:
+    allowed = defence_options(state)
     if not isinstance(action, ChooseDefence):
-        raise IllegalAction("choose 'open' or 'closed' defence", (OPEN, CLOSED))
+        raise IllegalAction("choose 'open' or 'closed' defence", allowed)
+    if action not in allowed:
+        raise IllegalAction(
+            "with individual obligations a lone whister defends closed on his own cards", allowed
+        )
     state = state.with_(whist=state.whist._replace(open=action.open))
     return start_play(state, open_defence=action.open)
 
@@ -208,12 +284,22 @@ def start_play(state: DealState, *, open_defence: bool) -> DealState:
     h1 = first_hand(state.dealer, state.players)
     open_hands = state.open_hands
     assert state.contract is not None
-    delayed = state.contract.is_misere and state.declarer == h1
+    delayed = state.declarer == h1 and (
+        state.contract.is_misere or state.rules.open_after_first_lead
+    )
     if open_defence and not delayed:
         d1, d2 = defenders(state)
         open_hands |= (1 << d1) | (1 << d2)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
     return state.with_(phase=Phase.PLAY, to_act=h1, play=play, open_hands=open_hands)
+
+
+def given(state: DealState) -> DealState:
+    """The contract is given without play (§1.6 outcome 3); under ``unwhisted_write_off``
+    (RULES.md §3.4) the declarer first chooses where its points go (``writeoff.py``)."""
+    if state.rules.unwhisted_write_off:
+        return state.with_(phase=Phase.WRITE_OFF, to_act=state.declarer)
+    return finish_without_play(state, Kind.PASSED_OUT)
 
 
 def finish_without_play(state: DealState, kind: Kind) -> DealState:
@@ -223,3 +309,8 @@ def finish_without_play(state: DealState, kind: Kind) -> DealState:
 
 
 DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
+_WHIST_ONLY: tuple[Action, ...] = (WHIST,)
+_ANSWERS: tuple[Action, ...] = (ALLOW, REFUSE)
+STALINGRAD = Bid.ordinary(6, Strain.SPADES)
+"""The contract on which Stalingrad makes both defenders whist."""
+_CLOSED_ONLY: tuple[Action, ...] = (CLOSED,)

@@ -23,11 +23,14 @@ from domain.model import Game
 from domain.model.replay import action_of, event_name
 from domain.rules import (
     ACCEPT,
+    ALLOW,
     CLOSED,
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_WHIST,
     PASS,
+    REFUSE,
     REJECT,
     TAKE_TALON,
     TO_POOL,
@@ -35,6 +38,7 @@ from domain.rules import (
     WRITE_OFF,
     AcceptClaim,
     Action,
+    AnswerOwnWhist,
     Bid,
     Call,
     Card,
@@ -44,6 +48,7 @@ from domain.rules import (
     Discard,
     HalfWhist,
     Here,
+    OwnWhist,
     Pass,
     Phase,
     PlayCard,
@@ -163,12 +168,15 @@ def action_from_proto(message: pb.Action) -> Action:
         return OPEN if message.choose_defence.open else CLOSED
     if kind == "write_off":
         return WRITE_OFF if message.write_off.off else TO_POOL
+    if kind == "own_whist_answer":
+        return ALLOW if message.own_whist_answer.allow else REFUSE
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
         "take_talon": TAKE_TALON,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
+        "own_whist": OWN_WHIST,
         "accept_claim": ACCEPT,
         "reject_claim": REJECT,
     }
@@ -202,6 +210,10 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(whist=pb.Whist())
     if isinstance(action, HalfWhist):
         return pb.Action(half_whist=pb.HalfWhist())
+    if isinstance(action, OwnWhist):
+        return pb.Action(own_whist=pb.OwnWhist())
+    if isinstance(action, AnswerOwnWhist):
+        return pb.Action(own_whist_answer=pb.OwnWhistAnswer(allow=action.allow))
     if isinstance(action, AcceptClaim):
         return pb.Action(accept_claim=pb.AcceptClaim())
     if isinstance(action, RejectClaim):

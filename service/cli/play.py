@@ -539,6 +539,8 @@ def describe_action(event: pb.ActionEvent) -> str:
         return f"{who}: {'open' if action.choose_defence.open else 'closed'} defence"
     if kind == "write_off":
         return f"{who}: {'writes it off his gora' if action.write_off.off else 'to pool'}"
+    if kind == "own_whist_answer":
+        return f"{who}: {'allows' if action.own_whist_answer.allow else 'refuses'} the own whist"
     if kind == "claim":
         return f"{who} claims {'-'.join(str(t) for t in action.claim.tricks)}"
     words = {
@@ -547,6 +549,7 @@ def describe_action(event: pb.ActionEvent) -> str:
         "take_talon": "takes the talon",
         "whist": "whist",
         "half_whist": "half-whist",
+        "own_whist": "own whist",
         "accept_claim": "accepts the claim",
         "reject_claim": "rejects the claim",
     }

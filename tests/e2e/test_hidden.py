@@ -51,9 +51,26 @@ def allowed_by_version(app: PreferansApplication, game_id: uuid.UUID) -> list[li
     return allowed
 
 
-@pytest.mark.parametrize("games", [3])
+WHIST_CALLS = RuleSet(
+    pool_target=2,
+    pass_pass_whist_levels=frozenset({8, 9}),
+    own_whist_levels=frozenset({6, 7}),
+    ten_whisted=False,
+    ten_checked=True,
+    open_after_first_lead=True,
+)
+"""The whisting calls of issue 11 (RULES.md §3.2): a checked ten lays every hand open, an open
+defence may lie down only after the declarer's lead, and the own whist is a new API action."""
+
+
+@pytest.mark.parametrize(
+    ("games", "rules"),
+    [(3, RuleSet(pool_target=2)), (2, WHIST_CALLS)],
+    ids=["default", "whist-calls"],
+)
 def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
     games: int,
+    rules: RuleSet,
     store: StoreConfig,
     server: ServerThread,
     client: GameClient,
@@ -63,7 +80,7 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
     rng = random.Random(20240611)
     count = games if store.flavor == "sqlite" else 1
     for _ in range(count):
-        created = client.create_game(PLAYERS, RuleSet(pool_target=2))
+        created = client.create_game(PLAYERS, rules)
         name = created.game.name
         seats = [client.seat(name, token) for token in created.seat_tokens]
         streams = [

@@ -23,7 +23,7 @@ BAD_OPTIONS = {
     "Infinity": ('{"misere_value": -Infinity}', "rules.options_json"),
     "deeply nested": ('{"pool_target": ' + "[" * 1000 + "]" * 1000 + "}", "rules.options_json"),
     "nested object": ('{"defence_norms": {"6": {"7": {"8": {}}}}}', "rules.options_json"),
-    "unknown option": ('{"stalingrad": true}', "rules.options_json"),
+    "unknown option": ('{"tea_break": true}', "rules.options_json"),
     "string for a table": ('{"defence_norms": "4,2,1,1,1"}', "rules.options_json.defence_norms"),
     "norm out of range": (
         '{"defence_norms": {"6": 4, "7": 2, "8": 1, "9": 1, "10": 99}}',

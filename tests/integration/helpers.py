@@ -119,6 +119,9 @@ _NO_ARGUMENT = {
     "TalonTaken": "take talon",
     "WhistCalled": "whist",
     "WhistReturned": "whist",
+    "WhistReconsidered": "whist",
+    "TenChecked": "whist",
+    "OwnWhistOffered": "own whist",
     "HalfWhistCalled": "half-whist",
     "MisereCalled": "misère",
     "ClaimAccepted": "accept",
@@ -138,6 +141,8 @@ def event_action(event: Any) -> Action | None:
         return parse_action(f"discard {event.cards}")
     if name == "ContractDeclared":
         return parse_action(f"declare {event.contract}")
+    if name == "OwnWhistAnswered":
+        return parse_action("allow" if event.allow else "refuse")
     if name == "DefenceChosen":
         return parse_action("open" if event.open else "closed")
     if name == "CardPlayed":

@@ -40,6 +40,15 @@ BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "requ
 
 OPTIONAL = DEFAULT.with_options(unwhisted_write_off=True)
 """Rules under which the decisions that only options allow occur too (odd seeds use them)."""
+WHIST_CALLS = DEFAULT.with_options(
+    name="whist-calls",
+    stalingrad=True,
+    pass_pass_whist_levels=frozenset({8, 9}),
+    own_whist_levels=frozenset({6, 7}),
+    ten_whisted=False,
+    ten_checked=True,
+)
+"""The whisting calls of issue 11 (RULES.md §3.2): their decision events need these options."""
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
@@ -94,7 +103,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 17
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 21
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -121,8 +130,9 @@ def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
 
 def test_every_decision_event_is_recorded_by_some_game() -> None:
     seen: set[str] = set()
-    for seed in range(60):
-        for game, _, _ in walk(seed, deals=4):
+    for seed in range(120):
+        rules = (DEFAULT, WHIST_CALLS, OPTIONAL, WHIST_CALLS)[seed % 4]
+        for game, _, _ in walk(seed, deals=4, game=new_game(seed % 3, rules)):
             seen.update(event_name(e) for e in game.pending_events)
         if seen >= set(BY_NAME):
             break

@@ -602,6 +602,8 @@ class Action(_message.Message):
     ACCEPT_CLAIM_FIELD_NUMBER: _builtins.int
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
     WRITE_OFF_FIELD_NUMBER: _builtins.int
+    OWN_WHIST_FIELD_NUMBER: _builtins.int
+    OWN_WHIST_ANSWER_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -652,6 +654,18 @@ class Action(_message.Message):
         `unwhisted_write_off`).
         """
 
+    @_builtins.property
+    def own_whist(self) -> Global___OwnWhist:
+        """S004 "own whist": after both defenders passed on a 6 or 7, a defender offers to write
+        for his own tricks without play (rule option own_whist_levels).
+        """
+
+    @_builtins.property
+    def own_whist_answer(self) -> Global___OwnWhistAnswer:
+        """The declarer's answer to an own whist: allow it (no play) or refuse it (the game is
+        given as after two passes).
+        """
+
     def __init__(
         self,
         *,
@@ -668,12 +682,14 @@ class Action(_message.Message):
         accept_claim: Global___AcceptClaim | None = ...,
         reject_claim: Global___RejectClaim | None = ...,
         write_off: Global___WriteOff | None = ...,
+        own_whist: Global___OwnWhist | None = ...,
+        own_whist_answer: Global___OwnWhistAnswer | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -813,6 +829,45 @@ class HalfWhist(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HalfWhist: _TypeAlias = HalfWhist  # noqa: Y015
+
+@_typing.final
+class OwnWhist(_message.Message):
+    """An own whist offer (Action.own_whist): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OwnWhist: _TypeAlias = OwnWhist  # noqa: Y015
+
+@_typing.final
+class OwnWhistAnswer(_message.Message):
+    """The declarer's answer to an own whist (Action.own_whist_answer)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ALLOW_FIELD_NUMBER: _builtins.int
+    allow: _builtins.bool
+    """True: allowed (no play; the defender writes his own tricks); false: refused."""
+    def __init__(
+        self,
+        *,
+        allow: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allow", b"allow"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OwnWhistAnswer: _TypeAlias = OwnWhistAnswer  # noqa: Y015
 
 @_typing.final
 class ChooseDefence(_message.Message):
