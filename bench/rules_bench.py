@@ -33,7 +33,7 @@ from domain.rules import (
 )
 from domain.rules.actions import PLAYS
 from domain.rules.play import legal_mask
-from domain.rules.ruleset import RULE_SETS
+from domain.rules.systems import RULE_SETS
 
 SLOWER_BOUND = 0.15
 """Issue 11: no system may be more than 15 % slower than the default profile."""

@@ -60,7 +60,7 @@ from domain.rules.game import (
     write_deal,
 )
 from domain.rules.recording import Ending, Leftover, SettlementMethod
-from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet, rule_set
+from domain.rules.ruleset import DEFAULT, Bidding, HelpTie, RuleSet
 from domain.rules.scoresheet import (
     Help,
     Race,
@@ -78,6 +78,7 @@ from domain.rules.scoring import DealScore, score_deal, score_result
 from domain.rules.seats import first_hand, hand_number, next_dealer, seat_of_hand
 from domain.rules.settlement import Adjustment, Settlement
 from domain.rules.state import DealResult, DealState, Kind, Phase, Trick
+from domain.rules.systems import RULE_SETS, rule_set
 from domain.rules.view import SeatView, seat_view, visible_mask
 from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
 
@@ -96,6 +97,7 @@ __all__ = [
     "PASS",
     "REFUSE",
     "REJECT",
+    "RULE_SETS",
     "TAKE_TALON",
     "TO_POOL",
     "WHIST",

@@ -4,9 +4,10 @@ A rule set is chosen when a game is created and recorded in its first event. The
 profile (seed S001, RULES.md §1) is ``DEFAULT``; every alternative named in §6 is a field here.
 Tables of prices and norms live in this module and nowhere else.
 
-Adding another system (Sochi, Leningrad, Rostov, ...) means a new ``RuleSet`` value plus, where
-the arithmetic differs, a new entry in one of the strategy registries (for example
-``domain.rules.scoring.DEFENCE_SCORERS``) named by a field here; see docs/RULES-ENGINE.md.
+The named systems (Sochi, Leningrad, Rostov) are ``RuleSet`` values in ``domain.rules.systems``;
+where a system's arithmetic differs beyond data, it is a new entry in one of the strategy
+registries (for example ``domain.rules.scoring.DEFENCE_SCORERS``) named by a field here; see
+docs/RULES-ENGINE.md and docs/SYSTEMS.md.
 """
 
 from __future__ import annotations
@@ -541,17 +542,3 @@ _KINDS: dict[str, type] = {
     f.name: type(getattr(DEFAULT, f.name)) for f in dataclasses.fields(DEFAULT)
 }
 """Each option's Python type, as the default profile has it."""
-
-RULE_SETS: dict[str, RuleSet] = {"default": DEFAULT}
-"""Named rule sets a game may be created with."""
-
-
-def rule_set(name: str) -> RuleSet:
-    """Look a rule set up by name."""
-    try:
-        return RULE_SETS[name]
-    except KeyError:
-        raise InvalidAction(
-            f"unknown rule set {name!r:.40}; known: {', '.join(sorted(RULE_SETS))}",
-            field="rules.name",
-        ) from None

@@ -61,8 +61,8 @@ from domain.rules import (
 )
 from domain.rules.actions import CALLS, DECLARES, PLAYS, WriteOff
 from domain.rules.errors import InvalidAction
-from domain.rules.ruleset import RULE_SETS
 from domain.rules.state import DealState
+from domain.rules.systems import RULE_SETS
 from domain.rules.view import SeatView, visible_cards
 from service.api.errors import BadInput
 from service.app import validation

@@ -13,7 +13,7 @@ from typing import Any
 
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
-from domain.rules.ruleset import RULE_SETS
+from domain.rules.systems import RULE_SETS
 from service.app.rule_options import rule_set_with
 
 MAX_OPTION_LENGTH = 512

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from domain.rules.ruleset import RULE_SETS
+from domain.rules.systems import RULE_SETS
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import export_game_record, import_record

@@ -7,7 +7,7 @@ import pytest
 
 from domain.rules import DEFAULT
 from domain.rules.errors import InvalidAction
-from domain.rules.ruleset import RULE_SETS
+from domain.rules.systems import RULE_SETS
 from service.cli import main
 from service.cli.parser import build_parser
 from service.cli.rules import rules_from_args

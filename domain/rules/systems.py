@@ -1,0 +1,111 @@
+"""The named systems of the seeds, for three players, as data (issue 11; RULES.md §3.5).
+
+Each system is the default profile (``DEFAULT``, seed S001) with the options the seeds give
+that system; every value cites its source here and in docs/SYSTEMS.md, which also lists the
+decisions where the seeds disagree or are silent (next to RULES.md §5). A table that plays a
+system with its own conventions names the system and overrides options (``CreateGame``'s
+``options_json``, ``pref … --system NAME --option NAME=JSON``).
+
+Nothing in the rules core tests a system's name: the name only finds the values below.
+"""
+
+from __future__ import annotations
+
+from domain.rules.errors import InvalidAction
+from domain.rules.recording import Ending
+from domain.rules.ruleset import (
+    DEFAULT,
+    HelpTie,
+    Progression,
+    RaspasyScoring,
+    RaspasyTalon,
+    RuleSet,
+)
+from domain.rules.whist_options import WhistLiability, WhistSharing
+
+LENINGRAD_PRICES = {6: 4, 7: 8, 8: 12, 9: 16, 10: 20}
+"""S004 "Ленинградка / Запись в пульку и в гору" (TV-37): whists per defence trick and the
+declarer's gora per undertrick, twice the pool values 2/4/6/8/10 ("doubled records")."""
+
+SOCHI = DEFAULT.with_options(
+    name="sochi",
+    # Raspasy: "обычно по одному очку", arithmetic 1-2-3, growth stops after the triple
+    # (S000 СОЧИНКА and conventions); a zero writes one trick's price to pool (S000).
+    raspasy_progression=Progression.ARITHMETIC,
+    raspasy_progression_step=1,
+    raspasy_progression_limit=2,
+    raspasy_zero_bonus_priced=True,
+    # Help: a failing whister is not helped (S000 general, A-16); tie → to the left of the
+    # helper (S000 Sochi summary, §5.1 C-7) = the default clockwise rule.
+    help_failed_whister=False,
+)
+"""Sochi (Сочинка): greedy responsible whist, consolation for both defenders at the game's
+value, the passer keeps only consolation — exactly the default's whisting (RULES.md §3.5
+impl-note) — with raspasy 1-2-3 and the S000 help eligibility."""
+
+LENINGRAD = DEFAULT.with_options(
+    name="leningrad",
+    # Prices (S004, TV-37; A-09: S000's list 3/6/9/8/12 is not taken, see docs/SYSTEMS.md).
+    whist_prices=LENINGRAD_PRICES,
+    undertrick_prices=LENINGRAD_PRICES,
+    misere_trick_penalty=20,  # A-08, TV-37
+    # Half-responsible gentleman whist: shortfall gora = half the whist price (C-1), all
+    # whists and the penalties split in half with the passer on the declarer's failure (S004,
+    # C-3, TV-36); whist–pass–half-whist (S000 "обычно характерна для джентльменского виста").
+    whist_liability=WhistLiability.HALF,
+    whist_sharing=WhistSharing.GENTLEMAN,
+    gentleman_split_penalties=True,
+    whist_pass_half_whist=True,
+    # Raspasy: 2 per trick, 2-4-6 (S004), a zero writes one trick's price to pool (S004),
+    # hard exit mandatory: 6/7/7 (S004 "обязателен жесткий выход"; A-13).
+    raspasy_trick_prices=(2,),
+    raspasy_progression=Progression.ARITHMETIC,
+    raspasy_progression_step=2,
+    raspasy_progression_limit=2,
+    raspasy_zero_bonus_priced=True,
+    raspasy_exit_levels=(6, 6, 7),
+    # Ending by the sum of pools with the doubled difference (S004, TV-38, §5.1 C-5), "pool
+    # to 50" as in S004's example.
+    ending=Ending.POOL_SUM,
+    pool_target=50,
+)
+"""Leningrad (Ленинградка, "Питер") as S004 defines it: "the game against the declarer"."""
+
+ROSTOV = DEFAULT.with_options(
+    name="rostov",
+    # Half-responsible gentleman whist (S000, S004); gora only for the whister (S000, C-3);
+    # consolation 10 whists per undertrick for both defenders (S000; 15 is A-25's option).
+    whist_liability=WhistLiability.HALF,
+    whist_sharing=WhistSharing.GENTLEMAN,
+    whist_pass_half_whist=True,
+    consolation_prices=dict.fromkeys((6, 7, 8, 9, 10), 10),
+    # Raspasy "on whists": the fewest tricks wins and writes 5 whists per trick on the
+    # partners (S000 РОСТОВКА, S004); the talon is never opened (S000 conventions, S004).
+    raspasy_trick_prices=(5,),
+    raspasy_talon=RaspasyTalon.CLOSED,
+    raspasy_scoring=RaspasyScoring.WHISTS_FEWEST,
+    # Help (the Rostov chapter is silent, so S000's general recording chapter): a failing
+    # whister is not helped, a tie goes to the smaller gora (A-16).
+    help_failed_whister=False,
+    help_tie=HelpTie.SMALLER_GORA,
+)
+"""Rostov / Moscow pool (Ростовка, московская пулька): "for raspasy masters"."""
+
+RULE_SETS: dict[str, RuleSet] = {
+    "default": DEFAULT,
+    "sochi": SOCHI,
+    "leningrad": LENINGRAD,
+    "rostov": ROSTOV,
+}
+"""Named rule sets a game may be created with (docs/SYSTEMS.md compares them)."""
+
+
+def rule_set(name: str) -> RuleSet:
+    """Look a rule set up by name."""
+    try:
+        return RULE_SETS[name]
+    except KeyError:
+        raise InvalidAction(
+            f"unknown rule set {name!r:.40}; known: {', '.join(sorted(RULE_SETS))}",
+            field="rules.name",
+        ) from None
