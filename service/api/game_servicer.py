@@ -11,7 +11,7 @@ import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
@@ -299,7 +299,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     # The stream sends bytes (serialised once, ``add_to_server``), not messages as typed.
     async def WatchGame(  # type: ignore[override]
         self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """One stream message per event (serialised once per event and seat, shared by every
         watcher: the method's response serializer passes bytes through, ``add_to_server``)."""
         beat = request.heartbeat_seconds
@@ -312,7 +312,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     # The stream sends bytes (serialised once, ``add_to_server``), not messages as typed.
     async def WatchGameBatches(  # type: ignore[override]
         self, request: pb.WatchGameBatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[bytes]:
+    ) -> AsyncGenerator[bytes, None]:
         """WatchGame's updates, as many to a stream message as are waiting: at most
         ``max_batch_size`` (0: ``DEFAULT_BATCH_SIZE``) and ``batch_bytes`` bytes each."""
         try:

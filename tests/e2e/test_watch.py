@@ -4,6 +4,7 @@ arrive when nothing happens."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import grpc
 import pytest
@@ -157,7 +158,7 @@ def test_batched_heartbeats_and_batch_size_limits(server: ServerThread, client: 
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "max_batch_size" in str(caught.value.details())
         refused.close()
-    largest = seats[1].watch_batches(0, 300, max_batch_size=1000)
+    largest: Any = seats[1].watch_batches(0, 300, max_batch_size=1000)
     first = next(largest)
     largest.cancel()
     assert [m.version for m in first.updates] == list(range(1, version + 1))
