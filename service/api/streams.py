@@ -1,12 +1,17 @@
 """Watch streams built once per event: one fan-out per game per process.
 
 A ``Feed`` holds one game's stream messages, one per event and seat (``WatchGameResponse``,
-redacted by ``mapping.watch_message``), in version order from its ``base``. While a game has
-watchers in this process, one task (the feed's pump) follows the game: woken by the event hub
-(commands of this process, the store's notifications) or every ``SAFETY_POLL_SECONDS``, it reads
-the game's new events once, builds each seat's message once in the thread pool (never on the
-event loop) on the feed's own replica of the game, appends them, and wakes every watcher. Each
-watcher then sends the shared messages after the version it has sent: resuming from version N
+redacted by ``mapping.watch_message``), in version order from its ``base``, serialised once
+(``Update``: the message's bytes, and the same framed as one entry of a
+``WatchGameBatchesResponse``). While a game has watchers in this process, one task (the feed's
+pump) follows the game: woken by the event hub (commands of this process, the store's
+notifications) or every ``SAFETY_POLL_SECONDS``, it reads the game's new events once, builds and
+serialises each seat's message once in the thread pool (never on the event loop) on the feed's
+own replica of the game, appends them, and wakes every watcher. Each watcher then sends the
+shared bytes after the version it has sent (gRPC sends them as they are: ``add_to_server`` in
+``service.api.game_servicer``): ``WatchGame`` one message each, ``WatchGameBatches`` everything
+waiting joined into as few messages as its limits allow (``chunks``; a watcher whose last write
+has not completed finds more waiting: it costs fewer writes, not more). Resuming from version N
 costs a slice of the feed, proportional to the events sent.
 
 A feed whose watchers have all left stays in an LRU cache (bounded by the number of versions

@@ -192,6 +192,7 @@ class GameServiceServicer:
         """Every event of the game that the token's seat may see, redacted for that seat, from
         `from_version` on, then live; heartbeats when nothing happens. Resume after a
         disconnect with the last version received: nothing is missed, nothing duplicated.
+        WatchGameBatches sends the same messages with fewer stream messages.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -83,6 +83,7 @@ class GameServiceStub:
     """Every event of the game that the token's seat may see, redacted for that seat, from
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
+    WatchGameBatches sends the same messages with fewer stream messages.
     """
     WatchGameBatches: _grpc.UnaryStreamMultiCallable[_game_pb2.WatchGameBatchesRequest, _game_pb2.WatchGameBatchesResponse]
     """WatchGame in batches: the same messages in the same order, several to a stream message
@@ -153,6 +154,7 @@ class GameServiceAsyncStub(GameServiceStub):
     """Every event of the game that the token's seat may see, redacted for that seat, from
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
+    WatchGameBatches sends the same messages with fewer stream messages.
     """
     WatchGameBatches: _aio.UnaryStreamMultiCallable[_game_pb2.WatchGameBatchesRequest, _game_pb2.WatchGameBatchesResponse]  # type: ignore[assignment]
     """WatchGame in batches: the same messages in the same order, several to a stream message
@@ -268,6 +270,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Every event of the game that the token's seat may see, redacted for that seat, from
         `from_version` on, then live; heartbeats when nothing happens. Resume after a
         disconnect with the last version received: nothing is missed, nothing duplicated.
+        WatchGameBatches sends the same messages with fewer stream messages.
         """
 
     @_abc_1.abstractmethod
