@@ -59,6 +59,9 @@ MAX_BATCH_SIZE = 1000
 MAX_BATCH_BYTES = 1024 * 1024
 """The most bytes of events in one WatchGameBatches message (a quarter of gRPC's default 4 MiB
 message limit; ``batch_bytes`` lowers it with the server's ``max_send_bytes``)."""
+MAX_DELAY_MS = 1000
+"""The longest a WatchGameBatches request may let the server hold a live event
+(``max_delay_ms``)."""
 PRESERIALIZED = ("WatchGame", "WatchGameBatches")
 """The methods whose responses are sent as the servicer yields them: bytes (``add_to_server``)."""
 
@@ -314,7 +317,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.WatchGameBatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncGenerator[bytes, None]:
         """WatchGame's updates, as many to a stream message as are waiting: at most
-        ``max_batch_size`` (0: ``DEFAULT_BATCH_SIZE``) and ``batch_bytes`` bytes each."""
+        ``max_batch_size`` (0: ``DEFAULT_BATCH_SIZE``) and ``batch_bytes`` bytes each; live
+        ones at most one batch per ``max_delay_ms``."""
         try:
             size = request.max_batch_size or DEFAULT_BATCH_SIZE
             if not 1 <= size <= MAX_BATCH_SIZE:
@@ -322,11 +326,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                     "max_batch_size",
                     f"max_batch_size must be 1 to {MAX_BATCH_SIZE} (0 means {DEFAULT_BATCH_SIZE})",
                 )
+            if not 0 <= request.max_delay_ms <= MAX_DELAY_MS:
+                raise BadInput("max_delay_ms", f"max_delay_ms must be 0 to {MAX_DELAY_MS}")
         except Exception as exc:
             await self._fail(context, exc)
             raise
-        beat = request.heartbeat_seconds
-        watching = self._watch(context, request.name, request.from_version, beat)
+        beat, delay = request.heartbeat_seconds, request.max_delay_ms / 1000
+        watching = self._watch(context, request.name, request.from_version, beat, delay)
         async with contextlib.aclosing(watching):
             async for updates in watching:
                 for entries in chunks(updates, size, self.batch_bytes):
@@ -338,11 +344,14 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         name: str,
         last: int,
         heartbeat_seconds: int,
+        delay: float = 0.0,
     ) -> AsyncGenerator[list[Update], None]:
         """What both watch methods send, as lists of updates: every update the seat may see
         after ``last`` that is waiting (from the game's shared feed, ``service.api.streams``),
         or one heartbeat after ``heartbeat_seconds`` quiet seconds, until the server stops.
-        Refusals and failures (also mid-stream) end the call with their status."""
+        Live updates come at most once per ``delay`` seconds (what arrives meanwhile waits
+        for the next list). Refusals and failures (also mid-stream) end the call with their
+        status."""
         try:
             game_id = parse_game_name(name)
             seat = self._seat(context, game_id)
@@ -358,6 +367,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         except Exception as exc:
             await self._fail(context, exc)
             raise
+        start = last
         try:
             quiet_since = time.monotonic()
             while True:
@@ -369,6 +379,10 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 changed = feed.changed
                 waiting = await self.streams.messages(feed, last, seat)
                 if waiting:
+                    pause = quiet_since + delay - time.monotonic()
+                    if pause > 0 and last > start:  # live, and sent a moment ago: gather
+                        await self._gather(pause)
+                        waiting = await self.streams.messages(feed, last, seat)
                     last += len(waiting)
                     yield waiting
                     quiet_since = time.monotonic()
@@ -388,6 +402,10 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             raise
         finally:
             self.streams.close(feed)
+
+    async def _gather(self, seconds: float) -> None:
+        """Let live events gather for a batch (``max_delay_ms``) for ``seconds``."""
+        await asyncio.sleep(seconds)
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)

@@ -128,7 +128,11 @@ class SeatClient:
         return stream
 
     def watch_batches(
-        self, from_version: int = 0, heartbeat_seconds: int = 15, max_batch_size: int = 0
+        self,
+        from_version: int = 0,
+        heartbeat_seconds: int = 15,
+        max_batch_size: int = 0,
+        max_delay_ms: int = 0,
     ) -> Iterator[Any]:
         """The ``WatchGameBatches`` stream: ``WatchGameBatchesResponse`` messages."""
         request = pb.WatchGameBatchesRequest(
@@ -136,17 +140,24 @@ class SeatClient:
             from_version=from_version,
             heartbeat_seconds=heartbeat_seconds,
             max_batch_size=max_batch_size,
+            max_delay_ms=max_delay_ms,
         )
         stream: Iterator[Any] = self.client.stub.WatchGameBatches(request, metadata=self.metadata)
         return stream
 
     def watch_updates(
-        self, from_version: int = 0, heartbeat_seconds: int = 15, max_batch_size: int = 0
+        self,
+        from_version: int = 0,
+        heartbeat_seconds: int = 15,
+        max_batch_size: int = 0,
+        max_delay_ms: int = 0,
     ) -> Updates:
         """``watch``'s messages (events and heartbeats, one by one) received in batches
         (``WatchGameBatches``): fewer stream messages for a resume or a client that falls
         behind. ``cancel()`` ends the stream."""
-        return Updates(self.watch_batches(from_version, heartbeat_seconds, max_batch_size))
+        return Updates(
+            self.watch_batches(from_version, heartbeat_seconds, max_batch_size, max_delay_ms)
+        )
 
 
 class Updates:

@@ -141,7 +141,8 @@ def test_batches_flatten_to_the_per_event_stream_and_resume_from_every_version(
 
 def test_batched_heartbeats_and_batch_size_limits(server: ServerThread, client: GameClient) -> None:
     """WatchGameBatches (issue 10): a heartbeat is a batch holding one heartbeat alone;
-    ``max_batch_size`` is 0 (the default, 1000) or 1 to 1000, else INVALID_ARGUMENT."""
+    ``max_batch_size`` is 0 (the default, 1000) or 1 to 1000 and ``max_delay_ms`` 0 to 1000,
+    else INVALID_ARGUMENT."""
     created = client.create_game(PLAYERS, RuleSet(pool_target=6))
     seats = [client.seat(created.game.name, token) for token in created.seat_tokens]
     version = created.game.version
@@ -157,6 +158,13 @@ def test_batched_heartbeats_and_batch_size_limits(server: ServerThread, client: 
             refused.next_batch()
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "max_batch_size" in str(caught.value.details())
+        refused.close()
+    for delay in (-1, 1001):
+        refused = StreamReader(seats[0].watch_batches(0, 300, max_delay_ms=delay))
+        with pytest.raises(grpc.RpcError) as caught:
+            refused.next_batch()
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "max_delay_ms" in str(caught.value.details())
         refused.close()
     largest: Any = seats[1].watch_batches(0, 300, max_batch_size=1000)
     first = next(largest)

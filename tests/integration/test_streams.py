@@ -287,3 +287,52 @@ def test_a_batch_stays_within_its_byte_budget(app: PreferansApplication) -> None
             assert 1 < messages < version
 
     _serve(app, test, batch_bytes=budget)
+
+
+def test_max_delay_gathers_live_events_and_never_holds_the_backlog(
+    app: PreferansApplication,
+) -> None:
+    """WatchGameBatches ``max_delay_ms`` (issue 10): the backlog and the first live event go at
+    once; an event that comes less than ``max_delay_ms`` after the last batch waits (at most
+    that long) and goes with every event that arrived meanwhile, in one message."""
+    created = create(app)
+    game_id = created.game_id
+    play(app, game_id, stop=lambda game: game.version >= 12)
+    version = app.get_game(game_id).version
+    pauses: list[float] = []
+    gate = asyncio.Event()
+
+    class Gated(GameServicer):
+        async def _gather(self, seconds: float) -> None:
+            pauses.append(seconds)
+            await gate.wait()
+
+    async def main() -> None:
+        hub = EventHub()
+        hub.bind(asyncio.get_running_loop())
+        with ThreadPoolExecutor(2) as executor:
+            servicer = Gated(app, executor, hub)
+            request = pb.WatchGameBatchesRequest(
+                name=f"games/{game_id}", from_version=0, heartbeat_seconds=300, max_delay_ms=500
+            )
+            context: Any = _Context(created.tokens[0])
+            stream = servicer.WatchGameBatches(request, context)
+            backlog = _batch(await anext(stream))
+            assert [m.version for m in backlog] == list(range(1, version + 1))
+            play(app, game_id, stop=lambda game: game.version >= version + 1, prefix="one")
+            await _feed_reaches(servicer, game_id, version + 1)
+            pending = asyncio.create_task(anext(stream))
+            async with asyncio.timeout(30):
+                while not pauses:  # the watcher found one event waiting and holds it
+                    await asyncio.sleep(0.01)
+            assert 0 < pauses[0] <= 0.5
+            play(app, game_id, stop=lambda game: game.version >= version + 6, prefix="more")
+            latest = app.get_game(game_id).version
+            await _feed_reaches(servicer, game_id, latest)
+            gate.set()
+            gathered = _batch(await pending)
+            assert [m.version for m in gathered] == list(range(version + 1, latest + 1))
+            assert gathered == _reference(app, game_id, 0)[version:]
+            await stream.aclose()
+
+    asyncio.run(main())

@@ -1680,6 +1680,7 @@ class WatchGameBatchesRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     HEARTBEAT_SECONDS_FIELD_NUMBER: _builtins.int
     MAX_BATCH_SIZE_FIELD_NUMBER: _builtins.int
+    MAX_DELAY_MS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     from_version: _builtins.int
@@ -1690,6 +1691,13 @@ class WatchGameBatchesRequest(_message.Message):
     """At most this many events in one batch (0: 1000; 1 to 1000). A batch also stops before
     1 MiB (or half the server's largest response message, if that is less).
     """
+    max_delay_ms: _builtins.int
+    """How long, in milliseconds, the server may hold a live event to send it together with the
+    events that follow (0: send each at once; at most 1000). After a batch the next one waits
+    until this long has passed, so a watcher costs the server at most one message per
+    interval however busy the game is: for spectators and clients that need no instant
+    updates. A resume's backlog is sent at once.
+    """
     def __init__(
         self,
         *,
@@ -1697,10 +1705,11 @@ class WatchGameBatchesRequest(_message.Message):
         from_version: _builtins.int = ...,
         heartbeat_seconds: _builtins.int = ...,
         max_batch_size: _builtins.int = ...,
+        max_delay_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "max_batch_size", b"max_batch_size", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "max_batch_size", b"max_batch_size", "max_delay_ms", b"max_delay_ms", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
