@@ -368,39 +368,60 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             await self._fail(context, exc)
             raise
         start = last
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] | None = None
+        timer: asyncio.TimerHandle | None = None
+
+        def beat() -> None:  # the heartbeat timer: wake the watcher to look at the clock
+            nonlocal timer
+            timer = None
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
         try:
-            quiet_since = time.monotonic()
+            quiet_since = loop.time()
             while True:
                 if self.hub.closing:
                     await context.abort(
                         grpc.StatusCode.UNAVAILABLE,
                         f"the server is stopping: resume from version {last}",
                     )
-                changed = feed.changed
-                waiting = await self.streams.messages(feed, last, seat)
+                waiting = self.streams.waiting(feed, last, seat)
+                if waiting is None:  # to be read (and built) again, or the feed failed
+                    waiting = await self.streams.messages(feed, last, seat)
                 if waiting:
-                    pause = quiet_since + delay - time.monotonic()
+                    pause = quiet_since + delay - loop.time()
                     if pause > 0 and last > start:  # live, and sent a moment ago: gather
                         await self._gather(pause)
                         waiting = await self.streams.messages(feed, last, seat)
                     last += len(waiting)
                     yield waiting
-                    quiet_since = time.monotonic()
+                    quiet_since = loop.time()
                     continue
-                wait = heartbeat - (time.monotonic() - quiet_since)
-                if wait <= 0:
+                if loop.time() - quiet_since >= heartbeat:
                     yield [update(pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat()))]
-                    quiet_since = time.monotonic()
+                    quiet_since = loop.time()
                     continue
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        await changed.wait()
+                # Wait for the feed to change, or for the heartbeat. One timer per heartbeat
+                # period, not one per wait: after an event it fires early, finds the stream
+                # not quiet for long enough, and is set again for the rest.
+                if timer is None:
+                    timer = loop.call_at(quiet_since + heartbeat, beat)
+                waiter = loop.create_future()
+                feed.waiters.add(waiter)
+                try:
+                    await waiter
+                finally:
+                    feed.waiters.discard(waiter)
+                    waiter = None
         except grpc.aio.AbortError:
             raise
         except Exception as exc:  # a failure mid-stream is a status too, never UNKNOWN
             await self._fail(context, exc)
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             self.streams.close(feed)
 
     async def _gather(self, seconds: float) -> None:

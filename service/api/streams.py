@@ -139,6 +139,9 @@ class Feed:
         self.watchers = 0
         self.changed = asyncio.Event()
         """Set (and replaced) whenever messages are added or the feed fails or closes."""
+        self.waiters: set[asyncio.Future[None]] = set()
+        """The watchers waiting for the feed to change (each its own future, which its
+        heartbeat timer may also end): woken and forgotten by ``notify``."""
         self.error: BaseException | None = None
         self.lock = asyncio.Lock()
         """Held while loading or back-filling."""
@@ -159,6 +162,10 @@ class Feed:
     def notify(self) -> None:
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+        waiters, self.waiters = self.waiters, set()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def size(self) -> int:
         return max(1, len(self.messages))
@@ -296,4 +303,11 @@ class GameStreams:
             raise feed.error
         if last < (feed.base or 0):
             await self.cover(feed, last)
+        return feed.since(last, seat)
+
+    def waiting(self, feed: Feed, last: int, seat: int) -> list[Update] | None:
+        """``messages`` without a trip through the event loop when the feed holds version
+        ``last`` (the usual case); ``None`` when ``messages`` must be awaited."""
+        if feed.error is not None or last < (feed.base or 0):
+            return None
         return feed.since(last, seat)
