@@ -7,16 +7,22 @@ another). The game server runs in its OWN process (``python -m service.cli serve
 --no-projections``, per-caller limits off); its CPU time (user + system, all threads, from
 ``/proc``) is read around each measured window. The client is this process (``grpc.aio``).
 
-A. Resume: ``--games`` games are played through the server to at least ``--events`` events each.
-   "cold": the first ``WatchGame`` from version 0 of each game (nothing built yet in the server);
-   "warm": ``--repeat`` further resumes from version 0 of one game (its feed is built). Each
-   reads every message up to the game's version, then closes. Baseline: a no-op server that
-   streams the same number of messages of the same sizes (pre-built bytes) per call.
+A. Resume: 2 x ``--games`` games are played through the server to at least ``--events`` events
+   each. "cold": the first ``WatchGame`` (first half of the games) or ``WatchGameBatches``
+   (second half) from version 0 of each game (nothing built yet in the server); "warm":
+   ``--repeat`` further ``WatchGame`` resumes, ``--batch-repeat`` ``WatchGameBatches`` ones,
+   from version 0 of one game (its feed is built). Each reads every event up to the game's
+   version, then closes. Baselines: a no-op server that streams the same number of messages of
+   the same sizes (pre-built bytes) per call, for each of the two RPCs' messages.
 B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats and over
-   channels of at most 50 streams, follow one game from its current version while ``--steps``
-   commands are sent (each waits until every watcher has the new versions). Server CPU per
-   event, for W watchers against one. Baseline: a no-op server with ``W`` streams, each "event"
-   is one unary call that pushes a pre-built message of the same size to every stream.
+   channels of at most 50 streams, follow one game from its current version. "paced": ``--steps``
+   commands, each waiting until every watcher has the new version (at most one event per stream
+   message); "back to back": ``--open-steps`` commands as fast as the client plays them, then
+   every watcher catches up (a watcher gets what is waiting). For WatchGame, WatchGameBatches,
+   and WatchGameBatches with ``max_delay_ms`` (``--max-delay-ms``): server CPU per event, W
+   watchers against one, and stream messages per watcher per event. Baseline: a no-op server
+   with ``W`` streams, each "event" is one unary call that pushes a pre-built message of the same
+   size to every stream (paced).
 
 C. In process, no transport: the same work on a ``PreferansApplication`` (a temporary SQLite
    store) and ``service.api.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
@@ -313,7 +319,12 @@ class Watchers:
     last version each received, and how many stream messages they received in all."""
 
     def __init__(
-        self, channels: list[grpc.aio.Channel], player: Player, count: int, batched: bool
+        self,
+        channels: list[grpc.aio.Channel],
+        player: Player,
+        count: int,
+        batched: bool,
+        delay_ms: int = 0,
     ) -> None:
         self.seen = [player.version] * count
         self.messages = 0
@@ -324,7 +335,10 @@ class Watchers:
             metadata = player.tokens[index % 3]
             if batched:
                 request = pb.WatchGameBatchesRequest(
-                    name=player.name, from_version=player.version, heartbeat_seconds=300
+                    name=player.name,
+                    from_version=player.version,
+                    heartbeat_seconds=300,
+                    max_delay_ms=delay_ms,
                 )
                 call = stub.WatchGameBatches(request, metadata=metadata)
                 self.tasks.append(asyncio.create_task(self._read_batches(index, call)))
@@ -380,18 +394,20 @@ async def fanout_run(
     *,
     batched: bool = False,
     paced: bool = True,
+    delay_ms: int = 0,
 ) -> Fan:
     """``count`` watchers of one game: ``paced``, every watcher has each event before the
     next command (one event per stream message at most); else the commands go back to back
     and the watchers are waited for at the end (they receive what is waiting)."""
     channels = [channel(target) for _ in range((count - 1) // STREAMS_PER_CHANNEL + 1)]
     mode = ("batched" if batched else "per-event") + (", paced" if paced else ", back to back")
+    mode += f", max_delay_ms {delay_ms}" if delay_ms else ""
     try:
         stub = game_pb2_grpc.GameServiceStub(channels[0])
-        player = Player(stub, count + 7919 * batched + 104729 * (not paced))
-        await player.create(f"{args.run}-w{count}-{batched}-{paced}")
+        player = Player(stub, count + 7919 * batched + 104729 * (not paced) + delay_ms)
+        await player.create(f"{args.run}-w{count}-{batched}-{paced}-{delay_ms}")
         await player.play_to(5)
-        watchers = Watchers(channels, player, count, batched)
+        watchers = Watchers(channels, player, count, batched, delay_ms)
         say(f"{count} watchers opening ({mode})")
         await asyncio.sleep(1.0 + count / 500)  # every stream open and waiting
         await player.step()
@@ -522,15 +538,21 @@ async def main(args: argparse.Namespace) -> None:
         say(f"# watch_bench: {args.games} games of >= {args.events} events, store {store}")
         async with running(game_server(store, new_key_line())) as server:
             found = await resume_runs(args, server.target, server)
-            fans: dict[tuple[bool, bool], dict[int, Fan]] = {}
-            for paced in (True, False):
-                for batched in (False, True):
-                    fans[(batched, paced)] = {
-                        n: await fanout_run(
-                            args, server.target, server, n, batched=batched, paced=paced
-                        )
-                        for n in (1, args.watchers)
-                    }
+            fans: dict[tuple[bool, bool, int], dict[int, Fan]] = {}
+            modes = [(b, p, 0) for p in (True, False) for b in (False, True)]
+            for batched, paced, delay in [*modes, (True, False, args.max_delay_ms)]:
+                fans[(batched, paced, delay)] = {
+                    n: await fanout_run(
+                        args,
+                        server.target,
+                        server,
+                        n,
+                        batched=batched,
+                        paced=paced,
+                        delay_ms=delay,
+                    )
+                    for n in (1, args.watchers)
+                }
         sizes = found["sizes"]
         noop = await noop_resume(args, sizes, args.repeat)
         batch_sizes = found["batch_sizes"]
@@ -571,10 +593,11 @@ async def main(args: argparse.Namespace) -> None:
         f"{x(noop_fan[w], noop_fan[1])} | 1 / 1 | {noop_extra * 1000:.1f} | "
         f"{noop_extra * 1000:.1f} |"
     )
-    for (batched, paced), runs in fans.items():
+    for (batched, paced, delay), runs in fans.items():
         label = ("WatchGameBatches" if batched else "WatchGame") + (
             ", paced" if paced else ", back to back"
         )
+        label += f", max_delay_ms {delay}" if delay else ""
         one, many = runs[1], runs[w]
         extra = (many.cpu - one.cpu) / (w - 1)
         per_message = extra / many.messages if many.messages else 0.0
@@ -601,6 +624,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--steps", type=int, default=30, help="commands in the paced fan-outs")
     parser.add_argument(
         "--open-steps", type=int, default=150, help="commands in the back-to-back fan-outs"
+    )
+    parser.add_argument(
+        "--max-delay-ms", type=int, default=100, help="max_delay_ms of the last fan-out run"
     )
     parser.add_argument(
         "--batch-repeat", type=int, default=200, help="warm WatchGameBatches resumes"
