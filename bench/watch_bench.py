@@ -19,7 +19,7 @@ B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats a
    commands, each waiting until every watcher has the new version (at most one event per stream
    message); "back to back": ``--open-steps`` commands as fast as the client plays them, then
    every watcher catches up (a watcher gets what is waiting). For WatchGame, WatchGameBatches,
-   and WatchGameBatches with ``max_delay_ms`` (``--max-delay-ms``): server CPU per event, W
+   and WatchGameBatches with each ``max_delay_ms`` of ``--max-delay-ms``: server CPU per event, W
    watchers against one, and stream messages per watcher per event. Baseline: a no-op server
    with ``W`` streams, each "event" is one unary call that pushes a pre-built message of the same
    size to every stream (paced).
@@ -540,7 +540,8 @@ async def main(args: argparse.Namespace) -> None:
             found = await resume_runs(args, server.target, server)
             fans: dict[tuple[bool, bool, int], dict[int, Fan]] = {}
             modes = [(b, p, 0) for p in (True, False) for b in (False, True)]
-            for batched, paced, delay in [*modes, (True, False, args.max_delay_ms)]:
+            delays = [int(ms) for ms in args.max_delay_ms.split(",") if ms]
+            for batched, paced, delay in [*modes, *((True, False, ms) for ms in delays)]:
                 fans[(batched, paced, delay)] = {
                     n: await fanout_run(
                         args,
@@ -626,7 +627,9 @@ def parse() -> argparse.Namespace:
         "--open-steps", type=int, default=150, help="commands in the back-to-back fan-outs"
     )
     parser.add_argument(
-        "--max-delay-ms", type=int, default=100, help="max_delay_ms of the last fan-out run"
+        "--max-delay-ms",
+        default="100,250",
+        help="max_delay_ms of the last fan-out runs (comma-separated, one run each)",
     )
     parser.add_argument(
         "--batch-repeat", type=int, default=200, help="warm WatchGameBatches resumes"
