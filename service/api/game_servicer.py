@@ -349,9 +349,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         """What both watch methods send, as lists of updates: every update the seat may see
         after ``last`` that is waiting (from the game's shared feed, ``service.api.streams``),
         or one heartbeat after ``heartbeat_seconds`` quiet seconds, until the server stops.
-        Live updates come at most once per ``delay`` seconds (what arrives meanwhile waits
-        for the next list). Refusals and failures (also mid-stream) end the call with their
-        status."""
+        After each list the next waits ``delay`` seconds (what arrives meanwhile goes
+        together; the watcher is not woken for each event). Refusals and failures (also
+        mid-stream) end the call with their status."""
         try:
             game_id = parse_game_name(name)
             seat = self._seat(context, game_id)
@@ -367,7 +367,6 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         except Exception as exc:
             await self._fail(context, exc)
             raise
-        start = last
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[None] | None = None
         timer: asyncio.TimerHandle | None = None
@@ -390,13 +389,11 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 if waiting is None:  # to be read (and built) again, or the feed failed
                     waiting = await self.streams.messages(feed, last, seat)
                 if waiting:
-                    pause = quiet_since + delay - loop.time()
-                    if pause > 0 and last > start:  # live, and sent a moment ago: gather
-                        await self._gather(pause)
-                        waiting = await self.streams.messages(feed, last, seat)
                     last += len(waiting)
                     yield waiting
                     quiet_since = loop.time()
+                    if delay:  # what happens meanwhile gathers for the next batch
+                        await self._gather(delay)
                     continue
                 if loop.time() - quiet_since >= heartbeat:
                     yield [update(pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat()))]
