@@ -33,7 +33,7 @@ from service.api.mapping import (
     seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.api.streams import GameStreams, Update, batch, chunks, update
+from service.api.streams import GameStreams, Update, batches, update
 from service.app import validation
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub
@@ -335,8 +335,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         watching = self._watch(context, request.name, request.from_version, beat, delay)
         async with contextlib.aclosing(watching):
             async for updates in watching:
-                for entries in chunks(updates, size, self.batch_bytes):
-                    yield batch(entries)
+                for message in batches(updates, size, self.batch_bytes):
+                    yield message
 
     async def _watch(
         self,

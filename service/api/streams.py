@@ -92,6 +92,18 @@ def batch(entries: Sequence[bytes]) -> bytes:
     return b"".join(entries)
 
 
+def batches(updates: Sequence[Update], size: int, budget: int) -> Iterator[bytes]:
+    """The updates as serialised ``WatchGameBatchesResponse`` messages, in order, each of at
+    most ``size`` entries and ``budget`` bytes (an entry larger than the budget goes alone)."""
+    if len(updates) <= size:  # the usual case: everything waiting in one message
+        data = batch([item.entry for item in updates])
+        if len(data) <= budget:
+            yield data
+            return
+    for entries in chunks(updates, size, budget):
+        yield batch(entries)
+
+
 def chunks(updates: Sequence[Update], size: int, budget: int) -> Iterator[list[bytes]]:
     """The updates' batch entries, in order, in lists of at most ``size`` entries and
     ``budget`` bytes (an entry larger than the budget goes alone)."""
