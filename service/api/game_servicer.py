@@ -2,6 +2,10 @@
 
 The application is synchronous; every call into it runs in a bounded thread pool so the event
 loop never blocks. Errors are mapped to statuses in ``service.api.errors`` only.
+
+Over 400 lines on purpose: the whole ``GameService`` contract is one servicer class here (its
+two watch methods with their stream loop and their registration, ``add_to_server``); what the
+watch streams share across watchers lives in ``service.api.streams``.
 """
 
 from __future__ import annotations
