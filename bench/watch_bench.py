@@ -7,16 +7,22 @@ another). The game server runs in its OWN process (``python -m service.cli serve
 --no-projections``, per-caller limits off); its CPU time (user + system, all threads, from
 ``/proc``) is read around each measured window. The client is this process (``grpc.aio``).
 
-A. Resume: ``--games`` games are played through the server to at least ``--events`` events each.
-   "cold": the first ``WatchGame`` from version 0 of each game (nothing built yet in the server);
-   "warm": ``--repeat`` further resumes from version 0 of one game (its feed is built). Each
-   reads every message up to the game's version, then closes. Baseline: a no-op server that
-   streams the same number of messages of the same sizes (pre-built bytes) per call.
+A. Resume: 2 x ``--games`` games are played through the server to at least ``--events`` events
+   each. "cold": the first ``WatchGame`` (first half of the games) or ``WatchGameBatches``
+   (second half) from version 0 of each game (nothing built yet in the server); "warm":
+   ``--repeat`` further ``WatchGame`` resumes, ``--batch-repeat`` ``WatchGameBatches`` ones,
+   from version 0 of one game (its feed is built). Each reads every event up to the game's
+   version, then closes. Baselines: a no-op server that streams the same number of messages of
+   the same sizes (pre-built bytes) per call, for each of the two RPCs' messages.
 B. Fan-out: ``W`` watchers (1 and ``--watchers``), spread over the three seats and over
-   channels of at most 50 streams, follow one game from its current version while ``--steps``
-   commands are sent (each waits until every watcher has the new versions). Server CPU per
-   event, for W watchers against one. Baseline: a no-op server with ``W`` streams, each "event"
-   is one unary call that pushes a pre-built message of the same size to every stream.
+   channels of at most 50 streams, follow one game from its current version. "paced": ``--steps``
+   commands, each waiting until every watcher has the new version (at most one event per stream
+   message); "back to back": ``--open-steps`` commands as fast as the client plays them, then
+   every watcher catches up (a watcher gets what is waiting). For WatchGame, WatchGameBatches,
+   and WatchGameBatches with each ``max_delay_ms`` of ``--max-delay-ms``: server CPU per event, W
+   watchers against one, and stream messages per watcher per event. Baseline: a no-op server
+   with ``W`` streams, each "event" is one unary call that pushes a pre-built message of the same
+   size to every stream (paced).
 
 C. In process, no transport: the same work on a ``PreferansApplication`` (a temporary SQLite
    store) and ``service.api.streams.GameStreams``: CPU (``time.process_time``) of a cold resume from
@@ -38,6 +44,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +230,22 @@ async def resume(stub: Any, player: Player, seat: int = 0) -> list[int]:
     return await read_stream(call, player.version)
 
 
+async def resume_batches(stub: Any, player: Player, seat: int = 0) -> list[int]:
+    """Read a WatchGameBatches stream from version 0 to the game's version; the serialized
+    sizes of its messages (each a batch)."""
+    call = stub.WatchGameBatches(
+        pb.WatchGameBatchesRequest(name=player.name, from_version=0, heartbeat_seconds=300),
+        metadata=player.tokens[seat],
+    )
+    sizes = []
+    async for message in call:
+        sizes.append(message.ByteSize())
+        if message.updates[-1].version >= player.version:
+            break
+    call.cancel()
+    return sizes
+
+
 def per_call(server: ServerProcess, before: float, calls: int) -> float:
     return (cpu_seconds(server.process.pid) - before) / calls * 1000
 
@@ -232,30 +255,51 @@ async def resume_runs(
 ) -> dict[str, Any]:
     async with channel(target) as ch:
         stub = game_pb2_grpc.GameServiceStub(ch)
-        players = [Player(stub, seed) for seed in range(args.games)]
+        players = [Player(stub, seed) for seed in range(2 * args.games)]
         for index, player in enumerate(players):
             await player.create(f"{args.run}-g{index}")
             await player.play_to(args.events)
             say(f"played game {index + 1}: {player.version} events")
         await asyncio.sleep(1.0)
+        single, batched = players[: args.games], players[args.games :]
         before = cpu_seconds(server.process.pid)
-        for player in players:
+        for player in single:
             sizes = await resume(stub, player)
-        cold = per_call(server, before, len(players))
+        cold = per_call(server, before, len(single))
+        before = cpu_seconds(server.process.pid)
+        for player in batched:
+            batch_sizes = await resume_batches(stub, player)
+        cold_batched = per_call(server, before, len(batched))
         say("cold resumes done")
-        events = players[-1].version
+        events = single[-1].version
         before = cpu_seconds(server.process.pid)
         for _ in range(args.repeat):
-            sizes = await resume(stub, players[-1])
+            sizes = await resume(stub, single[-1])
         warm = per_call(server, before, args.repeat)
         assert len(sizes) == events
+        await resume_batches(stub, batched[-1])
+        before = cpu_seconds(server.process.pid)
+        for _ in range(args.batch_repeat):
+            batch_sizes = await resume_batches(stub, batched[-1])
+        warm_batched = per_call(server, before, args.batch_repeat)
+        batched_events = batched[-1].version
         before = cpu_seconds(server.process.pid)
         await asyncio.sleep(2.0)
         idle = (cpu_seconds(server.process.pid) - before) / 2.0 * 1000
-    return {"cold": cold, "warm": warm, "events": events, "sizes": sizes, "idle": idle}
+    return {
+        "cold": cold,
+        "warm": warm,
+        "events": events,
+        "sizes": sizes,
+        "idle": idle,
+        "cold_batched": cold_batched,
+        "warm_batched": warm_batched,
+        "batch_sizes": batch_sizes,
+        "batched_events": batched_events,
+    }
 
 
-async def noop_resume(args: argparse.Namespace, sizes: list[int]) -> float:
+async def noop_resume(args: argparse.Namespace, sizes: list[int], repeat: int) -> float:
     async with running(noop_server(sizes)) as server, channel(server.target) as ch:
         replay: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = ch.unary_stream(
             f"/{NOOP_SERVICE}/Replay"
@@ -264,33 +308,62 @@ async def noop_resume(args: argparse.Namespace, sizes: list[int]) -> float:
             async for _message in replay(b""):
                 pass
         before = cpu_seconds(server.process.pid)
-        for _ in range(args.repeat):
+        for _ in range(repeat):
             async for _message in replay(b""):
                 pass
-        return per_call(server, before, args.repeat)
+        return per_call(server, before, repeat)
 
 
 class Watchers:
-    """``count`` open WatchGame streams (from ``version``), counting what each received."""
+    """``count`` open WatchGame (or WatchGameBatches) streams from the player's version: the
+    last version each received, and how many stream messages they received in all."""
 
-    def __init__(self, channels: list[grpc.aio.Channel], player: Player, count: int) -> None:
+    def __init__(
+        self,
+        channels: list[grpc.aio.Channel],
+        player: Player,
+        count: int,
+        batched: bool,
+        delay_ms: int = 0,
+    ) -> None:
         self.seen = [player.version] * count
+        self.messages = 0
         self.changed = asyncio.Event()
         self.tasks = []
         for index in range(count):
             stub = game_pb2_grpc.GameServiceStub(channels[index // STREAMS_PER_CHANNEL])
-            call = stub.WatchGame(
-                pb.WatchGameRequest(
-                    name=player.name, from_version=player.version, heartbeat_seconds=300
-                ),
-                metadata=player.tokens[index % 3],
-            )
-            self.tasks.append(asyncio.create_task(self._read(index, call)))
+            metadata = player.tokens[index % 3]
+            if batched:
+                request = pb.WatchGameBatchesRequest(
+                    name=player.name,
+                    from_version=player.version,
+                    heartbeat_seconds=300,
+                    max_delay_ms=delay_ms,
+                )
+                call = stub.WatchGameBatches(request, metadata=metadata)
+                self.tasks.append(asyncio.create_task(self._read_batches(index, call)))
+            else:
+                single = stub.WatchGame(
+                    pb.WatchGameRequest(
+                        name=player.name, from_version=player.version, heartbeat_seconds=300
+                    ),
+                    metadata=metadata,
+                )
+                self.tasks.append(asyncio.create_task(self._read(index, single)))
 
     async def _read(self, index: int, call: Any) -> None:
         async for message in call:
             if not message.HasField("heartbeat"):
+                self.messages += 1
                 self.seen[index] = message.version
+                self.changed.set()
+
+    async def _read_batches(self, index: int, call: Any) -> None:
+        async for message in call:
+            last = message.updates[-1]
+            if not last.HasField("heartbeat"):
+                self.messages += 1
+                self.seen[index] = last.version
                 self.changed.set()
 
     async def reach(self, version: int) -> None:
@@ -305,29 +378,52 @@ class Watchers:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
+@dataclass(frozen=True)
+class Fan:
+    """One fan-out run: server CPU ms per event, and stream messages per watcher per event."""
+
+    cpu: float
+    messages: float
+
+
 async def fanout_run(
-    args: argparse.Namespace, target: str, server: ServerProcess, count: int
-) -> float:
-    """Server CPU (ms) per event with ``count`` watchers of one game."""
+    args: argparse.Namespace,
+    target: str,
+    server: ServerProcess,
+    count: int,
+    *,
+    batched: bool = False,
+    paced: bool = True,
+    delay_ms: int = 0,
+) -> Fan:
+    """``count`` watchers of one game: ``paced``, every watcher has each event before the
+    next command (one event per stream message at most); else the commands go back to back
+    and the watchers are waited for at the end (they receive what is waiting)."""
     channels = [channel(target) for _ in range((count - 1) // STREAMS_PER_CHANNEL + 1)]
+    mode = ("batched" if batched else "per-event") + (", paced" if paced else ", back to back")
+    mode += f", max_delay_ms {delay_ms}" if delay_ms else ""
     try:
         stub = game_pb2_grpc.GameServiceStub(channels[0])
-        player = Player(stub, count)
-        await player.create(f"{args.run}-w{count}")
+        player = Player(stub, count + 7919 * batched + 104729 * (not paced) + delay_ms)
+        await player.create(f"{args.run}-w{count}-{batched}-{paced}-{delay_ms}")
         await player.play_to(5)
-        watchers = Watchers(channels, player, count)
-        say(f"{count} watchers opening")
+        watchers = Watchers(channels, player, count, batched, delay_ms)
+        say(f"{count} watchers opening ({mode})")
         await asyncio.sleep(1.0 + count / 500)  # every stream open and waiting
         await player.step()
         await watchers.reach(player.version)
         start, before = player.version, cpu_seconds(server.process.pid)
-        for _ in range(args.steps):
+        received = watchers.messages
+        for _ in range(args.steps if paced else args.open_steps):
             await player.step()
-            await watchers.reach(player.version)
+            if paced:
+                await watchers.reach(player.version)
+        await watchers.reach(player.version)
         events = player.version - start
         used = (cpu_seconds(server.process.pid) - before) / events * 1000
+        messages = (watchers.messages - received) / count / events
         await watchers.close()
-        return used
+        return Fan(used, messages)
     finally:
         for ch in channels:
             await ch.close()
@@ -442,33 +538,75 @@ async def main(args: argparse.Namespace) -> None:
         say(f"# watch_bench: {args.games} games of >= {args.events} events, store {store}")
         async with running(game_server(store, new_key_line())) as server:
             found = await resume_runs(args, server.target, server)
-            fan = {n: await fanout_run(args, server.target, server, n) for n in (1, args.watchers)}
+            fans: dict[tuple[bool, bool, int], dict[int, Fan]] = {}
+            modes = [(b, p, 0) for p in (True, False) for b in (False, True)]
+            delays = [int(ms) for ms in args.max_delay_ms.split(",") if ms]
+            for batched, paced, delay in [*modes, *((True, False, ms) for ms in delays)]:
+                fans[(batched, paced, delay)] = {
+                    n: await fanout_run(
+                        args,
+                        server.target,
+                        server,
+                        n,
+                        batched=batched,
+                        paced=paced,
+                        delay_ms=delay,
+                    )
+                    for n in (1, args.watchers)
+                }
         sizes = found["sizes"]
-        noop = await noop_resume(args, sizes)
+        noop = await noop_resume(args, sizes, args.repeat)
+        batch_sizes = found["batch_sizes"]
+        noop_batched = await noop_resume(args, batch_sizes, args.batch_repeat)
         mean = sum(sizes) // len(sizes)
         noop_fan = {n: await noop_fanout(args, mean, n) for n in (1, args.watchers)}
         local = await in_process(args, scratch)
     events = found["events"]
     say(f"\n## A. Resume a {events}-event game from version 0 (server CPU per resume)")
-    say(f"messages: {len(sizes)}, mean {mean} B; server idle CPU {found['idle']:.2f} ms/s")
-    say("| | server CPU ms | x no-op stream of the same messages |")
+    say(f"WatchGame: {len(sizes)} messages, mean {mean} B; WatchGameBatches")
+    say(f"({found['batched_events']} events): {len(batch_sizes)} messages of {batch_sizes} B;")
+    say(f"server idle CPU {found['idle']:.2f} ms/s")
+    say("| | server CPU ms | x no-op per-event stream |")
     say("|---|---:|---:|")
-    say(f"| no-op grpc.aio stream (baseline) | {noop:.1f} | 1.00 |")
-    say(f"| pref serve, warm (feed built) | {found['warm']:.1f} | {x(found['warm'], noop)} |")
-    say(f"| pref serve, cold (first watch) | {found['cold']:.1f} | {x(found['cold'], noop)} |")
+    say(f"| no-op grpc.aio stream, one message per event (baseline) | {noop:.1f} | 1.00 |")
+    ratio = x(noop_batched, noop)
+    say(f"| no-op grpc.aio stream of the batches' sizes | {noop_batched:.2f} | {ratio} |")
+    for label, key in (
+        ("WatchGame, warm (feed built)", "warm"),
+        ("WatchGame, cold (first watch)", "cold"),
+        ("WatchGameBatches, warm", "warm_batched"),
+        ("WatchGameBatches, cold (first watch)", "cold_batched"),
+    ):
+        say(f"| pref serve {label} | {found[key]:.2f} | {x(found[key], noop)} |")
     w = args.watchers
-    say(f"\n## B. Fan-out: server CPU per event, {w} watchers against 1 ({args.steps} events)")
-    say("| | 1 watcher ms/event | " + f"{w} watchers ms/event | ratio | per message, x 1 |")
-    say("|---|---:|---:|---:|---:|")
-    for label, runs in (("no-op grpc.aio (baseline)", noop_fan), ("pref serve", fan)):
-        one, many = runs[1], runs[w]
-        say(f"| {label} | {one:.2f} | {many:.1f} | {x(many, one)} | {x(many / w, one)} |")
-    extra = (fan[w] - fan[1]) / (w - 1)
+    say(f"\n## B. Fan-out: server CPU per event, {w} watchers against 1")
+    say(f"(paced: {args.steps} events, each delivered to every watcher before the next command;")
+    say(f" back to back: {args.open_steps} commands without waiting, then every watcher caught up)")
+    say(
+        "| | 1 watcher ms/event | "
+        + f"{w} watchers ms/event | ratio | msgs per watcher per event (1 / {w}) | "
+        + "extra watcher us/event | extra watcher us/message |"
+    )
+    say("|---|---:|---:|---:|---:|---:|---:|")
     noop_extra = (noop_fan[w] - noop_fan[1]) / (w - 1)
     say(
-        f"each extra watcher costs {extra * 1000:.1f} us of server CPU per event "
-        f"(no-op baseline {noop_extra * 1000:.1f} us: x{x(extra, noop_extra)})"
+        f"| no-op grpc.aio, paced (baseline) | {noop_fan[1]:.2f} | {noop_fan[w]:.1f} | "
+        f"{x(noop_fan[w], noop_fan[1])} | 1 / 1 | {noop_extra * 1000:.1f} | "
+        f"{noop_extra * 1000:.1f} |"
     )
+    for (batched, paced, delay), runs in fans.items():
+        label = ("WatchGameBatches" if batched else "WatchGame") + (
+            ", paced" if paced else ", back to back"
+        )
+        label += f", max_delay_ms {delay}" if delay else ""
+        one, many = runs[1], runs[w]
+        extra = (many.cpu - one.cpu) / (w - 1)
+        per_message = extra / many.messages if many.messages else 0.0
+        say(
+            f"| pref serve {label} | {one.cpu:.2f} | {many.cpu:.1f} | {x(many.cpu, one.cpu)} | "
+            f"{one.messages:.2f} / {many.messages:.2f} | {extra * 1000:.1f} | "
+            f"{per_message * 1000:.1f} |"
+        )
 
     say(f"\n## C. In process, no transport: a {local.pop('events'):.0f}-event game")
     say("| resume | CPU ms |")
@@ -484,7 +622,18 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--events", type=int, default=1000, help="events per game (at least)")
     parser.add_argument("--repeat", type=int, default=20, help="warm resumes")
     parser.add_argument("--watchers", type=int, default=1000, help="watchers of one game")
-    parser.add_argument("--steps", type=int, default=30, help="commands in the fan-out runs")
+    parser.add_argument("--steps", type=int, default=30, help="commands in the paced fan-outs")
+    parser.add_argument(
+        "--open-steps", type=int, default=150, help="commands in the back-to-back fan-outs"
+    )
+    parser.add_argument(
+        "--max-delay-ms",
+        default="100,250",
+        help="max_delay_ms of the last fan-out runs (comma-separated, one run each)",
+    )
+    parser.add_argument(
+        "--batch-repeat", type=int, default=200, help="warm WatchGameBatches resumes"
+    )
     parser.add_argument("--serve-noop", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--sizes", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()

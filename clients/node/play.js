@@ -2,7 +2,8 @@
 // A small Node.js client of the Preferans gRPC API (no Python involved): it loads the public
 // contract proto/preferans/v1/game.proto at run time, creates a game for three players, plays
 // one full deal through the API with a simple random policy, shows the error model once (an
-// illegal move answers FAILED_PRECONDITION) and prints the first deal of the scoresheet.
+// illegal move answers FAILED_PRECONDITION), prints the first deal of the scoresheet and reads
+// the game's events back in batches (WatchGameBatches).
 //
 //   node play.js [HOST:PORT]        (or PREF_SERVER=HOST:PORT; default 127.0.0.1:50051)
 //   node play.js HOST:PORT --tls-ca ca.pem [--tls-cert me.pem --tls-key me.key]
@@ -20,6 +21,7 @@ const protoLoader = require('@grpc/proto-loader');
 
 const OVERALL_TIMEOUT_MS = Number(process.env.PREF_TIMEOUT_MS || 60_000);
 const CALL_DEADLINE_MS = 10_000;
+const WATCH_BATCH_SIZE = 5; // small, so that the watch below spans several batches
 const MAX_ACTIONS = 500; // a deal needs about 40 decisions; this only guards against a loop
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTO_FILE = path.join(PROTO_ROOT, 'preferans', 'v1', 'game.proto');
@@ -317,6 +319,60 @@ async function main() {
   }
   console.log(`totals: ${sheet.totals.map((r) => `seat ${r.seat} pool ${r.pool} gora ${r.gora}`).join('; ')}`);
   if (lastView === null) throw new Error('no action was played');
+
+  // 5. The game's events as seat 0 may see them, from the start, in batches (WatchGameBatches):
+  // every version once, in order, across batch boundaries; seat 0 is dealt only its own hand.
+  const latest = Number(final.game.version);
+  const { events, batches } = await watchBatches(name, tokens[0], latest, WATCH_BATCH_SIZE);
+  const versions = events.map((e) => Number(e.version));
+  if (versions.length !== latest || versions.some((v, i) => v !== i + 1)) {
+    throw new Error(`the batched watch sent versions ${versions.join(',')}, not 1 to ${latest}`);
+  }
+  for (const e of events) {
+    if (e.event === 'deal_dealt' && e.revealed.some((hand) => hand.seat !== 0)) {
+      throw new Error(`seat 0 was shown another seat's hand at version ${e.version}`);
+    }
+  }
+  console.log(`watched ${events.length} events as seat 0 in ${batches} batches ` +
+    `(max_batch_size ${WATCH_BATCH_SIZE})`);
+}
+
+// Reads WatchGameBatches from version 0 until `latest`: the events (heartbeats skipped) and the
+// number of stream messages; then cancels the stream.
+function watchBatches(name, token, latest, maxBatchSize) {
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  const stream = client.WatchGameBatches(
+    { name, from_version: 0, heartbeat_seconds: 300, max_batch_size: maxBatchSize },
+    metadata,
+    { deadline: new Date(Date.now() + CALL_DEADLINE_MS) },
+  );
+  const events = [];
+  let batches = 0;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    stream.on('data', (batch) => {
+      batches += 1;
+      if (batch.updates.length < 1 || batch.updates.length > maxBatchSize) {
+        done = true;
+        stream.cancel();
+        reject(new Error(`a batch of ${batch.updates.length} updates (max ${maxBatchSize})`));
+        return;
+      }
+      for (const update of batch.updates) if (update.event !== 'heartbeat') events.push(update);
+      if (events.length > 0 && Number(events[events.length - 1].version) >= latest && !done) {
+        done = true;
+        stream.cancel();
+        resolve({ events, batches });
+      }
+    });
+    stream.on('error', (err) => {
+      if (done && err.code === grpc.status.CANCELLED) return;
+      done = true;
+      err.method = 'WatchGameBatches';
+      reject(err);
+    });
+  });
 }
 
 main()

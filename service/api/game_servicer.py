@@ -2,6 +2,10 @@
 
 The application is synchronous; every call into it runs in a bounded thread pool so the event
 loop never blocks. Errors are mapped to statuses in ``service.api.errors`` only.
+
+Over 400 lines on purpose: the whole ``GameService`` contract is one servicer class here (its
+two watch methods with their stream loop and their registration, ``add_to_server``); what the
+watch streams share across watchers lives in ``service.api.streams``.
 """
 
 from __future__ import annotations
@@ -11,9 +15,9 @@ import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 import structlog
@@ -23,6 +27,7 @@ from projections import queries
 from projections.runner import ProjectionWorker
 from service.api.auth import caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
+from service.api.limits import Limits
 from service.api.mapping import (
     action_from_proto,
     game_to_proto,
@@ -32,7 +37,7 @@ from service.api.mapping import (
     seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.api.streams import Feed, GameStreams
+from service.api.streams import GameStreams, Update, batches, update
 from service.app import validation
 from service.app.application import CommandResult, CommandSteps, PreferansApplication
 from service.app.hub import EventHub
@@ -51,6 +56,18 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LIST_GAMES_TOKEN = "games"
 SAFETY_POLL_SECONDS = 1.0
+DEFAULT_BATCH_SIZE = 1000
+"""Events in one WatchGameBatches message when the request leaves ``max_batch_size`` 0."""
+MAX_BATCH_SIZE = 1000
+"""The most events a WatchGameBatches message holds."""
+MAX_BATCH_BYTES = 1024 * 1024
+"""The most bytes of events in one WatchGameBatches message (a quarter of gRPC's default 4 MiB
+message limit; ``batch_bytes`` lowers it with the server's ``max_send_bytes``)."""
+MAX_DELAY_MS = 1000
+"""The longest a WatchGameBatches request may let the server hold a live event
+(``max_delay_ms``)."""
+PRESERIALIZED = ("WatchGame", "WatchGameBatches")
+"""The methods whose responses are sent as the servicer yields them: bytes (``add_to_server``)."""
 
 
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
@@ -97,6 +114,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         hub: EventHub,
         projections: ProjectionWorker | None = None,
         page_tokens: PageTokens | None = None,
+        batch_bytes: int = MAX_BATCH_BYTES,
     ) -> None:
         self.app = app
         self.executor = executor
@@ -104,6 +122,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.projections = projections
         self.page_tokens = page_tokens or PageTokens.random()
         self.streams = GameStreams(app, executor, hub)
+        self.batch_bytes = batch_bytes
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -372,16 +391,65 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         sheet = await self._read(game_id, scoresheet_to_proto, request.min_version)
         return pb.GetScoresheetResponse(scoresheet=sheet)
 
-    async def WatchGame(
+    # The stream sends bytes (serialised once, ``add_to_server``), not messages as typed.
+    async def WatchGame(  # type: ignore[override]
         self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[pb.WatchGameResponse]:
+    ) -> AsyncGenerator[bytes, None]:
+        """One stream message per event (serialised once per event and seat, shared by every
+        watcher: the method's response serializer passes bytes through, ``add_to_server``)."""
+        beat = request.heartbeat_seconds
+        watching = self._watch(context, request.name, request.from_version, beat)
+        async with contextlib.aclosing(watching):
+            async for updates in watching:
+                for update in updates:
+                    yield update.message
+
+    # The stream sends bytes (serialised once, ``add_to_server``), not messages as typed.
+    async def WatchGameBatches(  # type: ignore[override]
+        self, request: pb.WatchGameBatchesRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncGenerator[bytes, None]:
+        """WatchGame's updates, as many to a stream message as are waiting: at most
+        ``max_batch_size`` (0: ``DEFAULT_BATCH_SIZE``) and ``batch_bytes`` bytes each; live
+        ones at most one batch per ``max_delay_ms``."""
         try:
-            game_id = parse_game_name(request.name)
+            size = request.max_batch_size or DEFAULT_BATCH_SIZE
+            if not 1 <= size <= MAX_BATCH_SIZE:
+                raise BadInput(
+                    "max_batch_size",
+                    f"max_batch_size must be 1 to {MAX_BATCH_SIZE} (0 means {DEFAULT_BATCH_SIZE})",
+                )
+            if not 0 <= request.max_delay_ms <= MAX_DELAY_MS:
+                raise BadInput("max_delay_ms", f"max_delay_ms must be 0 to {MAX_DELAY_MS}")
+        except Exception as exc:
+            await self._fail(context, exc)
+            raise
+        beat, delay = request.heartbeat_seconds, request.max_delay_ms / 1000
+        watching = self._watch(context, request.name, request.from_version, beat, delay)
+        async with contextlib.aclosing(watching):
+            async for updates in watching:
+                for message in batches(updates, size, self.batch_bytes):
+                    yield message
+
+    async def _watch(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        name: str,
+        last: int,
+        heartbeat_seconds: int,
+        delay: float = 0.0,
+    ) -> AsyncGenerator[list[Update], None]:
+        """What both watch methods send, as lists of updates: every update the seat may see
+        after ``last`` that is waiting (from the game's shared feed, ``service.api.streams``),
+        or one heartbeat after ``heartbeat_seconds`` quiet seconds, until the server stops.
+        After each list the next waits ``delay`` seconds (what arrives meanwhile goes
+        together; the watcher is not woken for each event). Refusals and failures (also
+        mid-stream) end the call with their status."""
+        try:
+            game_id = parse_game_name(name)
             seat = self._seat(context, game_id)
-            heartbeat = request.heartbeat_seconds or 15
+            heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
-            last = request.from_version
             current = await self._run(self.app.get_game, game_id, last)
             if not 0 <= last <= current.version:
                 raise BadInput(
@@ -391,53 +459,63 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         except Exception as exc:
             await self._fail(context, exc)
             raise
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] | None = None
+        timer: asyncio.TimerHandle | None = None
+
+        def beat() -> None:  # the heartbeat timer: wake the watcher to look at the clock
+            nonlocal timer
+            timer = None
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
         try:
-            following = self._follow(context, feed, seat, heartbeat, last)
-            async with contextlib.aclosing(following):
-                async for message in following:
-                    yield message
+            quiet_since = loop.time()
+            while True:
+                if self.hub.closing:
+                    await context.abort(
+                        grpc.StatusCode.UNAVAILABLE,
+                        f"the server is stopping: resume from version {last}",
+                    )
+                waiting = self.streams.waiting(feed, last, seat)
+                if waiting is None:  # to be read (and built) again, or the feed failed
+                    waiting = await self.streams.messages(feed, last, seat)
+                if waiting:
+                    last += len(waiting)
+                    yield waiting
+                    quiet_since = loop.time()
+                    if delay:  # what happens meanwhile gathers for the next batch
+                        await self._gather(delay)
+                    continue
+                if loop.time() - quiet_since >= heartbeat:
+                    yield [update(pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat()))]
+                    quiet_since = loop.time()
+                    continue
+                # Wait for the feed to change, or for the heartbeat. One timer per heartbeat
+                # period, not one per wait: after an event it fires early, finds the stream
+                # not quiet for long enough, and is set again for the rest.
+                if timer is None:
+                    timer = loop.call_at(quiet_since + heartbeat, beat)
+                waiter = loop.create_future()
+                feed.waiters.add(waiter)
+                try:
+                    await waiter
+                finally:
+                    feed.waiters.discard(waiter)
+                    waiter = None
         except grpc.aio.AbortError:
             raise
         except Exception as exc:  # a failure mid-stream is a status too, never UNKNOWN
             await self._fail(context, exc)
             raise
         finally:
+            if timer is not None:
+                timer.cancel()
             self.streams.close(feed)
 
-    async def _follow(
-        self,
-        context: grpc.aio.ServicerContext[Any, Any],
-        feed: Feed,
-        seat: int,
-        heartbeat: int,
-        last: int,
-    ) -> AsyncGenerator[pb.WatchGameResponse, None]:
-        """WatchGame's loop: the game's events after ``last`` as the seat may see them (the
-        feed's shared messages, ``service.api.streams``), and a heartbeat after ``heartbeat`` quiet
-        seconds, until the server stops."""
-        quiet_since = time.monotonic()
-        while True:
-            if self.hub.closing:
-                await context.abort(
-                    grpc.StatusCode.UNAVAILABLE,
-                    f"the server is stopping: resume from version {last}",
-                )
-            changed = feed.changed
-            batch = await self.streams.messages(feed, last, seat)
-            if batch:
-                for message in batch:
-                    yield message
-                last = batch[-1].version
-                quiet_since = time.monotonic()
-                continue
-            wait = heartbeat - (time.monotonic() - quiet_since)
-            if wait <= 0:
-                yield pb.WatchGameResponse(version=last, heartbeat=pb.Heartbeat())
-                quiet_since = time.monotonic()
-                continue
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait):
-                    await changed.wait()
+    async def _gather(self, seconds: float) -> None:
+        """Let live events gather for a batch (``max_delay_ms``) for ``seconds``."""
+        await asyncio.sleep(seconds)
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
@@ -461,3 +539,37 @@ def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
         version=r["version"],
         settlement=r["settlement"] or [],
     )
+
+
+def batch_bytes(limits: Limits) -> int:
+    """The byte budget of a WatchGameBatches message on a server with these limits: at most
+    ``MAX_BATCH_BYTES``, and half its largest response message (room for the framing)."""
+    return max(1, min(MAX_BATCH_BYTES, limits.max_send_bytes // 2))
+
+
+class _Registered:
+    """Stands in for a server to the generated registration, keeping its method handlers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, Any] = {}
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        """The generic handler is rebuilt from the method handlers (``add_to_server``)."""
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        self.handlers.update(handlers)
+
+
+def add_to_server(servicer: GameServicer, server: grpc.aio.Server) -> None:
+    """Register ``servicer`` as the generated ``add_GameServiceServicer_to_server`` does, but
+    with no response serializer for the ``PRESERIALIZED`` methods: their messages are built
+    and serialised once per event and seat (``service.api.streams``) and the same bytes go to
+    every watcher (gRPC sends a handler's bytes as they are when its serializer is ``None``)."""
+    registered = _Registered()
+    game_pb2_grpc.add_GameServiceServicer_to_server(servicer, cast(grpc.aio.Server, registered))
+    handlers = registered.handlers
+    for name in PRESERIALIZED:
+        handlers[name] = handlers[name]._replace(response_serializer=None)
+    service = pb.DESCRIPTOR.services_by_name["GameService"].full_name
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+    server.add_registered_method_handlers(service, handlers)

@@ -11,7 +11,8 @@ Who a caller is, most specific first:
   An unverified or malformed token counts as no token, so made-up tokens give no fresh budget.
 
 Each caller has two token buckets — game creations, and every other call (commands and reads) —
-and two quotas: games created here and not yet finished, and concurrent ``WatchGame`` streams.
+and two quotas: games created here and not yet finished, and concurrent watch streams
+(``WatchGame`` and ``WatchGameBatches`` together).
 Over a limit, the call is refused before the method runs (nothing is recorded) with
 RESOURCE_EXHAUSTED, ``google.rpc.RetryInfo`` and ``QuotaFailure`` (``service.api.errors``).
 Health checks and reflection are not counted. The buckets live in bounded TTL/LRU caches
@@ -43,7 +44,9 @@ from service.api.mapping import parse_game_name
 from service.app.application import GameNotFound, PreferansApplication
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
-WATCH_METHOD = "/preferans.v1.GameService/WatchGame"
+WATCH_METHODS = frozenset(
+    {"/preferans.v1.GameService/WatchGame", "/preferans.v1.GameService/WatchGameBatches"}
+)
 EXEMPT_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
@@ -230,7 +233,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
             "game creations", limits.creates_per_minute / 60.0, limits.create_burst, callers, clock
         )
         self.calls = Budget("calls", limits.calls_per_second, limits.call_burst, callers, clock)
-        self.watches = Counter("concurrent WatchGame streams", limits.watch_streams, callers)
+        self.watches = Counter("concurrent watch streams", limits.watch_streams, callers)
         self.open_games = OpenGames(limits.open_games, callers, still_open, executor)
         self._charged: dict[tuple[str, Any], grpc.RpcMethodHandler[Any, Any]] = {}
 
@@ -266,7 +269,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                _bind_stream(self._stream, handler.unary_stream, method == WATCH_METHOD),
+                _bind_stream(self._stream, handler.unary_stream, method in WATCH_METHODS),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )

@@ -27,7 +27,8 @@ from grpc_reflection.v1alpha import reflection
 from projections import ProjectionWorker, standard_runners
 from service.api.audit_servicer import AuditServicer
 from service.api.auth import AuthInterceptor
-from service.api.game_servicer import GameServicer
+from service.api.game_servicer import GameServicer, batch_bytes
+from service.api.game_servicer import add_to_server as add_game_servicer
 from service.api.limits import Limits
 from service.api.logs import RequestIdInterceptor
 from service.api.malformed import MalformedRequestInterceptor
@@ -43,7 +44,6 @@ from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
     game_pb2,
-    game_pb2_grpc,
     stats_pb2,
     stats_pb2_grpc,
 )
@@ -191,8 +191,10 @@ async def create_server(
     )
     # Page tokens are signed with a key derived from the server key: every replica accepts them.
     page_tokens = PageTokens.derived_from(app.keys.current[1])
-    game_servicer = GameServicer(app, executor, hub, projections, page_tokens)
-    game_pb2_grpc.add_GameServiceServicer_to_server(game_servicer, server)
+    game_servicer = GameServicer(
+        app, executor, hub, projections, page_tokens, batch_bytes=batch_bytes(limits)
+    )
+    add_game_servicer(game_servicer, server)
     stats_servicer = StatsServicer(app.db, executor, page_tokens)
     stats_pb2_grpc.add_StatsServiceServicer_to_server(stats_servicer, server)
     audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)

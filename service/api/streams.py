@@ -1,12 +1,17 @@
 """Watch streams built once per event: one fan-out per game per process.
 
 A ``Feed`` holds one game's stream messages, one per event and seat (``WatchGameResponse``,
-redacted by ``mapping.watch_message``), in version order from its ``base``. While a game has
-watchers in this process, one task (the feed's pump) follows the game: woken by the event hub
-(commands of this process, the store's notifications) or every ``SAFETY_POLL_SECONDS``, it reads
-the game's new events once, builds each seat's message once in the thread pool (never on the
-event loop) on the feed's own replica of the game, appends them, and wakes every watcher. Each
-watcher then sends the shared messages after the version it has sent: resuming from version N
+redacted by ``mapping.watch_message``), in version order from its ``base``, serialised once
+(``Update``: the message's bytes, and the same framed as one entry of a
+``WatchGameBatchesResponse``). While a game has watchers in this process, one task (the feed's
+pump) follows the game: woken by the event hub (commands of this process, the store's
+notifications) or every ``SAFETY_POLL_SECONDS``, it reads the game's new events once, builds and
+serialises each seat's message once in the thread pool (never on the event loop) on the feed's
+own replica of the game, appends them, and wakes every watcher. Each watcher then sends the
+shared bytes after the version it has sent (gRPC sends them as they are: ``add_to_server`` in
+``service.api.game_servicer``): ``WatchGame`` one message each, ``WatchGameBatches`` everything
+waiting joined into as few messages as its limits allow (``chunks``; a watcher whose last write
+has not completed finds more waiting: it costs fewer writes, not more). Resuming from version N
 costs a slice of the feed, proportional to the events sent.
 
 A feed whose watchers have all left stays in an LRU cache (bounded by the number of versions
@@ -24,9 +29,9 @@ import asyncio
 import contextlib
 import copy
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import structlog
 from cachetools import LRUCache
@@ -48,22 +53,87 @@ again from the store for a watcher that asks for them."""
 DEFAULT_CACHED_VERSIONS = 100_000
 """How many versions (each: one message per seat) the feeds without watchers keep in all."""
 
-Messages = tuple[pb.WatchGameResponse, ...]
-"""One event's message for each seat."""
+UPDATES_TAG = b"\x0a"
+"""``WatchGameBatchesResponse.updates`` (field 1, length-delimited) on the wire."""
 
 
-def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[Messages]]:
+class Update(NamedTuple):
+    """One event as one seat may see it, serialised once for every watcher of that seat:
+    ``message`` is WatchGame's stream message (a ``WatchGameResponse``); ``entry`` is the same
+    as one ``updates`` entry of a ``WatchGameBatchesResponse`` (its tag and length in front),
+    so a batch is the concatenation of its entries (protobuf's wire format of a repeated
+    message field), never parsed or serialised again."""
+
+    message: bytes
+    entry: bytes
+
+
+Updates = tuple[Update, ...]
+"""One event's update for each seat."""
+
+
+def update(message: pb.WatchGameResponse) -> Update:
+    """``message`` serialised, as a stream message and as a batch entry."""
+    data = message.SerializeToString()
+    return Update(data, UPDATES_TAG + _varint(len(data)) + data)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def batch(entries: Sequence[bytes]) -> bytes:
+    """A serialised ``WatchGameBatchesResponse`` of these entries (``Update.entry``)."""
+    return b"".join(entries)
+
+
+def batches(updates: Sequence[Update], size: int, budget: int) -> Iterator[bytes]:
+    """The updates as serialised ``WatchGameBatchesResponse`` messages, in order, each of at
+    most ``size`` entries and ``budget`` bytes (an entry larger than the budget goes alone)."""
+    if len(updates) <= size:  # the usual case: everything waiting in one message
+        data = batch([item.entry for item in updates])
+        if len(data) <= budget:
+            yield data
+            return
+    for entries in chunks(updates, size, budget):
+        yield batch(entries)
+
+
+def chunks(updates: Sequence[Update], size: int, budget: int) -> Iterator[list[bytes]]:
+    """The updates' batch entries, in order, in lists of at most ``size`` entries and
+    ``budget`` bytes (an entry larger than the budget goes alone)."""
+    entries: list[bytes] = []
+    total = 0
+    for item in updates:
+        length = len(item.entry)
+        if entries and (len(entries) == size or total + length > budget):
+            yield entries
+            entries, total = [], 0
+        entries.append(item.entry)
+        total += length
+    if entries:
+        yield entries
+
+
+def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[Updates]]:
     """Apply ``events`` to ``game`` (the game just before the first of them, changed in place;
-    ``None`` before the creation) and build each event's message for each seat."""
+    ``None`` before the creation) and build and serialise each event's message for each
+    seat."""
     seats = range(PLAYERS)
     before = [Visibility(game, seat) for seat in seats]
-    built: list[Messages] = []
+    built: list[Updates] = []
     for event in events:
         deal_before = None if game is None else game.state.deal
         game = event.mutate(game)
         assert game is not None
         after = [Visibility(game, seat) for seat in seats]
-        built.append(watch_messages(event, before, deal_before, game, after))
+        messages = watch_messages(event, before, deal_before, game, after)
+        built.append(tuple(update(message) for message in messages))
         before = after
     return game, built
 
@@ -75,12 +145,15 @@ class Feed:
         self.game_id = game_id
         self.base: int | None = None
         """The version before the first message kept (``None`` until first loaded)."""
-        self.messages: list[Messages] = []
+        self.messages: list[Updates] = []
         self.replica: Game | None = None
         """The game at ``version``: only the pump's thread-pool step changes it."""
         self.watchers = 0
         self.changed = asyncio.Event()
         """Set (and replaced) whenever messages are added or the feed fails or closes."""
+        self.waiters: set[asyncio.Future[None]] = set()
+        """The watchers waiting for the feed to change (each its own future, which its
+        heartbeat timer may also end): woken and forgotten by ``notify``."""
         self.error: BaseException | None = None
         self.lock = asyncio.Lock()
         """Held while loading or back-filling."""
@@ -92,8 +165,8 @@ class Feed:
         """The latest version with messages (the base when there are none)."""
         return (self.base or 0) + len(self.messages)
 
-    def since(self, last: int, seat: int) -> list[pb.WatchGameResponse]:
-        """The seat's messages after version ``last`` (``last`` must be at least the base)."""
+    def since(self, last: int, seat: int) -> list[Update]:
+        """The seat's updates after version ``last`` (``last`` must be at least the base)."""
         start = last - (self.base or 0)
         assert start >= 0
         return [messages[seat] for messages in self.messages[start:]]
@@ -101,6 +174,10 @@ class Feed:
     def notify(self) -> None:
         changed, self.changed = self.changed, asyncio.Event()
         changed.set()
+        waiters, self.waiters = self.waiters, set()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def size(self) -> int:
         return max(1, len(self.messages))
@@ -165,13 +242,13 @@ class GameStreams:
             return game
         return self.app.game_at(feed.game_id, version)
 
-    def _older(self, game_id: uuid.UUID, version: int, base: int) -> list[Messages]:
+    def _older(self, game_id: uuid.UUID, version: int, base: int) -> list[Updates]:
         """The messages of versions ``version + 1`` to ``base``, from a replica of their own."""
         game = None if version == 0 else self.app.game_at(game_id, version)
         events = self.app.game_events(game_id, version, limit=base - version)
         return build(events, game)[1]
 
-    def _newer(self, feed: Feed) -> list[Messages]:
+    def _newer(self, feed: Feed) -> list[Updates]:
         """The messages of the game's events after the feed's replica (which they advance)."""
         replica = feed.replica
         after = 0 if replica is None else replica.version
@@ -232,10 +309,17 @@ class GameStreams:
             if feed.error is None and feed.base is not None:
                 self._keep(feed)
 
-    async def messages(self, feed: Feed, last: int, seat: int) -> list[pb.WatchGameResponse]:
-        """The seat's messages after ``last`` that the feed holds (perhaps none yet)."""
+    async def messages(self, feed: Feed, last: int, seat: int) -> list[Update]:
+        """The seat's updates after ``last`` that the feed holds (perhaps none yet)."""
         if feed.error is not None:
             raise feed.error
         if last < (feed.base or 0):
             await self.cover(feed, last)
+        return feed.since(last, seat)
+
+    def waiting(self, feed: Feed, last: int, seat: int) -> list[Update] | None:
+        """``messages`` without a trip through the event loop when the feed holds version
+        ``last`` (the usual case); ``None`` when ``messages`` must be awaited."""
+        if feed.error is not None or last < (feed.base or 0):
+            return None
         return feed.since(last, seat)

@@ -2,8 +2,8 @@
 
 The game is created through the gRPC API; the person keeps their own seat token and the two bots
 play the other seats in this process, each from its own seat's view (as ``service.cli.botplay``).
-The person's seat watches the game's event stream (``WatchGame``); whenever the stream has caught
-up with the last command, the table is redrawn and whoever is on turn decides.
+The person's seat watches the game's events (``WatchGameBatches``, flattened); whenever the stream
+has caught up with the last command, the table is redrawn and whoever is on turn decides.
 
 Three parts, each testable without a terminal:
 
@@ -741,7 +741,7 @@ def play_game(
         clear=clear,
     )
     session.head = created.game.version
-    stream = session.seats[seat].watch(from_version=0)
+    stream = session.seats[seat].watch_updates(from_version=0)
     try:
         finished = session.run(stream)
     finally:

@@ -130,6 +130,59 @@ class SeatClient:
         stream: Iterator[Any] = self.client.stub.WatchGame(request, metadata=self.metadata)
         return stream
 
+    def watch_batches(
+        self,
+        from_version: int = 0,
+        heartbeat_seconds: int = 15,
+        max_batch_size: int = 0,
+        max_delay_ms: int = 0,
+    ) -> Iterator[Any]:
+        """The ``WatchGameBatches`` stream: ``WatchGameBatchesResponse`` messages."""
+        request = pb.WatchGameBatchesRequest(
+            name=self.name,
+            from_version=from_version,
+            heartbeat_seconds=heartbeat_seconds,
+            max_batch_size=max_batch_size,
+            max_delay_ms=max_delay_ms,
+        )
+        stream: Iterator[Any] = self.client.stub.WatchGameBatches(request, metadata=self.metadata)
+        return stream
+
+    def watch_updates(
+        self,
+        from_version: int = 0,
+        heartbeat_seconds: int = 15,
+        max_batch_size: int = 0,
+        max_delay_ms: int = 0,
+    ) -> Updates:
+        """``watch``'s messages (events and heartbeats, one by one) received in batches
+        (``WatchGameBatches``): fewer stream messages for a resume or a client that falls
+        behind. ``cancel()`` ends the stream."""
+        return Updates(
+            self.watch_batches(from_version, heartbeat_seconds, max_batch_size, max_delay_ms)
+        )
+
+
+class Updates:
+    """A ``WatchGameBatches`` stream flattened into its ``WatchGameResponse`` messages."""
+
+    def __init__(self, stream: Iterator[Any]) -> None:
+        self.stream = stream
+        self._updates = (update for batch in stream for update in batch.updates)
+
+    def __iter__(self) -> Updates:
+        return self
+
+    def __next__(self) -> pb.WatchGameResponse:
+        update: pb.WatchGameResponse = next(self._updates)
+        return update
+
+    def cancel(self) -> None:
+        """End the stream (the server sees the call cancelled)."""
+        cancel = getattr(self.stream, "cancel", None)
+        if cancel is not None:
+            cancel()
+
 
 def retry_delay(error: grpc.RpcError) -> float | None:
     """The delay a RESOURCE_EXHAUSTED refusal asks for (``google.rpc.RetryInfo``), if any."""

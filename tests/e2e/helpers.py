@@ -98,7 +98,11 @@ class StreamReader:
         try:
             for message in self.stream:
                 now = time.monotonic()
-                if not message.HasField("heartbeat"):
+                if isinstance(message, pb.WatchGameBatchesResponse):
+                    for update in message.updates:
+                        if not update.HasField("heartbeat"):
+                            self.received_at.setdefault(update.version, now)
+                elif not message.HasField("heartbeat"):
                     self.received_at.setdefault(message.version, now)
                 self._queue.put(("message", message, now))
         except grpc.RpcError as error:
@@ -116,6 +120,19 @@ class StreamReader:
         if kind == "end":
             raise AssertionError("the stream ended")
         assert isinstance(value, pb.WatchGameResponse)
+        return value
+
+    def next_batch(self, timeout: float = STREAM_TIMEOUT) -> pb.WatchGameBatchesResponse:
+        """The next message of a ``WatchGameBatches`` stream."""
+        try:
+            kind, value, _ = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no stream message within {timeout}s") from None
+        if kind == "error":
+            raise value
+        if kind == "end":
+            raise AssertionError("the stream ended")
+        assert isinstance(value, pb.WatchGameBatchesResponse)
         return value
 
     def events_until(

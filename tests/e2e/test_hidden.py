@@ -1,5 +1,6 @@
-"""Hidden information over random games: no response and no streamed message ever shows a seat
-a card it may not see at that moment (domain.rules.view.visible_mask decides)."""
+"""Hidden information over random games: no response and no streamed message (WatchGame, and
+WatchGameBatches' batches) ever shows a seat a card it may not see at that moment
+(domain.rules.view.visible_mask decides)."""
 
 from __future__ import annotations
 
@@ -83,9 +84,11 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
         created = client.create_game(PLAYERS, rules)
         name = created.game.name
         seats = [client.seat(name, token) for token in created.seat_tokens]
+        # Each seat follows both streams: WatchGame, and WatchGameBatches flattened (small
+        # batches, so that live events and batch boundaries are both exercised).
         streams = [
             StreamReader(seat.watch(from_version=0, heartbeat_seconds=300)) for seat in seats
-        ]
+        ] + [StreamReader(seat.watch_updates(0, 300, max_batch_size=3)) for seat in seats]
         seen: list[tuple[int, int, set[str], str]] = []
         """(version, seat, cards shown, where)."""
         try:
@@ -105,7 +108,8 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
             final = client.get_game(name)
             assert final.version == version
             assert final.status == pb.GAME_STATUS_FINISHED or len(seen) > MAX_LOOKS
-            for seat, stream in enumerate(streams):
+            for index, stream in enumerate(streams):
+                seat = index % len(seats)
                 messages = list(stream.events_until(version))
                 assert [m.version for m in messages] == list(range(1, version + 1))
                 for message in messages:

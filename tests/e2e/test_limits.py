@@ -153,10 +153,21 @@ def test_concurrent_watch_streams_per_caller(
         other = StreamReader(client.seat(created.game.name, created.seat_tokens[1]).watch())
         assert other.next().version == 1
         other.close()
+        # WatchGameBatches streams count against the same quota (issue 10).
+        batched = StreamReader(seat.watch_batches(heartbeat_seconds=300))
+        with pytest.raises(grpc.RpcError) as caught:
+            batched.next_batch()
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        batched.close()
         # Closing the first stream frees its place.
         first.close()
-        third = StreamReader(seat.watch(heartbeat_seconds=300))
-        assert third.next().version == 1
+        third = StreamReader(seat.watch_batches(heartbeat_seconds=300))
+        assert third.next_batch().updates[0].version == 1
+        fourth = StreamReader(seat.watch(heartbeat_seconds=300))
+        with pytest.raises(grpc.RpcError) as caught:
+            fourth.next()
+        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        fourth.close()
         third.close()
     finally:
         client.close()

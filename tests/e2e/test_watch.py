@@ -4,6 +4,10 @@ arrive when nothing happens."""
 from __future__ import annotations
 
 import time
+from typing import Any
+
+import grpc
+import pytest
 
 from domain.bots import make_bot
 from domain.rules import RuleSet
@@ -95,3 +99,74 @@ def test_heartbeats_arrive_when_nothing_happens(server: ServerThread, client: Ga
         stream.close()
     game = client.get_game(name)
     assert game.status == pb.GAME_STATUS_PLAYING and game.version == version
+
+
+def test_batches_flatten_to_the_per_event_stream_and_resume_from_every_version(
+    server: ServerThread, client: GameClient
+) -> None:
+    """WatchGameBatches (issue 10): for every seat, the batches flattened are exactly
+    WatchGame's messages; a resume from every version gets the versions after it, none
+    missing or repeated across batch boundaries, each batch at most ``max_batch_size``."""
+    created = client.create_game(PLAYERS, RuleSet(pool_target=6))
+    seats = [client.seat(created.game.name, token) for token in created.seat_tokens]
+    version = play_steps(seats, 25)
+    for seat in seats:
+        single = StreamReader(seat.watch(from_version=0, heartbeat_seconds=300))
+        try:
+            whole = list(single.events_until(version))
+        finally:
+            single.close()
+        assert [m.version for m in whole] == list(range(1, version + 1))
+        for start in range(version):
+            batches = StreamReader(seat.watch_batches(start, 300, max_batch_size=4))
+            received: list[pb.WatchGameResponse] = []
+            try:
+                while len(received) < version - start:
+                    batch = batches.next_batch()
+                    assert 1 <= len(batch.updates) <= 4
+                    received += batch.updates
+            finally:
+                batches.close()
+            assert received == whole[start:], f"from version {start}"
+    # Live: the flattened batched stream and the per-event one agree as the game goes on.
+    live = StreamReader(seats[2].watch_updates(version, 300))
+    single = StreamReader(seats[2].watch(version, 300))
+    try:
+        latest = play_steps(seats, 10)
+        assert list(live.events_until(latest)) == list(single.events_until(latest))
+    finally:
+        live.close()
+        single.close()
+
+
+def test_batched_heartbeats_and_batch_size_limits(server: ServerThread, client: GameClient) -> None:
+    """WatchGameBatches (issue 10): a heartbeat is a batch holding one heartbeat alone;
+    ``max_batch_size`` is 0 (the default, 1000) or 1 to 1000 and ``max_delay_ms`` 0 to 1000,
+    else INVALID_ARGUMENT."""
+    created = client.create_game(PLAYERS, RuleSet(pool_target=6))
+    seats = [client.seat(created.game.name, token) for token in created.seat_tokens]
+    version = created.game.version
+    stream = StreamReader(seats[0].watch_batches(version, heartbeat_seconds=1))
+    try:
+        (beat,) = stream.next_batch(timeout=5).updates
+        assert beat.HasField("heartbeat") and beat.version == version
+    finally:
+        stream.close()
+    for size in (-1, 1001):
+        refused = StreamReader(seats[0].watch_batches(0, 300, max_batch_size=size))
+        with pytest.raises(grpc.RpcError) as caught:
+            refused.next_batch()
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "max_batch_size" in str(caught.value.details())
+        refused.close()
+    for delay in (-1, 1001):
+        refused = StreamReader(seats[0].watch_batches(0, 300, max_delay_ms=delay))
+        with pytest.raises(grpc.RpcError) as caught:
+            refused.next_batch()
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "max_delay_ms" in str(caught.value.details())
+        refused.close()
+    largest: Any = seats[1].watch_batches(0, 300, max_batch_size=1000)
+    first = next(largest)
+    largest.cancel()
+    assert [m.version for m in first.updates] == list(range(1, version + 1))

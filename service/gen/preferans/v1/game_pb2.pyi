@@ -1916,6 +1916,79 @@ class WatchGameRequest(_message.Message):
 Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
 
 @_typing.final
+class WatchGameBatchesRequest(_message.Message):
+    """WatchGameBatches' input; the seat is the token's (in `authorization`)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_SECONDS_FIELD_NUMBER: _builtins.int
+    MAX_BATCH_SIZE_FIELD_NUMBER: _builtins.int
+    MAX_DELAY_MS_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game_id}`."""
+    from_version: _builtins.int
+    """Send events with a version greater than this (0: from the start)."""
+    heartbeat_seconds: _builtins.int
+    """Seconds between heartbeats when nothing happens (default 15, 1 to 300)."""
+    max_batch_size: _builtins.int
+    """At most this many events in one batch (0: 1000; 1 to 1000). A batch also stops before
+    1 MiB (or half the server's largest response message, if that is less).
+    """
+    max_delay_ms: _builtins.int
+    """How long, in milliseconds, the server may hold a live event to send it together with the
+    events that follow (0: send each at once; at most 1000). After a batch the next one waits
+    until this long has passed, so a watcher costs the server at most one message per
+    interval however busy the game is: for spectators and clients that need no instant
+    updates. A resume's backlog is sent at once.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        from_version: _builtins.int = ...,
+        heartbeat_seconds: _builtins.int = ...,
+        max_batch_size: _builtins.int = ...,
+        max_delay_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "max_batch_size", b"max_batch_size", "max_delay_ms", b"max_delay_ms", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchGameBatchesRequest: _TypeAlias = WatchGameBatchesRequest  # noqa: Y015
+
+@_typing.final
+class WatchGameBatchesResponse(_message.Message):
+    """One message of the WatchGameBatches stream: events in version order, with no gap and no
+    repeat across batches, or a single heartbeat.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def updates(self) -> _containers.RepeatedCompositeFieldContainer[Global___WatchGameResponse]:
+        """One or more WatchGame messages, as WatchGame would send them one by one: events (the
+        first has the version after the last one sent), or one heartbeat alone.
+        """
+
+    def __init__(
+        self,
+        *,
+        updates: _abc.Iterable[Global___WatchGameResponse] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["updates", b"updates"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchGameBatchesResponse: _TypeAlias = WatchGameBatchesResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameResponse(_message.Message):
     """One message of the WatchGame stream: an event of the game as the watching seat may see
     it, or a heartbeat.

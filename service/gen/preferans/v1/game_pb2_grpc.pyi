@@ -83,6 +83,15 @@ class GameServiceStub:
     """Every event of the game that the token's seat may see, redacted for that seat, from
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
+    WatchGameBatches sends the same messages with fewer stream messages.
+    """
+    WatchGameBatches: _grpc.UnaryStreamMultiCallable[_game_pb2.WatchGameBatchesRequest, _game_pb2.WatchGameBatchesResponse]
+    """WatchGame in batches: the same messages in the same order, several to a stream message
+    (flattening the batches' `updates` gives WatchGame's stream exactly). A resume sends its
+    backlog in a few large messages; live, a batch holds every event that happened since the
+    watcher's last message (one event when it keeps up, more when it fell behind). Cheaper for
+    client and server than one stream message per event; same redaction, resume and
+    heartbeats.
     """
     FlagDeal: _grpc.UnaryUnaryMultiCallable[_game_pb2.FlagDealRequest, _game_pb2.FlagDealResponse]
     """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
@@ -159,6 +168,15 @@ class GameServiceAsyncStub(GameServiceStub):
     """Every event of the game that the token's seat may see, redacted for that seat, from
     `from_version` on, then live; heartbeats when nothing happens. Resume after a
     disconnect with the last version received: nothing is missed, nothing duplicated.
+    WatchGameBatches sends the same messages with fewer stream messages.
+    """
+    WatchGameBatches: _aio.UnaryStreamMultiCallable[_game_pb2.WatchGameBatchesRequest, _game_pb2.WatchGameBatchesResponse]  # type: ignore[assignment]
+    """WatchGame in batches: the same messages in the same order, several to a stream message
+    (flattening the batches' `updates` gives WatchGame's stream exactly). A resume sends its
+    backlog in a few large messages; live, a batch holds every event that happened since the
+    watcher's last message (one event when it keeps up, more when it fell behind). Cheaper for
+    client and server than one stream message per event; same redaction, resume and
+    heartbeats.
     """
     FlagDeal: _aio.UnaryUnaryMultiCallable[_game_pb2.FlagDealRequest, _game_pb2.FlagDealResponse]  # type: ignore[assignment]
     """Disputes a scored deal: the token's seat flags it with a reason, for an auditor to rule
@@ -280,6 +298,21 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Every event of the game that the token's seat may see, redacted for that seat, from
         `from_version` on, then live; heartbeats when nothing happens. Resume after a
         disconnect with the last version received: nothing is missed, nothing duplicated.
+        WatchGameBatches sends the same messages with fewer stream messages.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchGameBatches(
+        self,
+        request: _game_pb2.WatchGameBatchesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_pb2.WatchGameBatchesResponse], _abc.AsyncIterator[_game_pb2.WatchGameBatchesResponse]]:
+        """WatchGame in batches: the same messages in the same order, several to a stream message
+        (flattening the batches' `updates` gives WatchGame's stream exactly). A resume sends its
+        backlog in a few large messages; live, a batch holds every event that happened since the
+        watcher's last message (one event when it keeps up, more when it fell behind). Cheaper for
+        client and server than one stream message per event; same redaction, resume and
+        heartbeats.
         """
 
     @_abc_1.abstractmethod
