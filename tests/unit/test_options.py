@@ -281,5 +281,6 @@ def test_rule_set_unknown_or_bad_options_rejected() -> None:
     with pytest.raises(InvalidAction, match="exit levels must be 6 to 10"):
         RuleSet(raspasy_exit_levels=(5,))
     assert rule_set("default") == DEFAULT
-    with pytest.raises(InvalidAction, match="unknown rule set 'sochi'"):
-        rule_set("sochi")
+    assert rule_set("sochi").name == "sochi"
+    with pytest.raises(InvalidAction, match="unknown rule set 'moscow-nights'"):
+        rule_set("moscow-nights")
