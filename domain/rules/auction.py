@@ -1,4 +1,4 @@
-"""The auction (RULES.md §1.3, decisions A-04, A-05, A-06, A-18 of §6).
+"""The auction (RULES.md §1.3, §3.1, decisions A-04, A-05, A-06, A-18 of §6).
 
 Legal calls for the seat on turn: ``pass``; the next rung above the highest bid (6♠ if none,
 9♠ above misère); ``here`` if the seat sits earlier than the holder of the highest bid;
@@ -50,19 +50,38 @@ def _active(auction: AuctionState, players: int) -> int:
     return players - auction.passed.bit_count()
 
 
+def _pair_bit(a: int, b: int, players: int) -> int:
+    """The bit of the pair of seats ``a``, ``b`` in ``AuctionState.turned``."""
+    return 1 << (min(a, b) * players + max(a, b))
+
+
+def _has_priority(state: DealState, seat: int, other: int) -> bool:
+    """Whether ``seat`` may hold ``other``'s bid with "here": the earlier hand, unless the
+    priority has passed to the later one (A-06 option ``here_passes_to_later``)."""
+    players = state.players
+    earlier = (seat - state.dealer - 1) % players < (other - state.dealer - 1) % players
+    if state.auction.turned & _pair_bit(seat, other, players):
+        return not earlier
+    return earlier
+
+
+def _may_say_here(state: DealState) -> bool:
+    auction = state.auction
+    return (
+        auction.high >= 0
+        and auction.high != MISERE_INDEX
+        and _has_priority(state, state.to_act, auction.holder)
+        and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
+    )
+
+
 def legal(state: DealState) -> tuple[Action, ...]:
     seat = state.to_act
     auction = state.auction
     if seat == auction.misere_seat:
         return (PASS,)
     out: list[Action] = [PASS]
-    if (
-        auction.high >= 0
-        and auction.high != MISERE_INDEX
-        and (seat - state.dealer - 1) % state.players
-        < (auction.holder - state.dealer - 1) % state.players
-        and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
-    ):
+    if _may_say_here(state):
         out.append(HERE)
     if not (auction.called >> seat) & 1 and auction.high < MISERE_INDEX:
         out.append(CALLS[MISERE_INDEX])
@@ -93,19 +112,23 @@ def apply(state: DealState, action: Action) -> DealState:
     calls = (*a.calls, (seat, action))
     called = a.called | (1 << seat)
     high, holder, passed, misere_seat = a.high, a.holder, a.passed, a.misere_seat
+    turned = a.turned
     if isinstance(action, Pass):
         passed |= 1 << seat
     elif isinstance(action, Here):
         holder = seat
     else:
         assert isinstance(action, Call)
+        if state.rules.here_passes_to_later and not action.bid.is_misere and _may_say_here(state):
+            # A-06 (S000): he raised where he could have said "here"; the opponent may now.
+            turned ^= _pair_bit(seat, holder, state.players)
         beats_misere = high == MISERE_INDEX
         high, holder = action.bid.index, seat
         if action.bid.is_misere:
             misere_seat = seat
         elif beats_misere and state.rules.misere_beaten_stops_auction:
             passed = _all_but(seat, state.players)
-    auction = AuctionState(calls, high, holder, passed, called, misere_seat)
+    auction = AuctionState(calls, high, holder, passed, called, misere_seat, turned)
     players = state.players
     if passed.bit_count() == players:
         return _start_raspasy(state, auction)
@@ -143,6 +166,11 @@ def _why(state: DealState, action: Action) -> str:
             return "there is no bid to hold with 'here' yet"
         if auction.high == MISERE_INDEX:
             return "misère cannot be held with 'here'"
+        if state.rules.here_passes_to_later:
+            return (
+                "only the hand with the priority may say 'here' "
+                "(the earlier hand, until it raises instead)"
+            )
         return "only an earlier hand may say 'here'"
     if isinstance(action, Call):
         if action.bid.is_misere:

@@ -87,6 +87,11 @@ class RuleSet:
     misere_beaten_stops_auction: bool = False
     """A-18: a nine over misère ends the auction at once."""
 
+    # Auction and contract variants (issue 11, RULES.md §3.1)
+    here_passes_to_later: bool = False
+    """A-06, S000 main text: a hand that raises where it could have said "here" gives the
+    "here" priority over that opponent to him (default: only the earlier hand, ever)."""
+
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"
     """Key into ``scoring.DEFENCE_SCORERS``: how defence whists and penalties are written."""

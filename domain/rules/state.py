@@ -56,6 +56,9 @@ class AuctionState(NamedTuple):
     """Mask of seats that have made any call."""
     misere_seat: int
     """Seat that called misère (-1 if none); once beaten he may only pass (§1.3)."""
+    turned: int = 0
+    """Pairs of seats whose "here" priority has passed from the earlier to the later hand
+    (bit ``1 << (low_seat * players + high_seat)``; only under ``here_passes_to_later``, A-06)."""
 
 
 class Trick(NamedTuple):
