@@ -12,7 +12,7 @@ from __future__ import annotations
 from domain.rules.actions import CALLS, HERE, PASS, TAKE_TALON, Action, Call, Here, Pass
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.errors import IllegalAction
-from domain.rules.ruleset import Bidding
+from domain.rules.ruleset import Bidding, RuleSet
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import AuctionState, DealState, Phase, PlayState
 
@@ -27,11 +27,23 @@ def _next_rung(index: int) -> int:
     return nxt + 1 if nxt == MISERE_INDEX else nxt
 
 
+_NINE = Bid.ordinary(9, Strain.SPADES).index
+_TEN = Bid.ordinary(10, Strain.SPADES).index
+
+
+def misere_ceiling(rules: RuleSet) -> int:
+    """The ladder index of the lowest bid that beats misère: 9♠, or 10♠ under S004's
+    ``misere_beaten_by_ten`` (misère then ranks between 9NT and 10♠)."""
+    return _TEN if rules.misere_beaten_by_ten else _NINE
+
+
 def raises(state: DealState) -> list[int]:
     """Ladder indices of the ordinary bids the seat on turn may raise to."""
     rules = state.rules
     high = state.auction.high
     floor = _FLOORS[rules.min_level(state.raspasy_streak)]
+    if high == MISERE_INDEX:
+        floor = max(floor, misere_ceiling(rules))
     if rules.bidding is Bidding.JUMP:
         start = max(floor, high + 1)
         return [i for i in range(start, _TOP + 1) if i != MISERE_INDEX]
@@ -83,10 +95,16 @@ def legal(state: DealState) -> tuple[Action, ...]:
     out: list[Action] = [PASS]
     if _may_say_here(state):
         out.append(HERE)
-    if not (auction.called >> seat) & 1 and auction.high < MISERE_INDEX:
+    if not (auction.called >> seat) & 1 and _misere_beats(state, auction.high):
         out.append(CALLS[MISERE_INDEX])
     out.extend(CALLS[i] for i in raises(state))
     return tuple(out)
+
+
+def _misere_beats(state: DealState, high: int) -> bool:
+    """Whether misère outranks the highest bid ``high`` (never another misère: two misères
+    cannot both stand, the earlier hand's has priority, RULES.md §3.1)."""
+    return high < MISERE_INDEX or (high != MISERE_INDEX and high < misere_ceiling(state.rules))
 
 
 def describe(state: DealState) -> str:
@@ -176,6 +194,11 @@ def _why(state: DealState, action: Action) -> str:
         if action.bid.is_misere:
             if (auction.called >> state.to_act) & 1:
                 return "misère must be your first call in the auction"
+            if auction.high == MISERE_INDEX:
+                return (
+                    "misère no longer beats the highest bid: misère is already called, "
+                    "and the earlier hand's misère has priority"
+                )
             return "misère no longer beats the highest bid"
         return f"you cannot bid {action.bid} now"
     return f"{action} is not an auction call"

@@ -91,6 +91,8 @@ class RuleSet:
     here_passes_to_later: bool = False
     """A-06, S000 main text: a hand that raises where it could have said "here" gives the
     "here" priority over that opponent to him (default: only the earlier hand, ever)."""
+    misere_beaten_by_ten: bool = False
+    """S004: misère ranks above the nines and only a ten beats it (default: any nine)."""
 
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"

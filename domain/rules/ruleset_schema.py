@@ -81,6 +81,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "here_between_two_only": boolean,
             "misere_beaten_stops_auction": boolean,
             "here_passes_to_later": boolean,
+            "misere_beaten_by_ten": boolean,
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,
