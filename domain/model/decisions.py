@@ -40,11 +40,13 @@ from domain.rules import (
 )
 from domain.rules.actions import (
     CALLS,
+    CONCEDE,
     DECLARES,
     DISCARDS,
     PLAYS,
     AcceptClaim,
     ChooseDefence,
+    Concede,
     Declare,
     Discard,
     HalfWhist,
@@ -150,6 +152,7 @@ DECISIONS: tuple[Decision, ...] = (
         lambda e: DECLARES[Bid.parse(e.contract).index],
         lambda a, d: {"contract": str(a.contract)},
     ),
+    Decision("WithoutThreeGone", Concede, lambda e: CONCEDE),
     Decision(
         "WhistCalled",
         Whist,

@@ -199,6 +199,11 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "ContractDeclared"
         contract: str
 
+    class WithoutThreeGone(_Decided, Event):
+        """The talon taker refused to play: "without three" (RULES.md §3.1, S000 conv.)."""
+
+        TOPIC = EVENT_PREFIX + "WithoutThreeGone"
+
     class WhistCalled(_Decided, Event):
         TOPIC = EVENT_PREFIX + "WhistCalled"
 

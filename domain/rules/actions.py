@@ -82,6 +82,15 @@ class Declare:
 
 
 @dataclass(frozen=True, slots=True)
+class Concede:
+    """ "Without three": the talon taker refuses to play instead of declaring (RULES.md §3.1,
+    S000 conv.); he is written the agreed undertricks and nobody whists."""
+
+    def __str__(self) -> str:
+        return "concede"
+
+
+@dataclass(frozen=True, slots=True)
 class Whist:
     """Whist: take on the defence (§1.6); after a half-whist, the return whist."""
 
@@ -150,6 +159,7 @@ Action = (
     | TakeTalon
     | Discard
     | Declare
+    | Concede
     | Whist
     | HalfWhist
     | ChooseDefence
@@ -162,6 +172,7 @@ Action = (
 HERE = Here()
 PASS = Pass()
 TAKE_TALON = TakeTalon()
+CONCEDE = Concede()
 WHIST = Whist()
 HALF_WHIST = HalfWhist()
 OPEN = ChooseDefence(True)
@@ -185,6 +196,13 @@ _WORDS: dict[str, Action] = {
     "take": TAKE_TALON,
     "take talon": TAKE_TALON,
     "talon": TAKE_TALON,
+    "concede": CONCEDE,
+    "without three": CONCEDE,
+    "without four": CONCEDE,
+    "без трех": CONCEDE,
+    "без трёх": CONCEDE,
+    "без четырех": CONCEDE,
+    "без четырёх": CONCEDE,
     "whist": WHIST,
     "вист": WHIST,
     "half-whist": HALF_WHIST,
@@ -239,6 +257,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, whist, half-whist, open, closed, a card (10♠), "
+            "discard 7♣ 8♦, declare 7♥, concede, whist, half-whist, open, closed, a card (10♠), "
             "claim 3-0-0, accept or reject"
         ) from None

@@ -93,6 +93,12 @@ class RuleSet:
     "here" priority over that opponent to him (default: only the earlier hand, ever)."""
     misere_beaten_by_ten: bool = False
     """S004: misère ranks above the nines and only a ten beats it (default: any nine)."""
+    concede_undertricks: int = 0
+    """S000 conv. "without three without whists": the talon taker on a six may, instead of
+    declaring, refuse to play and be written this many undertricks with no whists (3; "without
+    four": 4). 0: not allowed (the default)."""
+    concede_any_level: bool = False
+    """S000 conv.: "without three" on every trick game, not only on a six."""
 
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"
@@ -154,6 +160,17 @@ class RuleSet:
         if any(not 6 <= level <= 10 for level in self.raspasy_exit_levels):
             raise InvalidAction(
                 "raspasy exit levels must be 6 to 10", field="rules.raspasy_exit_levels"
+            )
+        if self.concede_undertricks not in (0, 3, 4):
+            raise InvalidAction(
+                'a concession is "without three" (3) or "without four" (4), or 0 for none',
+                field="rules.concede_undertricks",
+            )
+        if self.concede_any_level and not self.concede_undertricks:
+            raise InvalidAction(
+                "concede_any_level needs concede_undertricks (3 or 4): "
+                '"without three" is not allowed at all',
+                field="rules.concede_any_level",
             )
         from domain.rules.scoring import DEFENCE_SCORERS
 

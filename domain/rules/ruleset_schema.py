@@ -82,6 +82,8 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "misere_beaten_stops_auction": boolean,
             "here_passes_to_later": boolean,
             "misere_beaten_by_ten": boolean,
+            "concede_undertricks": {"enum": [0, 3, 4]},
+            "concede_any_level": boolean,
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,

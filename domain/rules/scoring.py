@@ -109,6 +109,9 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
             sheet.gora[declarer] += taken * rules.misere_trick_penalty
         return sheet.freeze()
     value = rules.value(contract.level)
+    if kind is Kind.CONCEDED:  # "without three": undertricks, no whists (RULES.md §3.1)
+        sheet.gora[declarer] += rules.concede_undertricks * value
+        return sheet.freeze()
     if kind is Kind.PASSED_OUT:
         sheet.pool[declarer] += value
         return sheet.freeze()

@@ -41,6 +41,9 @@ class Kind(StrEnum):
     """Both defenders passed: the contract is given without play (§1.6 item 3)."""
     HALF_WHIST = "half-whist"
     """Half-whist stood: no play (§1.6 item 4)."""
+    CONCEDED = "conceded"
+    """The talon taker went "without three" (or four) instead of declaring: no play, no
+    whists (RULES.md §3.1, S000 conv.; ``RuleSet.concede_undertricks``)."""
 
 
 class AuctionState(NamedTuple):

@@ -11,6 +11,7 @@ from itertools import combinations
 
 from domain.rules.actions import (
     CLOSED,
+    CONCEDE,
     DECLARES,
     DISCARDS,
     HALF_WHIST,
@@ -20,6 +21,7 @@ from domain.rules.actions import (
     WHIST,
     Action,
     ChooseDefence,
+    Concede,
     Declare,
     Discard,
     HalfWhist,
@@ -27,6 +29,7 @@ from domain.rules.actions import (
 )
 from domain.rules.bids import LADDER, MISERE_INDEX
 from domain.rules.cards import CARDS, cards_of, format_cards
+from domain.rules.concession import concede, may_concede, why_not
 from domain.rules.errors import IllegalAction
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import DealState, Kind, Phase, PlayState
@@ -93,14 +96,19 @@ _CONTRACTS: tuple[tuple[Action, ...], ...] = tuple(_contracts_from(i) for i in r
 
 def contract_options(state: DealState) -> tuple[Action, ...]:
     assert state.bid is not None
-    return _CONTRACTS[state.bid.index]
+    allowed = _CONTRACTS[state.bid.index]
+    return (*allowed, CONCEDE) if may_concede(state) else allowed
 
 
 def declare(state: DealState, action: Action) -> DealState:
     allowed = contract_options(state)
+    if isinstance(action, Concede) and CONCEDE in allowed:
+        return concede(state)
     if action not in allowed:
         assert state.bid is not None
-        if state.bid.is_misere:
+        if isinstance(action, Concede):
+            why = why_not(state)
+        elif state.bid.is_misere:
             why = "you won the talon on misère, so you must play misère"
         elif isinstance(action, Declare) and action.contract.is_misere:
             why = "misère can only be played by the player who won the auction on misère"

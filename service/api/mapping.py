@@ -52,7 +52,7 @@ from domain.rules import (
     rule_set,
     seat_view,
 )
-from domain.rules.actions import CALLS, DECLARES, PLAYS
+from domain.rules.actions import CALLS, CONCEDE, DECLARES, PLAYS, Concede
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.view import SeatView, visible_cards
@@ -154,6 +154,7 @@ def action_from_proto(message: pb.Action) -> Action:
         "pass": PASS,
         "here": HERE,
         "take_talon": TAKE_TALON,
+        "concede": CONCEDE,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
         "accept_claim": ACCEPT,
@@ -185,6 +186,8 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(here=pb.Here())
     if isinstance(action, TakeTalon):
         return pb.Action(take_talon=pb.TakeTalon())
+    if isinstance(action, Concede):
+        return pb.Action(concede=pb.Concede())
     if isinstance(action, Whist):
         return pb.Action(whist=pb.Whist())
     if isinstance(action, HalfWhist):

@@ -122,6 +122,7 @@ _NO_ARGUMENT = {
     "MisereCalled": "misère",
     "ClaimAccepted": "accept",
     "ClaimRejected": "reject",
+    "WithoutThreeGone": "concede",
 }
 
 

@@ -3,12 +3,29 @@ seeds S000 «Торговля» and «Конвенции», S004)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from domain.rules import DEFAULT, RuleSet, legal_actions, parse_action
+from domain.bots import make_bot
+from domain.rules import (
+    DEFAULT,
+    DealScore,
+    DealState,
+    Declare,
+    InvalidAction,
+    Kind,
+    NotYourTurn,
+    RuleSet,
+    legal_actions,
+    parse_action,
+    score_deal,
+    seat_view,
+)
+from domain.rules.actions import CONCEDE
 from domain.rules.ruleset import Bidding
 from domain.rules.state import Phase
-from tests.unit.rules_helpers import A, B, act, assert_illegal, sample
+from tests.unit.rules_helpers import A, B, C, act, assert_illegal, deal, sample, whists
 
 
 def calls(*texts: str) -> tuple[object, ...]:
@@ -108,3 +125,108 @@ def test_two_misères_the_earlier_hand_has_priority(rules: RuleSet) -> None:
     assert_illegal(state, "misère", "the earlier hand's misère has priority")
     state = act(state, "pass")
     assert (state.phase, state.declarer, str(state.bid)) == (Phase.TALON, B, "misère")
+
+
+# --- "without three" (S000 «Конвенции», "Варианты правил при назначении игры") -----------
+
+THREE = RuleSet(concede_undertricks=3)
+
+
+def taken_at_six(rules: RuleSet) -> DealState:
+    """SAMPLE: A wins at 6♠, takes the talon and discards Q♠ 10♣; the contract is next."""
+    return act(sample(rules=rules), "6♠", "pass", "pass", "take talon", "discard Qs Tc")
+
+
+def test_s000_without_three_on_a_six_no_whists() -> None:
+    """S000: "the talon taker on a six may refuse to play ('without three'); he is deemed to
+    have taken three tricks; no whists are written on him"."""
+    state = taken_at_six(THREE)
+    assert legal_actions(state)[-1] == CONCEDE
+    assert parse_action("без трёх") == parse_action("without three") == CONCEDE
+    done = act(state, "concede")
+    assert done.phase is Phase.SCORED and done.result is not None
+    assert (done.result.kind, done.result.declarer, str(done.result.contract)) == (
+        Kind.CONCEDED,
+        A,
+        "6♠",
+    )
+    assert done.whist.calls == () and done.play.history == ()
+    assert score_deal(done) == DealScore((0, 0, 0), (3 * 2, 0, 0), whists({}))
+
+
+def test_s000_without_four_writes_four_undertricks() -> None:
+    done = act(taken_at_six(RuleSet(concede_undertricks=4)), "concede")
+    assert score_deal(done) == DealScore((0, 0, 0), (4 * 2, 0, 0), whists({}))
+
+
+def test_without_three_only_on_a_six_unless_every_level() -> None:
+    """S000: "in some companies 'without three without whists' applies to every game"."""
+    jump = RuleSet(bidding=Bidding.JUMP, concede_undertricks=3)
+    seven = act(sample(rules=jump), "7♥", "pass", "pass", "take talon", "discard Qs Tc")
+    assert CONCEDE not in legal_actions(seven)
+    assert_illegal(seven, "concede", "only after winning the talon on a six", "declare 7♥")
+    rules = jump.with_options(concede_any_level=True)
+    seven = act(sample(rules=rules), "7♥", "pass", "pass", "take talon", "discard Qs Tc")
+    done = act(seven, "concede")
+    assert score_deal(done).gora == (3 * 4, 0, 0)
+
+
+def test_without_three_not_played_by_default_nor_on_misere() -> None:
+    assert CONCEDE not in legal_actions(taken_at_six(DEFAULT))
+    assert_illegal(taken_at_six(DEFAULT), "concede", '"without three" is not played')
+    misere = act(sample(rules=THREE), "misère", "pass", "pass", "take talon", "discard Qs Tc")
+    assert legal_actions(misere) == (parse_action("declare misère"),)
+    assert_illegal(misere, "concede", "misère cannot be conceded")
+
+
+def test_without_three_is_the_declarers_alone_and_hidden_until_decided() -> None:
+    state = taken_at_six(THREE)
+    for seat in (B, C):
+        view = seat_view(state, seat)
+        assert view.legal == () and view.discard is None
+    assert_illegal(state, "concede", "it is A's turn", error=NotYourTurn, seat=B)
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"concede_any_level": True}, "rules.concede_any_level"),
+        ({"concede_undertricks": 2}, "rules.concede_undertricks"),
+        ({"concede_undertricks": 5}, "rules.concede_undertricks"),
+    ],
+)
+def test_without_three_nonsense_options_are_refused(options: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidAction) as refused:
+        RuleSet(**options)
+    assert refused.value.field == field
+    with pytest.raises(InvalidAction):
+        RuleSet.from_dict(options)
+
+
+def test_the_bot_goes_without_three_with_a_hopeless_hand_only() -> None:
+    hopeless = deal(
+        "7s 8s 9s 7c 8c 9c 7d 8d 7h 8h",
+        "As Ks Qs Js Ac Kc Qc Jc Ad Kd",
+        "Ts Tc Qd Jd Td Ah Kh Qh Jh Th",
+        "9d 9h",
+        rules=THREE,
+    )
+    state = act(hopeless, "6♠", "pass", "pass", "take talon", "discard 7s 8s")
+    assert make_bot()(seat_view(state, A)) == CONCEDE
+    strong = taken_at_six(THREE)
+    assert isinstance(make_bot()(seat_view(strong, A)), Declare)
+
+
+def test_the_concession_round_trips_through_the_api_action() -> None:
+    from service.api.mapping import action_from_proto, action_to_proto
+
+    message = action_to_proto(CONCEDE)
+    assert message.WhichOneof("kind") == "concede"
+    assert action_from_proto(message) == CONCEDE
+
+
+def test_the_bot_declares_a_won_ten_even_when_a_lower_strain_looks_best() -> None:
+    """A bot that won 10NT with its tricks in hearts must still declare 10NT (no 11♥)."""
+    rules = RuleSet(bidding=Bidding.JUMP)
+    state = act(sample(rules=rules), "10NT", "pass", "pass", "take talon", "discard Qs Tc")
+    assert make_bot()(seat_view(state, A)) == parse_action("declare 10NT")

@@ -23,6 +23,7 @@ from domain.rules import (
     Action,
     DealState,
     Phase,
+    RuleSet,
     actor,
     legal_actions,
     shuffle_from_seed,
@@ -37,14 +38,18 @@ SEED = b"\x07" * 32
 BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
 
 
-def new_game(first_dealer: int = 0) -> Game:
+EVERY_DECISION = DEFAULT.with_options(concede_undertricks=3, concede_any_level=True)
+"""Rule options under which every decision event can occur (RULES.md §3.1 "without three")."""
+
+
+def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
     game = Game._create(
         Game.Created,
         id=uuid.uuid4(),
         seat=-1,
         request_id="create",
         players=["a", "b", "c"],
-        rules=DEFAULT.to_dict(),
+        rules=rules.to_dict(),
         league="",
         seed_commitment="",
         token_hashes=["", "", ""],
@@ -63,11 +68,13 @@ def choose(rng: random.Random, deal: DealState) -> Action:
     return rng.choice(legal)
 
 
-def walk(seed: int, deals: int = 6, game: Game | None = None) -> Iterator[tuple[Game, int, Action]]:
+def walk(
+    seed: int, deals: int = 6, game: Game | None = None, rules: RuleSet = DEFAULT
+) -> Iterator[tuple[Game, int, Action]]:
     """A game played by random legal actions: the game before each action, the actor, the
     action."""
     rng = random.Random(seed)
-    game = game or new_game(first_dealer=seed % 3)
+    game = game or new_game(first_dealer=seed % 3, rules=rules)
     while not game.finished and game.state.deal_number <= deals:
         deal = game.state.deal
         assert deal is not None
@@ -89,7 +96,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 16
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 17
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -117,7 +124,7 @@ def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
 def test_every_decision_event_is_recorded_by_some_game() -> None:
     seen: set[str] = set()
     for seed in range(60):
-        for game, _, _ in walk(seed, deals=4):
+        for game, _, _ in walk(seed, deals=4, rules=EVERY_DECISION):
             seen.update(event_name(e) for e in game.pending_events)
         if seen >= set(BY_NAME):
             break

@@ -578,6 +578,7 @@ class Action(_message.Message):
     CLAIM_FIELD_NUMBER: _builtins.int
     ACCEPT_CLAIM_FIELD_NUMBER: _builtins.int
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
+    CONCEDE_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -622,6 +623,12 @@ class Action(_message.Message):
         this trick.
         """
 
+    @_builtins.property
+    def concede(self) -> Global___Concede:
+        """"Without three": instead of declaring, the talon taker refuses to play and is written
+        the agreed undertricks with no whists (only where the rule set allows it).
+        """
+
     def __init__(
         self,
         *,
@@ -637,12 +644,13 @@ class Action(_message.Message):
         claim: Global___Claim | None = ...,
         accept_claim: Global___AcceptClaim | None = ...,
         reject_claim: Global___RejectClaim | None = ...,
+        concede: Global___Concede | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "concede"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -698,6 +706,23 @@ class TakeTalon(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TakeTalon: _TypeAlias = TakeTalon  # noqa: Y015
+
+@_typing.final
+class Concede(_message.Message):
+    """Going "without three" (Action.concede): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Concede: _TypeAlias = Concede  # noqa: Y015
 
 @_typing.final
 class Discard(_message.Message):
