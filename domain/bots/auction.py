@@ -32,6 +32,7 @@ from domain.rules.actions import (
     HERE,
     OPEN,
     PASS,
+    UNDERBID,
     WHIST,
     Action,
     Call,
@@ -179,3 +180,12 @@ def whist(view: SeatView, style: Style) -> Action:
 def defence_choice(view: SeatView) -> Action:
     """The sole whister always plays open: he sees and plays both defending hands."""
     return OPEN
+
+
+# --- the underbid review -----------------------------------------------------------------
+
+
+def review(view: SeatView) -> Action:
+    """Claim the underbid whenever it is proved (RULES.md §3.1): the claim is offered only
+    then, and it always costs the declarer more than a result he made."""
+    return UNDERBID if UNDERBID in view.legal else PASS

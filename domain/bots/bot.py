@@ -51,6 +51,8 @@ class Bot:
             return auction.defence_choice(view)
         if phase is Phase.CLAIM:
             return REJECT
+        if phase is Phase.REVIEW:
+            return auction.review(view)
         raise ValueError(f"nothing to decide in phase {phase}")
 
     def __call__(self, view: SeatView) -> Action:

@@ -152,10 +152,13 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
     expected = deal_section(
         number, start, state, actions, score_to_dict(score), entry_to_dict(entry), game.sheet
     )
+    void = kind is Kind.UNDERBID  # a void game is dealt again by the same dealer (§3.1)
     after = game._replace(
-        dealer=next_dealer(deal["dealer"], n),
+        dealer=deal["dealer"] if void else next_dealer(deal["dealer"], n),
         deal_number=number,
-        raspasy_streak=game.raspasy_streak + 1 if kind is Kind.RASPASY else 0,
+        raspasy_streak=(
+            game.raspasy_streak if void else game.raspasy_streak + 1 if kind is Kind.RASPASY else 0
+        ),
         sheet=sheet,
         deal=None,
         finished=sheet.all_closed(rules),

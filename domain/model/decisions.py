@@ -44,8 +44,10 @@ from domain.rules.actions import (
     DECLARES,
     DISCARDS,
     PLAYS,
+    UNDERBID,
     AcceptClaim,
     ChooseDefence,
+    ClaimUnderbid,
     Concede,
     Declare,
     Discard,
@@ -195,6 +197,14 @@ DECISIONS: tuple[Decision, ...] = (
     ),
     Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
     Decision("ClaimRejected", RejectClaim, lambda e: REJECT),
+    Decision("UnderbidClaimed", ClaimUnderbid, lambda e: UNDERBID),
+    Decision(
+        "UnderbidWaived",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: d.phase is Phase.REVIEW,
+        misfit=lambda d: f"an underbid review pass in the {_phase_name(d)} phase",
+    ),
 )
 """Every decision event, in the order of a deal."""
 

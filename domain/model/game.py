@@ -234,6 +234,16 @@ class Game(Aggregate):
     class ClaimRejected(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimRejected"
 
+    class UnderbidClaimed(_Decided, Event):
+        """A whister proved an underbid: the game is void (RULES.md §3.1, TV-25)."""
+
+        TOPIC = EVENT_PREFIX + "UnderbidClaimed"
+
+    class UnderbidWaived(_Decided, Event):
+        """A whister let the result of the play stand in the underbid review."""
+
+        TOPIC = EVENT_PREFIX + "UnderbidWaived"
+
     # ----------------------------------------------------------------------------------
     # construction
 

@@ -91,6 +91,14 @@ class Concede:
 
 
 @dataclass(frozen=True, slots=True)
+class ClaimUnderbid:
+    """A whister's claim that the declarer underbid, "перезаклад" (RULES.md §3.1, TV-25)."""
+
+    def __str__(self) -> str:
+        return "underbid"
+
+
+@dataclass(frozen=True, slots=True)
 class Whist:
     """Whist: take on the defence (§1.6); after a half-whist, the return whist."""
 
@@ -160,6 +168,7 @@ Action = (
     | Discard
     | Declare
     | Concede
+    | ClaimUnderbid
     | Whist
     | HalfWhist
     | ChooseDefence
@@ -173,6 +182,7 @@ HERE = Here()
 PASS = Pass()
 TAKE_TALON = TakeTalon()
 CONCEDE = Concede()
+UNDERBID = ClaimUnderbid()
 WHIST = Whist()
 HALF_WHIST = HalfWhist()
 OPEN = ChooseDefence(True)
@@ -203,6 +213,8 @@ _WORDS: dict[str, Action] = {
     "без трёх": CONCEDE,
     "без четырех": CONCEDE,
     "без четырёх": CONCEDE,
+    "underbid": UNDERBID,
+    "перезаклад": UNDERBID,
     "whist": WHIST,
     "вист": WHIST,
     "half-whist": HALF_WHIST,
@@ -257,6 +269,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, concede, whist, half-whist, open, closed, a card (10♠), "
-            "claim 3-0-0, accept or reject"
+            "discard 7♣ 8♦, declare 7♥, concede, underbid, whist, half-whist, open, closed, "
+            "a card (10♠), claim 3-0-0, accept or reject"
         ) from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.rules import auction, play, whisting
+from domain.rules import auction, play, underbid, whisting
 from domain.rules.actions import ACCEPT, REJECT, Action, PlayCard
 from domain.rules.dealing import DealtCards
 from domain.rules.errors import GameOver, InvalidAction, NotYourTurn
@@ -92,6 +92,7 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
     Phase.DEFENCE: lambda state: whisting.DEFENCE_CHOICES,
     Phase.PLAY: play.legal,
     Phase.CLAIM: _claim_options,
+    Phase.REVIEW: underbid.legal,
     Phase.SCORED: _scored,
 }
 
@@ -104,6 +105,7 @@ _APPLY: dict[Phase, Callable[[DealState, Action], DealState]] = {
     Phase.DEFENCE: whisting.choose_defence,
     Phase.PLAY: play.apply,
     Phase.CLAIM: play.respond,
+    Phase.REVIEW: underbid.apply,
 }
 
 

@@ -84,9 +84,12 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     ]
     sheet, entry = record(game.sheet, score, game.rules, order)
     streak = game.raspasy_streak + 1 if deal.result.kind is Kind.RASPASY else 0
+    dealer = next_dealer(game.dealer, game.rules.players)
+    if deal.result.kind is Kind.UNDERBID:  # a void game is dealt again (RULES.md §3.1)
+        dealer, streak = game.dealer, game.raspasy_streak
     return (
         game._replace(
-            dealer=next_dealer(game.dealer, game.rules.players),
+            dealer=dealer,
             raspasy_streak=streak,
             sheet=sheet,
             deal=None,

@@ -32,6 +32,17 @@ class Bidding(StrEnum):
     """Any higher ordinary bid."""
 
 
+class Underbid(StrEnum):
+    """The underbid penalty, "перезаклад" (RULES.md §3.1, TV-25; S000 conv.)."""
+
+    NONE = "none"
+    """Not played (the default)."""
+    TWO = "two"
+    """A proved underbid voids the game; the declarer writes 2 to his gora (S000)."""
+    GAME_VALUE = "game-value"
+    """As ``two``, but the declarer writes the contract's value (S000: "sometimes")."""
+
+
 class HelpTie(StrEnum):
     """Whom a closed pool helps when two unclosed pools are equal (A-16, A-20)."""
 
@@ -99,6 +110,8 @@ class RuleSet:
     four": 4). 0: not allowed (the default)."""
     concede_any_level: bool = False
     """S000 conv.: "without three" on every trick game, not only on a six."""
+    underbid_penalty: Underbid = Underbid.NONE
+    """TV-25, S000 conv.: whisters may prove an underbid after the play (``underbid.py``)."""
 
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import LEVELS, Bidding, HelpTie
+from domain.rules.ruleset import LEVELS, Bidding, HelpTie, Underbid
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -84,6 +84,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "misere_beaten_by_ten": boolean,
             "concede_undertricks": {"enum": [0, 3, 4]},
             "concede_any_level": boolean,
+            "underbid_penalty": {"enum": [u.value for u in Underbid]},
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from domain.rules.ruleset import RuleSet
+from domain.rules.ruleset import RuleSet, Underbid
 from domain.rules.state import DealResult, DealState, Kind
 
 TRICKS = 10
@@ -109,6 +109,10 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
             sheet.gora[declarer] += taken * rules.misere_trick_penalty
         return sheet.freeze()
     value = rules.value(contract.level)
+    if kind is Kind.UNDERBID:  # a void game: the penalty only (RULES.md §3.1, TV-25)
+        penalty = value if rules.underbid_penalty is Underbid.GAME_VALUE else 2
+        sheet.gora[declarer] += penalty
+        return sheet.freeze()
     if kind is Kind.CONCEDED:  # "without three": undertricks, no whists (RULES.md §3.1)
         sheet.gora[declarer] += rules.concede_undertricks * value
         return sheet.freeze()

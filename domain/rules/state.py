@@ -27,6 +27,9 @@ class Phase(StrEnum):
     PLAY = "play"
     CLAIM = "claim"
     """A claim is on the table; the other players accept or reject it in turn."""
+    REVIEW = "review"
+    """The play is over and every hand lies open; the whisters may prove an underbid
+    (RULES.md §3.1, ``RuleSet.underbid_penalty``)."""
     SCORED = "scored"
 
 
@@ -41,6 +44,9 @@ class Kind(StrEnum):
     """Both defenders passed: the contract is given without play (§1.6 item 3)."""
     HALF_WHIST = "half-whist"
     """Half-whist stood: no play (§1.6 item 4)."""
+    UNDERBID = "underbid"
+    """The whisters proved an underbid: the game is void and dealt again (RULES.md §3.1,
+    TV-25; ``RuleSet.underbid_penalty``)."""
     CONCEDED = "conceded"
     """The talon taker went "without three" (or four) instead of declaring: no play, no
     whists (RULES.md §3.1, S000 conv.; ``RuleSet.concede_undertricks``)."""
@@ -120,6 +126,15 @@ class DealResult(NamedTuple):
     """True if the last tricks were settled by an accepted claim."""
 
 
+class Review(NamedTuple):
+    """The underbid review after the play (RULES.md §3.1, ``domain.rules.underbid``)."""
+
+    result: DealResult
+    """The result of the play, which stands unless an underbid is proved."""
+    proven: bool
+    """Whether the open cards prove the underbid (decided once, when the review opens)."""
+
+
 class DealState(NamedTuple):
     """One deal, from the dealt cards to the scored result."""
 
@@ -150,6 +165,8 @@ class DealState(NamedTuple):
     """Mask of seats whose hands lie face up for everyone."""
     talon_open: bool
     result: DealResult | None
+    review: Review | None = None
+    """The result of the play while the underbid review is open (``Phase.REVIEW``)."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""

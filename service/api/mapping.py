@@ -52,7 +52,15 @@ from domain.rules import (
     rule_set,
     seat_view,
 )
-from domain.rules.actions import CALLS, CONCEDE, DECLARES, PLAYS, Concede
+from domain.rules.actions import (
+    CALLS,
+    CONCEDE,
+    DECLARES,
+    PLAYS,
+    UNDERBID,
+    ClaimUnderbid,
+    Concede,
+)
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.view import SeatView, visible_cards
@@ -155,6 +163,7 @@ def action_from_proto(message: pb.Action) -> Action:
         "here": HERE,
         "take_talon": TAKE_TALON,
         "concede": CONCEDE,
+        "claim_underbid": UNDERBID,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
         "accept_claim": ACCEPT,
@@ -188,6 +197,8 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(take_talon=pb.TakeTalon())
     if isinstance(action, Concede):
         return pb.Action(concede=pb.Concede())
+    if isinstance(action, ClaimUnderbid):
+        return pb.Action(claim_underbid=pb.ClaimUnderbid())
     if isinstance(action, Whist):
         return pb.Action(whist=pb.Whist())
     if isinstance(action, HalfWhist):

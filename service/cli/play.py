@@ -67,6 +67,7 @@ PHASE_WORDS = {
     pb.PHASE_PLAY: "play",
     pb.PHASE_CLAIM: "claim",
     pb.PHASE_SCORED: "scored",
+    pb.PHASE_REVIEW: "review",
 }
 HINT = (
     "Type a number, or the action as listed (ASCII works too: 6s, 7nt, Th, misere, "

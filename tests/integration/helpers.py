@@ -123,6 +123,8 @@ _NO_ARGUMENT = {
     "ClaimAccepted": "accept",
     "ClaimRejected": "reject",
     "WithoutThreeGone": "concede",
+    "UnderbidClaimed": "underbid",
+    "UnderbidWaived": "pass",
 }
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from domain.bots import make_bot
 from domain.rules import Action, RuleSet, SeatView
 from domain.rules.actions import CONCEDE
-from domain.rules.ruleset import Bidding
+from domain.rules.ruleset import Bidding, Underbid
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import export_game_record, import_record
@@ -23,6 +25,7 @@ RULES = RuleSet(
     concede_undertricks=3,
     concede_any_level=True,
     bidding=Bidding.NT_SKIP,
+    underbid_penalty=Underbid.TWO,
 )
 BOT = make_bot()
 
@@ -38,6 +41,7 @@ def conceding(rng: random.Random) -> object:
     return policy
 
 
+@pytest.mark.slow
 def test_a_game_under_the_auction_options_records_verifies_and_replays(
     app: PreferansApplication,
 ) -> None:
@@ -50,12 +54,13 @@ def test_a_game_under_the_auction_options_records_verifies_and_replays(
     events = app.game_events(created.game_id)
     names = [topic(e) for e in events]
     assert "WithoutThreeGone" in names
+    assert "UnderbidClaimed" in names and "UnderbidWaived" in names
     report = verify_game(app, created.game_id)
     assert report.verified, report.summary
     replay = replay_in_domain(events)
     assert replay.settlement == game.settlement
     kinds = [d["kind"] for d in replay.scored]
-    assert "conceded" in kinds
+    assert "conceded" in kinds and "underbid" in kinds
     record, verdict = import_record(export_game_record(app, created.game_id, None, "json"))
     assert verdict.consistent, verdict.message
     assert "conceded" in [d["result"]["kind"] for d in record["deals"]]

@@ -22,10 +22,23 @@ from domain.rules import (
     score_deal,
     seat_view,
 )
-from domain.rules.actions import CONCEDE
-from domain.rules.ruleset import Bidding
+from domain.rules.actions import CONCEDE, PASS, UNDERBID
+from domain.rules.game import finish_deal, new_game
+from domain.rules.ruleset import Bidding, Underbid
 from domain.rules.state import Phase
-from tests.unit.rules_helpers import A, B, C, act, assert_illegal, deal, sample, whists
+from domain.rules.underbid import takes_at_least
+from tests.unit.rules_helpers import (
+    A,
+    B,
+    C,
+    act,
+    assert_illegal,
+    cards,
+    deal,
+    play_out,
+    sample,
+    whists,
+)
 
 
 def calls(*texts: str) -> tuple[object, ...]:
@@ -230,3 +243,91 @@ def test_the_bot_declares_a_won_ten_even_when_a_lower_strain_looks_best() -> Non
     rules = RuleSet(bidding=Bidding.JUMP)
     state = act(sample(rules=rules), "10NT", "pass", "pass", "take talon", "discard Qs Tc")
     assert make_bot()(seat_view(state, A)) == parse_action("declare 10NT")
+
+
+# --- the underbid penalty, "перезаклад" (TV-25, S000 conv.) ----------------------------
+
+UNDERBIDS = RuleSet(underbid_penalty=Underbid.TWO)
+TV25 = (
+    "As Ks Js 9s 8s Ac Qc Jc Tc Kh",  # A: with the talon ♠AKJ98 ♣AQJ109 ♥K8, first hand
+    "Qs Ts 7s Kc 8c 7c Ad Kd Qd Jd",
+    "Td 9d 8d 7d Ah Qh Jh Th 9h 7h",
+    "9c 8h",
+)
+
+
+def tv25(contract: str, rules: RuleSet = UNDERBIDS) -> DealState:
+    """TV-25: A discards ♥K 8 and declares ``contract``; B whists alone, open; played out."""
+    state = act(deal(*TV25, rules=rules), "6♠", "pass", "pass", "take talon", "discard Kh 8h")
+    return play_out(act(state, contract, "whist", "pass", "open"))
+
+
+def test_tv25_underbid_proved_game_void_two_to_gora_redeal() -> None:
+    """TV-25 (RULES.md §2.2, S000 «Конвенции»): ♠AKJ98 ♣AQJ109 on own lead take 8 whatever
+    the defence does; declared 7♠ → the game is void, 2 to the declarer's gora, the whisters
+    write nothing, and the deal is dealt again."""
+    state = tv25("declare 7♠")
+    assert (state.phase, state.to_act) == (Phase.REVIEW, B)
+    assert legal_actions(state) == (UNDERBID, PASS)
+    assert state.result is None and state.review is not None
+    void = act(state, "underbid")
+    assert void.phase is Phase.SCORED and void.result is not None
+    assert void.result.kind is Kind.UNDERBID
+    assert score_deal(void) == DealScore((0, 0, 0), (2, 0, 0), whists({}))
+    value = act(tv25("declare 7♠", RuleSet(underbid_penalty=Underbid.GAME_VALUE)), "underbid")
+    assert score_deal(value).gora == (4, 0, 0)
+
+
+def test_tv25_the_void_deal_is_dealt_again_by_the_same_dealer() -> None:
+    game = new_game(UNDERBIDS, first_dealer=C)
+    void = act(tv25("declare 7♠"), "underbid")
+    after, _, _ = finish_deal(game._replace(deal=void, deal_number=1))
+    assert (after.dealer, after.raspasy_streak, after.sheet.gora) == (C, 0, (2, 0, 0))
+
+
+def test_tv25_no_underbid_when_the_cards_take_only_the_contract() -> None:
+    """8♠ is exactly what the cards take: the claim is refused and the result stands."""
+    state = tv25("declare 8♠")
+    assert legal_actions(state) == (PASS,)
+    assert_illegal(state, "underbid", "no underbid", "take 9 tricks")
+    stands = act(state, "pass")
+    assert stands.phase is Phase.SCORED and stands.result is not None
+    assert stands.result.kind is Kind.GAME
+
+
+def test_tv25_review_lays_every_hand_open_but_keeps_the_discard_hidden() -> None:
+    state = tv25("declare 7♠")
+    for seat in (B, C):
+        view = seat_view(state, seat)
+        assert all(hand is not None for hand in view.hands) and view.discard is None
+        assert view.dealt is None
+    assert seat_view(state, A).discard is not None
+
+
+def test_tv25_two_whisters_each_may_claim_in_turn() -> None:
+    state = act(deal(*TV25, rules=UNDERBIDS), "6♠", "pass", "pass", "take talon", "discard Kh 8h")
+    state = play_out(act(state, "declare 7♠", "whist", "whist"))
+    assert (state.phase, state.to_act) == (Phase.REVIEW, B)
+    state = act(state, "pass")
+    assert (state.phase, state.to_act) == (Phase.REVIEW, C)
+    assert act(state, "underbid").result.kind is Kind.UNDERBID  # type: ignore[union-attr]
+
+
+def test_tv25_not_played_by_default() -> None:
+    state = tv25("declare 7♠", DEFAULT)
+    assert state.phase is Phase.SCORED and state.result is not None
+    assert state.result.kind is Kind.GAME
+
+
+def test_tv25_the_bot_claims_a_proved_underbid_only() -> None:
+    assert make_bot()(seat_view(tv25("declare 7♠"), B)) == UNDERBID
+    assert make_bot()(seat_view(tv25("declare 8♠"), B)) == PASS
+
+
+def test_the_underbid_proof_is_exact_and_bounded() -> None:
+    """The double-dummy search: ♠AKJ98 ♣AQJ109 on own lead take exactly 8; a search cut
+    short by its node limit proves nothing."""
+    hands = (cards("As Ks Js 9s 8s Ac Qc Jc Tc 9c"), *(cards(h) for h in TV25[1:3]))
+    assert takes_at_least(hands, A, A, 0, 8, 10_000)
+    assert not takes_at_least(hands, A, A, 0, 9, 10_000)
+    assert not takes_at_least(hands, A, A, 0, 8, 3)

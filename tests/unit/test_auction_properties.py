@@ -27,7 +27,7 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules.actions import CONCEDE
-from domain.rules.ruleset import Bidding
+from domain.rules.ruleset import Bidding, Underbid
 from tests.unit.test_properties import check_cards, check_game, check_legality, check_turn, choose
 
 OPTIONS: dict[str, RuleSet] = {
@@ -36,7 +36,9 @@ OPTIONS: dict[str, RuleSet] = {
     "misere-by-ten-jump": DEFAULT.with_options(misere_beaten_by_ten=True, bidding=Bidding.JUMP),
     "without-three": DEFAULT.with_options(concede_undertricks=3),
     "without-four-any-level": DEFAULT.with_options(concede_undertricks=4, concede_any_level=True),
+    "underbid-two": DEFAULT.with_options(underbid_penalty=Underbid.TWO),
     "all": DEFAULT.with_options(
+        underbid_penalty=Underbid.GAME_VALUE,
         here_passes_to_later=True,
         misere_beaten_by_ten=True,
         misere_beaten_stops_auction=True,
@@ -68,6 +70,7 @@ def mixed(rng: random.Random) -> tuple[Policy, Policy, Policy]:
 def test_random_deals_keep_every_invariant_under_the_option(name: str) -> None:
     rules = OPTIONS[name]
     kinds: set[Kind] = set()
+    reviewed = False
     for i in range(40):
         rng = random.Random(i)
         shuffle = shuffle_from_seed(bytes([i, 7]) * 8, 1 + i)
@@ -76,12 +79,15 @@ def test_random_deals_keep_every_invariant_under_the_option(name: str) -> None:
             check_cards(state)
             check_turn(state)
             check_legality(state, rng)
+            reviewed = reviewed or state.phase is Phase.REVIEW
             state = apply(state, pick(rng, legal_actions(state)), actor(state))
         check_cards(state)
         assert state.result is not None
         kinds.add(state.result.kind)
     if rules.concede_undertricks:
         assert Kind.CONCEDED in kinds
+    if rules.underbid_penalty is not Underbid.NONE:
+        assert reviewed
 
 
 @pytest.mark.parametrize("name", OPTIONS)

@@ -72,9 +72,9 @@ from domain.rules import (
     settle,
     shuffle_from_seed,
 )
-from domain.rules.actions import CONCEDE
+from domain.rules.actions import CONCEDE, UNDERBID
 
-OPTION_KINDS = {Kind.CONCEDED}
+OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID}
 """Kinds of deal only a rule option allows (reached in test_auction_properties.py)."""
 FULL = (1 << 32) - 1
 PLAYERS = 3
@@ -216,6 +216,7 @@ PHASE_FAMILIES: dict[Phase, tuple[Action, ...]] = {
     Phase.DEFENCE: (OPEN, CLOSED),
     Phase.PLAY: tuple(PlayCard(card) for card in CARDS),
     Phase.CLAIM: (ACCEPT, REJECT),
+    Phase.REVIEW: (UNDERBID, PASS),
     Phase.SCORED: (),
 }
 """The actions of the kind each phase expects: all tried at every step; others are sampled."""
@@ -401,9 +402,10 @@ def check_game(record: GameRecord, rules: RuleSet, first_dealer: int) -> None:
     pool = [0] * PLAYERS
     gora = [0] * PLAYERS
     whists = [[0] * PLAYERS for _ in range(PLAYERS)]
+    dealer = first_dealer
     for i, deal in enumerate(record.deals):
         assert deal.number == i + 1
-        assert deal.dealer == (first_dealer + i) % PLAYERS, "the deal passes to the left"
+        assert deal.dealer == dealer, "the deal passes to the left (a void game is dealt again)"
         assert deal.final.dealer == deal.dealer
         # The deal was dealt from the game seed and this deal's number.
         shuffle = shuffle_from_seed(record.seed, deal.number)
@@ -412,8 +414,10 @@ def check_game(record: GameRecord, rules: RuleSet, first_dealer: int) -> None:
         check_cards(deal.final)
         result = deal.final.result
         assert result is not None
-        played = result.kind in (Kind.GAME, Kind.MISERE, Kind.RASPASY)
+        played = result.kind in (Kind.GAME, Kind.MISERE, Kind.RASPASY, Kind.UNDERBID)
         assert sum(result.tricks) == (10 if played else 0)
+        if result.kind is not Kind.UNDERBID:
+            dealer = (dealer + 1) % PLAYERS
         # Whists written this deal: the deal's own whists plus 10 per point of help.
         for writer in range(PLAYERS):
             for target_seat in range(PLAYERS):

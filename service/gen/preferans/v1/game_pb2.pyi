@@ -76,6 +76,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """A claim is on the table; the other seats accept or reject it in turn."""
     PHASE_SCORED: _Phase.ValueType  # 9
     """The deal is over and scored (also: the game is over); every card is visible."""
+    PHASE_REVIEW: _Phase.ValueType  # 10
+    """The play is over and every hand lies open; the whisters may claim an underbid (only where
+    the rule set plays the underbid penalty).
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -106,6 +110,10 @@ PHASE_CLAIM: Phase.ValueType  # 8
 """A claim is on the table; the other seats accept or reject it in turn."""
 PHASE_SCORED: Phase.ValueType  # 9
 """The deal is over and scored (also: the game is over); every card is visible."""
+PHASE_REVIEW: Phase.ValueType  # 10
+"""The play is over and every hand lies open; the whisters may claim an underbid (only where
+the rule set plays the underbid penalty).
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
@@ -579,6 +587,7 @@ class Action(_message.Message):
     ACCEPT_CLAIM_FIELD_NUMBER: _builtins.int
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
     CONCEDE_FIELD_NUMBER: _builtins.int
+    CLAIM_UNDERBID_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -629,6 +638,12 @@ class Action(_message.Message):
         the agreed undertricks with no whists (only where the rule set allows it).
         """
 
+    @_builtins.property
+    def claim_underbid(self) -> Global___ClaimUnderbid:
+        """A whister's claim of an underbid in the review after the play (only where the rule set
+        plays the underbid penalty): the game is void if the declarer's cards take more.
+        """
+
     def __init__(
         self,
         *,
@@ -645,12 +660,13 @@ class Action(_message.Message):
         accept_claim: Global___AcceptClaim | None = ...,
         reject_claim: Global___RejectClaim | None = ...,
         concede: Global___Concede | None = ...,
+        claim_underbid: Global___ClaimUnderbid | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "concede"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "concede", "claim_underbid"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -723,6 +739,23 @@ class Concede(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Concede: _TypeAlias = Concede  # noqa: Y015
+
+@_typing.final
+class ClaimUnderbid(_message.Message):
+    """Claiming an underbid (Action.claim_underbid): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimUnderbid: _TypeAlias = ClaimUnderbid  # noqa: Y015
 
 @_typing.final
 class Discard(_message.Message):
