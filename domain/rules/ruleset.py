@@ -111,6 +111,10 @@ class RuleSet:
     concede_any_level: bool = False
     """S000 conv.: "without three" on every trick game, not only on a six."""
     underbid_penalty: Underbid = Underbid.NONE
+    misere_shows_twelve: bool = False
+    """S003 ("dictates his cards by suit") / S004 ("shows all 12 cards, closes them, then
+    discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
+    the discard stays secret. Default: only the talon is shown."""
     """TV-25, S000 conv.: whisters may prove an underbid after the play (``underbid.py``)."""
 
     # Whisting (§1.6, §1.7).

@@ -85,6 +85,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "concede_undertricks": {"enum": [0, 3, 4]},
             "concede_any_level": boolean,
             "underbid_penalty": {"enum": [u.value for u in Underbid]},
+            "misere_shows_twelve": boolean,
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,

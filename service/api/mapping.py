@@ -315,6 +315,8 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     )
     out.raspasy_streak = view.raspasy_streak
     out.leader = view.leader
+    if view.shown is not None:
+        out.shown_cards.extend(_cards(view.shown))
     if view.claim is not None:
         out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
         out.claimant = view.claim.claimant

@@ -26,6 +26,7 @@ RULES = RuleSet(
     concede_any_level=True,
     bidding=Bidding.NT_SKIP,
     underbid_penalty=Underbid.TWO,
+    misere_shows_twelve=True,
 )
 BOT = make_bot()
 

@@ -21,6 +21,7 @@ from domain.rules import (
     parse_action,
     score_deal,
     seat_view,
+    visible_mask,
 )
 from domain.rules.actions import CONCEDE, PASS, UNDERBID
 from domain.rules.game import finish_deal, new_game
@@ -331,3 +332,43 @@ def test_the_underbid_proof_is_exact_and_bounded() -> None:
     assert takes_at_least(hands, A, A, 0, 8, 10_000)
     assert not takes_at_least(hands, A, A, 0, 9, 10_000)
     assert not takes_at_least(hands, A, A, 0, 8, 3)
+
+
+# --- misère card exposure (S003, S004) -------------------------------------------------
+
+SHOWS = RuleSet(misere_shows_twelve=True)
+
+
+def misere_taken(rules: RuleSet) -> DealState:
+    return act(sample(rules=rules), "misère", "pass", "pass", "take talon")
+
+
+def test_s004_misere_declarer_shows_twelve_cards_then_discards_in_secret() -> None:
+    """S004: "takes the talon, shows all 12 cards to the opponents, closes them and discards";
+    S003: "dictates his cards by suit, then discards two without showing them"."""
+    state = misere_taken(SHOWS)
+    twelve = state.play.hands[A]
+    assert twelve.bit_count() == 12
+    for seat in (B, C):
+        view = seat_view(state, seat)
+        assert view.hands[A] == twelve and view.shown == twelve
+        assert visible_mask(state, seat) & twelve == twelve
+    state = act(state, "discard Qs Tc")
+    for seat in (B, C):
+        view = seat_view(state, seat)
+        assert view.hands[A] is None and view.discard is None  # closed; the discard is secret
+        assert view.shown == twelve
+    state = act(state, "declare misère")
+    assert seat_view(state, B).shown == twelve and seat_view(state, B).hands[A] is None
+
+
+def test_default_misere_shows_only_the_talon() -> None:
+    state = misere_taken(DEFAULT)
+    view = seat_view(state, B)
+    assert view.hands[A] is None and view.shown is None
+    assert visible_mask(state, B) & state.play.hands[A] == cards("Jd 8h")  # the talon
+
+
+def test_s004_showing_twelve_is_for_misère_only() -> None:
+    state = act(sample(rules=SHOWS), "6♠", "pass", "pass", "take talon")
+    assert seat_view(state, B).hands[A] is None and seat_view(state, B).shown is None

@@ -39,6 +39,7 @@ OPTIONS: dict[str, RuleSet] = {
     "underbid-two": DEFAULT.with_options(underbid_penalty=Underbid.TWO),
     "all": DEFAULT.with_options(
         underbid_penalty=Underbid.GAME_VALUE,
+        misere_shows_twelve=True,
         here_passes_to_later=True,
         misere_beaten_by_ten=True,
         misere_beaten_stops_auction=True,

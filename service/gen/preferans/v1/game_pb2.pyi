@@ -1213,6 +1213,7 @@ class SeatView(_message.Message):
     LEGAL_FIELD_NUMBER: _builtins.int
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
     CAN_CLAIM_FIELD_NUMBER: _builtins.int
+    SHOWN_CARDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1323,6 +1324,13 @@ class SeatView(_message.Message):
     def previous_deal(self) -> Global___DealScoredEvent:
         """The previous deal of this game, once over: its result and every card (all public now)."""
 
+    @_builtins.property
+    def shown_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """On misère, where the rule set has the declarer show his twelve cards before his discard
+        (S003/S004): those twelve cards, from the talon taking on; which two he discarded stays
+        secret. Empty otherwise.
+        """
+
     def __init__(
         self,
         *,
@@ -1359,10 +1367,11 @@ class SeatView(_message.Message):
         legal: _abc.Iterable[Global___Action] | None = ...,
         previous_deal: Global___DealScoredEvent | None = ...,
         can_claim: _builtins.bool = ...,
+        shown_cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
