@@ -195,6 +195,11 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "CardsDiscarded"
         cards: str
 
+    class PreferansDeclared(_Decided, Event):
+        """The talon taker declared "preferans": the game ends (RULES.md §3.1, TV-40)."""
+
+        TOPIC = EVENT_PREFIX + "PreferansDeclared"
+
     class ContractDeclared(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ContractDeclared"
         contract: str

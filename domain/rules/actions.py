@@ -99,6 +99,14 @@ class ClaimUnderbid:
 
 
 @dataclass(frozen=True, slots=True)
+class DeclarePreferans:
+    """ "Preferans": the talon taker's unbeatable twelve cards end the game (RULES.md §3.1)."""
+
+    def __str__(self) -> str:
+        return "preferans"
+
+
+@dataclass(frozen=True, slots=True)
 class Whist:
     """Whist: take on the defence (§1.6); after a half-whist, the return whist."""
 
@@ -169,6 +177,7 @@ Action = (
     | Declare
     | Concede
     | ClaimUnderbid
+    | DeclarePreferans
     | Whist
     | HalfWhist
     | ChooseDefence
@@ -183,6 +192,7 @@ PASS = Pass()
 TAKE_TALON = TakeTalon()
 CONCEDE = Concede()
 UNDERBID = ClaimUnderbid()
+PREFERANS = DeclarePreferans()
 WHIST = Whist()
 HALF_WHIST = HalfWhist()
 OPEN = ChooseDefence(True)
@@ -215,6 +225,8 @@ _WORDS: dict[str, Action] = {
     "без четырёх": CONCEDE,
     "underbid": UNDERBID,
     "перезаклад": UNDERBID,
+    "preferans": PREFERANS,
+    "преферанс": PREFERANS,
     "whist": WHIST,
     "вист": WHIST,
     "half-whist": HALF_WHIST,
@@ -269,6 +281,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, concede, underbid, whist, half-whist, open, closed, "
-            "a card (10♠), claim 3-0-0, accept or reject"
+            "discard 7♣ 8♦, declare 7♥, concede, underbid, preferans, whist, half-whist, open, "
+            "closed, a card (10♠), claim 3-0-0, accept or reject"
         ) from None

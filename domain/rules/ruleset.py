@@ -43,6 +43,17 @@ class Underbid(StrEnum):
     """As ``two``, but the declarer writes the contract's value (S000: "sometimes")."""
 
 
+class PreferansHand(StrEnum):
+    """Which hands may declare "preferans" after taking the talon (RULES.md §3.1, TV-40)."""
+
+    NONE = "none"
+    """Not played (the default; S000: "the players must agree whether it is played")."""
+    ACE_KING_QUEEN = "ace-king-queen"
+    """S004 glossary, S000 "some companies": A-K-Q in all four suits, with the talon."""
+    ALL_TRICKS = "all-tricks"
+    """S000: twelve cards that take every trick in no trump against any layout and any lead."""
+
+
 class HelpTie(StrEnum):
     """Whom a closed pool helps when two unclosed pools are equal (A-16, A-20)."""
 
@@ -111,6 +122,11 @@ class RuleSet:
     concede_any_level: bool = False
     """S000 conv.: "without three" on every trick game, not only on a six."""
     underbid_penalty: Underbid = Underbid.NONE
+    preferans: PreferansHand = PreferansHand.NONE
+    """TV-40: the talon taker may declare "preferans" with such a hand: the game ends, he
+    writes off his gora, every pool is closed, and he writes ``preferans_whists`` on each."""
+    preferans_whists: int = 100
+    """S004: "writes 100 whists on each" (with ``preferans``)."""
     misere_shows_twelve: bool = False
     """S003 ("dictates his cards by suit") / S004 ("shows all 12 cards, closes them, then
     discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
@@ -188,6 +204,11 @@ class RuleSet:
                 "concede_any_level needs concede_undertricks (3 or 4): "
                 '"without three" is not allowed at all',
                 field="rules.concede_any_level",
+            )
+        if self.preferans is PreferansHand.NONE and self.preferans_whists != 100:
+            raise InvalidAction(
+                "preferans_whists is set but preferans is 'none': no preferans is declared",
+                field="rules.preferans_whists",
             )
         from domain.rules.scoring import DEFENCE_SCORERS
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import LEVELS, Bidding, HelpTie, Underbid
+from domain.rules.ruleset import LEVELS, Bidding, HelpTie, PreferansHand, Underbid
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -86,6 +86,8 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "concede_any_level": boolean,
             "underbid_penalty": {"enum": [u.value for u in Underbid]},
             "misere_shows_twelve": boolean,
+            "preferans": {"enum": [p.value for p in PreferansHand]},
+            "preferans_whists": price,
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,

@@ -63,6 +63,8 @@ def record(
 ) -> tuple[ScoreSheet, SheetEntry]:
     """Write a deal onto the sheet. ``order`` is the seats from the first hand, which is the
     order in which several pool awards of one deal (raspasy zeros) are placed."""
+    if score.closes_all >= 0:
+        return close_all(sheet, score, rules)
     n = rules.players
     target = rules.pool_target
     pool = list(sheet.pool)
@@ -105,6 +107,29 @@ def record(
             for r1, r0 in zip(new.whists, sheet.whists, strict=True)
         ),
         tuple(helps),
+    )
+    return new, entry
+
+
+def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[ScoreSheet, SheetEntry]:
+    """ "Preferans" (RULES.md §3.1, TV-40; S004): every pool is closed to the target, the
+    declarer's gora is written off, and the deal's whists (his on each) are written; no help."""
+    declarer = score.closes_all
+    pool = tuple(max(p, rules.pool_target) for p in sheet.pool)
+    gora = tuple(0 if s == declarer else g for s, g in enumerate(sheet.gora))
+    whists = tuple(
+        tuple(w + d for w, d in zip(row, drow, strict=True))
+        for row, drow in zip(sheet.whists, score.whists, strict=True)
+    )
+    new = ScoreSheet(pool, gora, whists)
+    entry = SheetEntry(
+        tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
+        tuple(a - b for a, b in zip(new.gora, sheet.gora, strict=True)),
+        tuple(
+            tuple(a - b for a, b in zip(r1, r0, strict=True))
+            for r1, r0 in zip(new.whists, sheet.whists, strict=True)
+        ),
+        (),
     )
     return new, entry
 

@@ -24,6 +24,9 @@ class DealScore(NamedTuple):
     """Gora written on each seat this deal."""
     whists: tuple[tuple[int, ...], ...]
     """``whists[writer][target]`` written this deal."""
+    closes_all: int = -1
+    """The seat that declared "preferans" (RULES.md §3.1): ``scoresheet.record`` closes every
+    pool and writes off his gora; -1 otherwise."""
 
 
 class _Sheet:
@@ -34,8 +37,9 @@ class _Sheet:
         self.gora = [0] * players
         self.whists = [[0] * players for _ in range(players)]
 
-    def freeze(self) -> DealScore:
-        return DealScore(tuple(self.pool), tuple(self.gora), tuple(map(tuple, self.whists)))
+    def freeze(self, closes_all: int = -1) -> DealScore:
+        whists = tuple(map(tuple, self.whists))
+        return DealScore(tuple(self.pool), tuple(self.gora), whists, closes_all)
 
 
 DefenceScorer = Callable[[RuleSet, DealResult, _Sheet], None]
@@ -109,6 +113,12 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
             sheet.gora[declarer] += taken * rules.misere_trick_penalty
         return sheet.freeze()
     value = rules.value(contract.level)
+    if kind is Kind.PREFERANS:  # every pool closes; he writes on each (RULES.md §3.1, TV-40)
+        for seat in range(rules.players):
+            sheet.pool[seat] = rules.pool_target
+            if seat != declarer:
+                sheet.whists[declarer][seat] += rules.preferans_whists
+        return sheet.freeze(closes_all=declarer)
     if kind is Kind.UNDERBID:  # a void game: the penalty only (RULES.md §3.1, TV-25)
         penalty = value if rules.underbid_penalty is Underbid.GAME_VALUE else 2
         sheet.gora[declarer] += penalty

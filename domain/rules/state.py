@@ -47,6 +47,8 @@ class Kind(StrEnum):
     UNDERBID = "underbid"
     """The whisters proved an underbid: the game is void and dealt again (RULES.md §3.1,
     TV-25; ``RuleSet.underbid_penalty``)."""
+    PREFERANS = "preferans"
+    """The talon taker declared "preferans": the game ends (RULES.md §3.1, TV-40)."""
     CONCEDED = "conceded"
     """The talon taker went "without three" (or four) instead of declaring: no play, no
     whists (RULES.md §3.1, S000 conv.; ``RuleSet.concede_undertricks``)."""

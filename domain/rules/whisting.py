@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from domain.rules import preferans
 from domain.rules.actions import (
     CLOSED,
     CONCEDE,
@@ -17,12 +18,14 @@ from domain.rules.actions import (
     HALF_WHIST,
     OPEN,
     PASS,
+    PREFERANS,
     TAKE_TALON,
     WHIST,
     Action,
     ChooseDefence,
     Concede,
     Declare,
+    DeclarePreferans,
     Discard,
     HalfWhist,
     Whist,
@@ -57,7 +60,8 @@ def take_talon(state: DealState, action: Action) -> DealState:
 
 
 def discard_options(state: DealState) -> tuple[Action, ...]:
-    return _discards(state.play.hands[state.declarer])
+    options = _discards(state.play.hands[state.declarer])
+    return (*options, PREFERANS) if preferans.qualifies(state) else options
 
 
 def _discards(hand: int) -> tuple[Action, ...]:
@@ -66,6 +70,12 @@ def _discards(hand: int) -> tuple[Action, ...]:
 
 
 def discard(state: DealState, action: Action) -> DealState:
+    if isinstance(action, DeclarePreferans):
+        if not preferans.qualifies(state):
+            raise IllegalAction(
+                "preferans is not played here, or your twelve cards are no preferans"
+            )
+        return preferans.declare(state)
     if not isinstance(action, Discard):
         raise IllegalAction("discard two cards, like 'discard 7♣ 8♦'")
     hand = state.play.hands[state.declarer]

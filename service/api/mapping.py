@@ -57,9 +57,11 @@ from domain.rules.actions import (
     CONCEDE,
     DECLARES,
     PLAYS,
+    PREFERANS,
     UNDERBID,
     ClaimUnderbid,
     Concede,
+    DeclarePreferans,
 )
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
@@ -164,6 +166,7 @@ def action_from_proto(message: pb.Action) -> Action:
         "take_talon": TAKE_TALON,
         "concede": CONCEDE,
         "claim_underbid": UNDERBID,
+        "declare_preferans": PREFERANS,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
         "accept_claim": ACCEPT,
@@ -197,6 +200,8 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(take_talon=pb.TakeTalon())
     if isinstance(action, Concede):
         return pb.Action(concede=pb.Concede())
+    if isinstance(action, DeclarePreferans):
+        return pb.Action(declare_preferans=pb.DeclarePreferans())
     if isinstance(action, ClaimUnderbid):
         return pb.Action(claim_underbid=pb.ClaimUnderbid())
     if isinstance(action, Whist):

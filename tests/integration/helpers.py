@@ -125,6 +125,7 @@ _NO_ARGUMENT = {
     "WithoutThreeGone": "concede",
     "UnderbidClaimed": "underbid",
     "UnderbidWaived": "pass",
+    "PreferansDeclared": "preferans",
 }
 
 

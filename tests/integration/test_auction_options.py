@@ -12,7 +12,7 @@ import pytest
 from domain.bots import make_bot
 from domain.rules import Action, RuleSet, SeatView
 from domain.rules.actions import CONCEDE
-from domain.rules.ruleset import Bidding, Underbid
+from domain.rules.ruleset import Bidding, PreferansHand, Underbid
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import export_game_record, import_record
@@ -27,6 +27,7 @@ RULES = RuleSet(
     bidding=Bidding.NT_SKIP,
     underbid_penalty=Underbid.TWO,
     misere_shows_twelve=True,
+    preferans=PreferansHand.ACE_KING_QUEEN,
 )
 BOT = make_bot()
 

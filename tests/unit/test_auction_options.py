@@ -23,9 +23,11 @@ from domain.rules import (
     seat_view,
     visible_mask,
 )
-from domain.rules.actions import CONCEDE, PASS, UNDERBID
+from domain.rules.actions import CONCEDE, PASS, PREFERANS, UNDERBID
 from domain.rules.game import finish_deal, new_game
-from domain.rules.ruleset import Bidding, Underbid
+from domain.rules.preferans import hand_qualifies
+from domain.rules.ruleset import Bidding, PreferansHand, Underbid
+from domain.rules.scoresheet import ScoreSheet
 from domain.rules.state import Phase
 from domain.rules.underbid import takes_at_least
 from tests.unit.rules_helpers import (
@@ -372,3 +374,84 @@ def test_default_misere_shows_only_the_talon() -> None:
 def test_s004_showing_twelve_is_for_misère_only() -> None:
     state = act(sample(rules=SHOWS), "6♠", "pass", "pass", "take talon")
     assert seat_view(state, B).hands[A] is None and seat_view(state, B).shown is None
+
+
+# --- "preferans" (TV-40; S000 «Торговля», S004 glossary) -------------------------------
+
+AKQ = RuleSet(preferans=PreferansHand.ACE_KING_QUEEN)
+ALL_TRICKS = RuleSet(preferans=PreferansHand.ALL_TRICKS)
+PREFERANS_DEAL = (
+    "As Ks Qs Ac Kc Qc Ad Kd Qd Ah",  # A: with the talon ♥K ♥Q, A-K-Q in all four suits
+    "Js Ts 9s Jc Tc 9c Jd Td 9d Jh",
+    "8s 7s 8c 7c 8d 7d Th 9h 8h 7h",
+    "Kh Qh",
+)
+
+
+def preferans_taken(rules: RuleSet, bid: str = "6♠") -> DealState:
+    return act(deal(*PREFERANS_DEAL, rules=rules), bid, "pass", "pass", "take talon")
+
+
+def test_tv40_ace_king_queen_in_four_suits_ends_the_game_100_whists_on_each() -> None:
+    """TV-40 (RULES.md §2.4, S004 glossary): A-K-Q in all four suits with the talon after a
+    non-misère auction → the holder closes every pool, writes off his gora and writes 100
+    whists on each."""
+    state = preferans_taken(AKQ)
+    assert legal_actions(state)[-1] == PREFERANS
+    assert parse_action("преферанс") == PREFERANS
+    done = act(state, "preferans")
+    assert done.phase is Phase.SCORED and done.result is not None
+    assert done.result.kind is Kind.PREFERANS
+    game = new_game(AKQ, first_dealer=C)
+    sheet = ScoreSheet((5, 12, 0), (30, 8, 44), ((0, 7, 0), (3, 0, 0), (0, 0, 0)))
+    after, score, entry = finish_deal(game._replace(deal=done, deal_number=9, sheet=sheet))
+    assert after.finished
+    assert after.sheet == ScoreSheet(
+        (20, 20, 20), (0, 8, 44), ((0, 107, 100), (3, 0, 0), (0, 0, 0))
+    )
+    assert entry.helps == () and entry.gora == (-30, 0, 0)
+    assert score.whists[A] == (0, 100, 100)
+
+
+def test_tv40_no_preferans_by_default_or_without_the_hand_or_on_misère() -> None:
+    assert PREFERANS not in legal_actions(preferans_taken(DEFAULT))
+    assert_illegal(preferans_taken(DEFAULT), "preferans", "preferans is not played here")
+    assert PREFERANS not in legal_actions(
+        act(sample(rules=AKQ), "6♠", "pass", "pass", "take talon")
+    )
+    misere = preferans_taken(AKQ, "misère")
+    assert PREFERANS not in legal_actions(misere)
+
+
+def test_s000_preferans_every_trick_in_no_trump_against_any_layout() -> None:
+    """S000: "take every trick with twelve cards in no trump against any layout and any lead":
+    ♠AKQJ ♣AKQ ♦AK ♥A with ♥K, ♦Q in the talon qualifies (ten top cards, every suit held),
+    though it is not A-K-Q in four suits."""
+    twelve = cards("As Ks Qs Js Ac Kc Qc Ad Kd Ah Kh Qd")
+    assert hand_qualifies(twelve, PreferansHand.ALL_TRICKS)
+    assert not hand_qualifies(twelve, PreferansHand.ACE_KING_QUEEN)
+    assert hand_qualifies(cards("As Ks Qs Ac Kc Qc Ad Kd Qd Ah Kh Qh"), PreferansHand.ALL_TRICKS)
+    # No heart at all: an opening heart lead wins a trick.
+    assert not hand_qualifies(
+        cards("As Ks Qs Js Ts Ac Kc Qc Jc Ad Kd Qd"), PreferansHand.ALL_TRICKS
+    )
+    # ♠A K J without the Q (the J is no sure trick) and ♥A 8 7: nine top cards only.
+    assert not hand_qualifies(
+        cards("As Ks Js Ac Kc Qc Ad Kd Qd Ah 8h 7h"), PreferansHand.ALL_TRICKS
+    )
+    # With ♥K instead of ♥8 there are ten: J♠ and 7♥ go to the discard.
+    assert hand_qualifies(cards("As Ks Js Ac Kc Qc Ad Kd Qd Ah Kh 7h"), PreferansHand.ALL_TRICKS)
+    assert act(preferans_taken(ALL_TRICKS), "preferans").result.kind is Kind.PREFERANS  # type: ignore[union-attr]
+
+
+def test_tv40_preferans_nonsense_option_refused() -> None:
+    with pytest.raises(InvalidAction) as refused:
+        RuleSet(preferans_whists=50)
+    assert refused.value.field == "rules.preferans_whists"
+    assert (
+        RuleSet(preferans=PreferansHand.ACE_KING_QUEEN, preferans_whists=50).preferans_whists == 50
+    )
+
+
+def test_tv40_the_bot_declares_preferans() -> None:
+    assert make_bot()(seat_view(preferans_taken(AKQ), A)) == PREFERANS

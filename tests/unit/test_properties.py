@@ -72,9 +72,9 @@ from domain.rules import (
     settle,
     shuffle_from_seed,
 )
-from domain.rules.actions import CONCEDE, UNDERBID
+from domain.rules.actions import CONCEDE, PREFERANS, UNDERBID
 
-OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID}
+OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID, Kind.PREFERANS}
 """Kinds of deal only a rule option allows (reached in test_auction_properties.py)."""
 FULL = (1 << 32) - 1
 PLAYERS = 3
@@ -210,7 +210,7 @@ def check_turn(state: DealState) -> None:
 PHASE_FAMILIES: dict[Phase, tuple[Action, ...]] = {
     Phase.BIDDING: (*(Call(bid) for bid in LADDER), HERE, PASS),
     Phase.TALON: (TAKE_TALON,),
-    Phase.DISCARD: ALL_DISCARDS,
+    Phase.DISCARD: (*ALL_DISCARDS, PREFERANS),
     Phase.CONTRACT: (*(Declare(bid) for bid in LADDER), CONCEDE),
     Phase.WHISTING: (WHIST, PASS, HALF_WHIST),
     Phase.DEFENCE: (OPEN, CLOSED),

@@ -588,6 +588,7 @@ class Action(_message.Message):
     REJECT_CLAIM_FIELD_NUMBER: _builtins.int
     CONCEDE_FIELD_NUMBER: _builtins.int
     CLAIM_UNDERBID_FIELD_NUMBER: _builtins.int
+    DECLARE_PREFERANS_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -644,6 +645,12 @@ class Action(_message.Message):
         plays the underbid penalty): the game is void if the declarer's cards take more.
         """
 
+    @_builtins.property
+    def declare_preferans(self) -> Global___DeclarePreferans:
+        """"Preferans": the talon taker's twelve cards take every trick; the game ends (only where
+        the rule set plays it, and only with such a hand).
+        """
+
     def __init__(
         self,
         *,
@@ -661,12 +668,13 @@ class Action(_message.Message):
         reject_claim: Global___RejectClaim | None = ...,
         concede: Global___Concede | None = ...,
         claim_underbid: Global___ClaimUnderbid | None = ...,
+        declare_preferans: Global___DeclarePreferans | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "concede", "claim_underbid"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "concede", "claim_underbid", "declare_preferans"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -756,6 +764,23 @@ class ClaimUnderbid(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ClaimUnderbid: _TypeAlias = ClaimUnderbid  # noqa: Y015
+
+@_typing.final
+class DeclarePreferans(_message.Message):
+    """Declaring "preferans" (Action.declare_preferans): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclarePreferans: _TypeAlias = DeclarePreferans  # noqa: Y015
 
 @_typing.final
 class Discard(_message.Message):
