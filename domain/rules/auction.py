@@ -1,10 +1,12 @@
 """The auction (RULES.md §1.3, §3.1, decisions A-04, A-05, A-06, A-18 of §6).
 
 Legal calls for the seat on turn: ``pass``; the next rung above the highest bid (6♠ if none,
-9♠ above misère); ``here`` if the seat sits earlier than the holder of the highest bid;
-``misère`` as the seat's first call while the highest bid is below misère. A misère caller who
-has been overbid may only pass. Two passes with a bid standing end the auction; three passes
-start raspasy.
+9♠ above misère, or 10♠ under ``misere_beaten_by_ten``); ``here`` if the seat sits earlier
+than the holder of the highest bid (under ``here_passes_to_later``: the seat holding the
+"here" priority over him, which passes to the later hand when the earlier one raises instead
+of saying "here"); ``misère`` as the seat's first call while misère outranks the highest bid
+(never over another misère: the earlier hand's stands). A misère caller who has been overbid
+may only pass. Two passes with a bid standing end the auction; three passes start raspasy.
 """
 
 from __future__ import annotations
