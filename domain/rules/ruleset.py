@@ -54,6 +54,16 @@ class PreferansHand(StrEnum):
     """S000: twelve cards that take every trick in no trump against any layout and any lead."""
 
 
+class PreferansEffect(StrEnum):
+    """What a declared "preferans" writes (RULES.md §3.1, TV-40)."""
+
+    HUNDRED_ON_EACH = "hundred-on-each"
+    """S004: every pool closed, his gora written off, ``preferans_whists`` on each other."""
+    HELP_WHISTS = "help-whists"
+    """S000: his gora written off; he closes every pool, the others' "receiving the
+    corresponding whists": help whists (``help_whists_per_point``) for each point he gives."""
+
+
 class HelpTie(StrEnum):
     """Whom a closed pool helps when two unclosed pools are equal (A-16, A-20)."""
 
@@ -127,6 +137,10 @@ class RuleSet:
     writes off his gora, every pool is closed, and he writes ``preferans_whists`` on each."""
     preferans_whists: int = 100
     """S004: "writes 100 whists on each" (with ``preferans``)."""
+    preferans_effect: PreferansEffect = PreferansEffect.HUNDRED_ON_EACH
+    preferans_takes_whists: bool = False
+    """S000 "some companies": the preferans declarer also writes on himself (turns into his
+    own whists on them) every whist the others had written on him."""
     misere_shows_twelve: bool = False
     """S003 ("dictates his cards by suit") / S004 ("shows all 12 cards, closes them, then
     discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
@@ -205,9 +219,21 @@ class RuleSet:
                 '"without three" is not allowed at all',
                 field="rules.concede_any_level",
             )
-        if self.preferans is PreferansHand.NONE and self.preferans_whists != 100:
+        if self.preferans is PreferansHand.NONE:
+            for name, default in (
+                ("preferans_whists", 100),
+                ("preferans_effect", PreferansEffect.HUNDRED_ON_EACH),
+                ("preferans_takes_whists", False),
+            ):
+                if getattr(self, name) != default:
+                    raise InvalidAction(
+                        f"{name} is set but preferans is 'none': no preferans is declared",
+                        field=f"rules.{name}",
+                    )
+        if self.preferans_effect is PreferansEffect.HELP_WHISTS and self.preferans_whists != 100:
             raise InvalidAction(
-                "preferans_whists is set but preferans is 'none': no preferans is declared",
+                "preferans_whists is S004's hundred on each; with preferans_effect "
+                "'help-whists' the whists are the help whists of the points given",
                 field="rules.preferans_whists",
             )
         from domain.rules.scoring import DEFENCE_SCORERS

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.ruleset import LEVELS, Bidding, HelpTie, PreferansHand, Underbid
+from domain.rules.ruleset import (
+    LEVELS,
+    Bidding,
+    HelpTie,
+    PreferansEffect,
+    PreferansHand,
+    Underbid,
+)
 
 MAX_POOL_TARGET = 200
 """The largest pool target (a game of pool 200 lasts some hundreds of deals)."""
@@ -88,6 +95,8 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "misere_shows_twelve": boolean,
             "preferans": {"enum": [p.value for p in PreferansHand]},
             "preferans_whists": price,
+            "preferans_effect": {"enum": [e.value for e in PreferansEffect]},
+            "preferans_takes_whists": boolean,
             "whist_kind": {"enum": whist_kinds},
             "whister_shares": _table(max(LEVELS), complete=False),
             "penalty_capped": boolean,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
-from domain.rules.ruleset import HelpTie, RuleSet
+from domain.rules.ruleset import HelpTie, PreferansEffect, RuleSet
 from domain.rules.scoring import DealScore
 
 
@@ -112,16 +112,29 @@ def record(
 
 
 def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[ScoreSheet, SheetEntry]:
-    """ "Preferans" (RULES.md §3.1, TV-40; S004): every pool is closed to the target, the
-    declarer's gora is written off, and the deal's whists (his on each) are written; no help."""
+    """ "Preferans" (RULES.md §3.1, TV-40): every pool is closed to the target and the
+    declarer's gora is written off; the deal's whists (S004: his hundred on each) are written;
+    under S000's ``help-whists`` effect each point he gives another pool is a help with its
+    whists; under ``preferans_takes_whists`` the whists others had on him become his on them."""
     declarer = score.closes_all
-    pool = tuple(max(p, rules.pool_target) for p in sheet.pool)
+    target = rules.pool_target
+    pool = tuple(max(p, target) for p in sheet.pool)
     gora = tuple(0 if s == declarer else g for s, g in enumerate(sheet.gora))
-    whists = tuple(
-        tuple(w + d for w, d in zip(row, drow, strict=True))
+    whists = [
+        [w + d for w, d in zip(row, drow, strict=True)]
         for row, drow in zip(sheet.whists, score.whists, strict=True)
-    )
-    new = ScoreSheet(pool, gora, whists)
+    ]
+    helps: list[Help] = []
+    for other, points in enumerate(sheet.pool):
+        if other == declarer:
+            continue
+        if rules.preferans_effect is PreferansEffect.HELP_WHISTS and points < target:
+            helps.append(Help(declarer, other, target - points))
+            whists[declarer][other] += (target - points) * rules.help_whists_per_point
+        if rules.preferans_takes_whists:
+            whists[declarer][other] += whists[other][declarer]
+            whists[other][declarer] = 0
+    new = ScoreSheet(pool, gora, tuple(tuple(row) for row in whists))
     entry = SheetEntry(
         tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
         tuple(a - b for a, b in zip(new.gora, sheet.gora, strict=True)),
@@ -129,7 +142,7 @@ def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[Scor
             tuple(a - b for a, b in zip(r1, r0, strict=True))
             for r1, r0 in zip(new.whists, sheet.whists, strict=True)
         ),
-        (),
+        tuple(helps),
     )
     return new, entry
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from domain.rules.ruleset import RuleSet, Underbid
+from domain.rules.ruleset import PreferansEffect, RuleSet, Underbid
 from domain.rules.state import DealResult, DealState, Kind
 
 TRICKS = 10
@@ -114,9 +114,10 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
         return sheet.freeze()
     value = rules.value(contract.level)
     if kind is Kind.PREFERANS:  # every pool closes; he writes on each (RULES.md §3.1, TV-40)
+        hundred = rules.preferans_effect is PreferansEffect.HUNDRED_ON_EACH
         for seat in range(rules.players):
             sheet.pool[seat] = rules.pool_target
-            if seat != declarer:
+            if seat != declarer and hundred:
                 sheet.whists[declarer][seat] += rules.preferans_whists
         return sheet.freeze(closes_all=declarer)
     if kind is Kind.UNDERBID:  # a void game: the penalty only (RULES.md §3.1, TV-25)

@@ -26,8 +26,8 @@ from domain.rules import (
 from domain.rules.actions import CONCEDE, PASS, PREFERANS, UNDERBID
 from domain.rules.game import finish_deal, new_game
 from domain.rules.preferans import hand_qualifies
-from domain.rules.ruleset import Bidding, PreferansHand, Underbid
-from domain.rules.scoresheet import ScoreSheet
+from domain.rules.ruleset import Bidding, PreferansEffect, PreferansHand, Underbid
+from domain.rules.scoresheet import Help, ScoreSheet
 from domain.rules.state import Phase
 from domain.rules.underbid import takes_at_least
 from tests.unit.rules_helpers import (
@@ -455,3 +455,46 @@ def test_tv40_preferans_nonsense_option_refused() -> None:
 
 def test_tv40_the_bot_declares_preferans() -> None:
     assert make_bot()(seat_view(preferans_taken(AKQ), A)) == PREFERANS
+
+
+def test_s000_preferans_closes_the_pools_with_help_whists_and_takes_the_whists_on_him() -> None:
+    """S000 «Запись»: "he writes off his gora; he closes his pool and every other's, the
+    talon sitter's too, receiving the corresponding whists. In some companies he writes on
+    himself all the whists the players had on him"."""
+    rules = RuleSet(
+        preferans=PreferansHand.ACE_KING_QUEEN,
+        preferans_effect=PreferansEffect.HELP_WHISTS,
+        preferans_takes_whists=True,
+    )
+    done = act(preferans_taken(rules), "preferans")
+    game = new_game(rules, first_dealer=C)
+    sheet = ScoreSheet((5, 12, 0), (30, 8, 44), ((0, 7, 0), (3, 0, 0), (0, 0, 0)))
+    after, score, entry = finish_deal(game._replace(deal=done, deal_number=9, sheet=sheet))
+    assert score.whists == whists({})
+    assert entry.helps == (Help(A, B, 8), Help(A, C, 20))
+    # A: 7 on B already, + 80 help + B's 3 on A taken over; 200 help on C.
+    assert after.finished
+    assert after.sheet == ScoreSheet(
+        (20, 20, 20), (0, 8, 44), ((0, 7 + 80 + 3, 200), (0, 0, 0), (0, 0, 0))
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"preferans_effect": PreferansEffect.HELP_WHISTS}, "rules.preferans_effect"),
+        ({"preferans_takes_whists": True}, "rules.preferans_takes_whists"),
+        (
+            {
+                "preferans": PreferansHand.ALL_TRICKS,
+                "preferans_effect": PreferansEffect.HELP_WHISTS,
+                "preferans_whists": 50,
+            },
+            "rules.preferans_whists",
+        ),
+    ],
+)
+def test_tv40_preferans_effect_nonsense_refused(options: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidAction) as refused:
+        RuleSet(**options)
+    assert refused.value.field == field

@@ -27,7 +27,7 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules.actions import CONCEDE
-from domain.rules.ruleset import Bidding, PreferansHand, Underbid
+from domain.rules.ruleset import Bidding, PreferansEffect, PreferansHand, Underbid
 from tests.unit.test_properties import check_cards, check_game, check_legality, check_turn, choose
 
 OPTIONS: dict[str, RuleSet] = {
@@ -41,6 +41,7 @@ OPTIONS: dict[str, RuleSet] = {
         underbid_penalty=Underbid.GAME_VALUE,
         misere_shows_twelve=True,
         preferans=PreferansHand.ALL_TRICKS,
+        preferans_effect=PreferansEffect.HELP_WHISTS,
         here_passes_to_later=True,
         misere_beaten_by_ten=True,
         misere_beaten_stops_auction=True,
