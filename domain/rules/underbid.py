@@ -14,9 +14,10 @@ How it is played here (decisions in docs/SYSTEMS.md):
   (``ClaimUnderbid``) or lets the result stand (``pass``). Nothing hidden is left to learn by
   a claim (the discard stays hidden, and the proof does not depend on it beyond the declarer's
   ten cards, all of which were played or lie open).
-* The claim stands only if the proof holds; a claim that does not hold is refused and records
-  nothing. The proof: from the first lead of the deal, with the declarer's ten cards after the
-  discard and the defenders' actual hands, the declarer takes at least ``level + 1`` tricks
+* The claim is offered (and accepted) only when the proof holds; otherwise only ``pass`` is
+  legal, and a claim is refused and records nothing. The proof: from the first lead of the
+  deal, with the declarer's ten cards after the discard and the defenders' actual hands, the
+  declarer takes at least ``level + 1`` tricks
   against every defence, with his best play (a double-dummy search, exact over the actual
   hands). S000 asks "in any layout"; over the actual layout is a necessary condition of that
   and can be decided exactly in bounded time, while every layout (184 756 splits, each a
