@@ -10,9 +10,13 @@ import random
 import pytest
 
 from domain.bots import make_bot
-from domain.rules import Action, RuleSet, SeatView
+from domain.model import Game
+from domain.rules import MISERE, Action, Call, RuleSet, SeatView
 from domain.rules.actions import CONCEDE
+from domain.rules.cards import cards_of as deal_cards_of
 from domain.rules.ruleset import Bidding, PreferansHand, Underbid
+from domain.rules.state import Phase
+from service.api.mapping import seat_view_to_proto
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import export_game_record, import_record
@@ -67,3 +71,29 @@ def test_a_game_under_the_auction_options_records_verifies_and_replays(
     assert verdict.consistent, verdict.message
     assert "conceded" in [d["result"]["kind"] for d in record["deals"]]
     assert any(a["action"] == "concede" for d in record["deals"] for a in d["actions"])
+
+
+def test_the_shown_misère_cards_reach_the_api_seat_view(app: PreferansApplication) -> None:
+    """S004/S003 misère exposure (RULES.md §3.1) through the store and the API view: while the
+    declarer discards, the other seats see his twelve cards; afterwards only `shown_cards`."""
+    misere = Call(MISERE)
+
+    def calls_misere(view: SeatView) -> Action:
+        return misere if misere in view.legal else BOT(view)
+
+    created = create(app, RuleSet(misere_shows_twelve=True))
+
+    def at_misere_discard(game: Game) -> bool:
+        deal = game.deal
+        return deal is not None and deal.phase is Phase.DISCARD and deal.bid == MISERE
+
+    play(app, created.game_id, calls_misere, stop=at_misere_discard)
+    game = app.get_game(created.game_id)
+    deal = game.deal
+    assert deal is not None and deal.phase is Phase.DISCARD
+    twelve = {str(c) for c in deal_cards_of(deal.play.hands[deal.declarer])}
+    other = (deal.declarer + 1) % 3
+    view = seat_view_to_proto(game, other)
+    assert set(view.shown_cards) == twelve
+    assert {c for h in view.visible_hands if h.seat == deal.declarer for c in h.cards} == twelve
+    assert not view.discard
