@@ -346,7 +346,9 @@ class Stats:
         own[f"level_{contract.level}"] += 1
         own[STRAIN_COLUMNS[contract.strain]] += 1
         under = max(0, contract.level - taken) if kind == "game" else 0
-        own["contracts_failed" if under else "contracts_made"] += 1
+        # "Without three" and a proved underbid (RULES.md §3.1) are failures without play.
+        failed = under > 0 or kind in ("conceded", "underbid")
+        own["contracts_failed" if failed else "contracts_made"] += 1
         own["undertricks"] += under
         for seat, row in enumerate(rows):
             if seat != declarer:

@@ -4,7 +4,8 @@ Bidding: misère as the first call with a clean misère hand; otherwise raise (o
 while the rung stays within what the hand makes in its best strain plus a modest talon
 allowance; pass when it does not. Discard: the two cards whose loss leaves the best contract
 over the winning bid (on misère: the most dangerous cards). Contract: the strain with the
-largest margin over its required level. Whisting by the rules of thumb: whist with the
+largest margin over its required level, or "without three" where allowed and the hand is
+hopeless. Whisting by the rules of thumb: whist with the
 defender's share of the norm (6: two tricks, 7: one, 8 and up: a sure trick), half-whist on
 6 and 7 with a weak but not empty hand after the first defender's pass, return whist only with
 good cards, always open defence as the sole whister.
@@ -24,6 +25,7 @@ from domain.bots.evaluate import (
 )
 from domain.bots.knowledge import cards
 from domain.rules.actions import (
+    CONCEDE,
     DECLARES,
     DISCARDS,
     HALF_WHIST,
@@ -32,6 +34,7 @@ from domain.rules.actions import (
     OWN_WHIST,
     PASS,
     REFUSE,
+    UNDERBID,
     WHIST,
     Action,
     Call,
@@ -117,6 +120,12 @@ def discard(view: SeatView) -> Action:
     return action
 
 
+HOPELESS = -2.0
+"""Expected undertricks (negative margin) at which the talon taker goes "without three" where
+the rules allow it: two or more down, with the defenders' whists on top, costs more than three
+undertricks without whists."""
+
+
 def declare(view: SeatView) -> Action:
     """The final contract: the best strain at its lowest level over the winning bid."""
     floor = view.bid
@@ -124,8 +133,12 @@ def declare(view: SeatView) -> Action:
     if floor.is_misere:
         return DECLARES[MISERE_INDEX]
     out = view.discard or 0
-    _, strain = _contract_margin(all_strains(view.hand, out), floor)
+    margin, strain = _contract_margin(all_strains(view.hand, out), floor)
+    if CONCEDE in view.legal and margin <= HOPELESS:
+        return CONCEDE  # "without three" costs less than playing it out and being whisted
     level = required_level(strain, floor)
+    if level > 10:  # a better strain than a ten's would need an eleventh trick
+        return DECLARES[floor.index]
     action = Declare(Bid.ordinary(level, Strain(strain)))
     return action if action in view.legal else DECLARES[floor.index]
 
@@ -178,3 +191,12 @@ def whist(view: SeatView, style: Style) -> Action:
 def defence_choice(view: SeatView) -> Action:
     """The sole whister plays open when he may: he sees and plays both defending hands."""
     return OPEN if OPEN in view.legal else view.legal[0]
+
+
+# --- the underbid review -----------------------------------------------------------------
+
+
+def review(view: SeatView) -> Action:
+    """Claim the underbid whenever it is proved (RULES.md §3.1): the claim is offered only
+    then, and it always costs the declarer more than a result he made."""
+    return UNDERBID if UNDERBID in view.legal else PASS

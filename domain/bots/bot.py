@@ -13,7 +13,7 @@ from domain.bots import auction
 from domain.bots.ducking import ducking_card
 from domain.bots.knowledge import Table
 from domain.bots.tricks import trick_card
-from domain.rules.actions import PLAYS, REJECT, TAKE_TALON, TO_POOL, Action, PlayCard
+from domain.rules.actions import PLAYS, PREFERANS, REJECT, TAKE_TALON, TO_POOL, Action, PlayCard
 from domain.rules.state import Phase
 from domain.rules.view import SeatView
 
@@ -42,6 +42,8 @@ class Bot:
         if phase is Phase.TALON:
             return TAKE_TALON
         if phase is Phase.DISCARD:
+            if PREFERANS in view.legal:  # it ends the game at once in his favour (TV-40)
+                return PREFERANS
             return auction.discard(view)
         if phase is Phase.CONTRACT:
             return auction.declare(view)
@@ -53,6 +55,8 @@ class Bot:
             return REJECT
         if phase is Phase.WRITE_OFF:
             return write_off_choice(view)
+        if phase is Phase.REVIEW:
+            return auction.review(view)
         raise ValueError(f"nothing to decide in phase {phase}")
 
     def __call__(self, view: SeatView) -> Action:

@@ -45,13 +45,19 @@ from domain.rules import (
 )
 from domain.rules.actions import (
     CALLS,
+    CONCEDE,
     DECLARES,
     DISCARDS,
     PLAYS,
+    PREFERANS,
+    UNDERBID,
     AcceptClaim,
     AnswerOwnWhist,
     ChooseDefence,
+    ClaimUnderbid,
+    Concede,
     Declare,
+    DeclarePreferans,
     Discard,
     HalfWhist,
     Here,
@@ -175,12 +181,14 @@ DECISIONS: tuple[Decision, ...] = (
     ),
     Decision("TalonTaken", TakeTalon, lambda e: TAKE_TALON, _talon),
     Decision("CardsDiscarded", Discard, _discard_of, _discard),
+    Decision("PreferansDeclared", DeclarePreferans, lambda e: PREFERANS),
     Decision(
         "ContractDeclared",
         Declare,
         lambda e: DECLARES[Bid.parse(e.contract).index],
         lambda a, d: {"contract": str(a.contract)},
     ),
+    Decision("WithoutThreeGone", Concede, lambda e: CONCEDE),
     Decision(
         "WhistCalled",
         Whist,
@@ -253,6 +261,14 @@ DECISIONS: tuple[Decision, ...] = (
     ),
     Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
     Decision("ClaimRejected", RejectClaim, lambda e: REJECT),
+    Decision("UnderbidClaimed", ClaimUnderbid, lambda e: UNDERBID),
+    Decision(
+        "UnderbidWaived",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: d.phase is Phase.REVIEW,
+        misfit=lambda d: f"an underbid review pass in the {_phase_name(d)} phase",
+    ),
 )
 """Every decision event, in the order of a deal."""
 

@@ -213,9 +213,19 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "CardsDiscarded"
         cards: str
 
+    class PreferansDeclared(_Decided, Event):
+        """The talon taker declared "preferans": the game ends (RULES.md §3.1, TV-40)."""
+
+        TOPIC = EVENT_PREFIX + "PreferansDeclared"
+
     class ContractDeclared(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ContractDeclared"
         contract: str
+
+    class WithoutThreeGone(_Decided, Event):
+        """The talon taker refused to play: "without three" (RULES.md §3.1, S000 conv.)."""
+
+        TOPIC = EVENT_PREFIX + "WithoutThreeGone"
 
     class WhistCalled(_Decided, Event):
         TOPIC = EVENT_PREFIX + "WhistCalled"
@@ -274,6 +284,16 @@ class Game(Aggregate):
 
     class ClaimRejected(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimRejected"
+
+    class UnderbidClaimed(_Decided, Event):
+        """A whister proved an underbid: the game is void (RULES.md §3.1, TV-25)."""
+
+        TOPIC = EVENT_PREFIX + "UnderbidClaimed"
+
+    class UnderbidWaived(_Decided, Event):
+        """A whister let the result of the play stand in the underbid review."""
+
+        TOPIC = EVENT_PREFIX + "UnderbidWaived"
 
     # ----------------------------------------------------------------------------------
     # construction

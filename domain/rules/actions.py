@@ -82,6 +82,31 @@ class Declare:
 
 
 @dataclass(frozen=True, slots=True)
+class Concede:
+    """ "Without three": the talon taker refuses to play instead of declaring (RULES.md §3.1,
+    S000 conv.); he is written the agreed undertricks and nobody whists."""
+
+    def __str__(self) -> str:
+        return "concede"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimUnderbid:
+    """A whister's claim that the declarer underbid, "перезаклад" (RULES.md §3.1, TV-25)."""
+
+    def __str__(self) -> str:
+        return "underbid"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclarePreferans:
+    """ "Preferans": the talon taker's unbeatable twelve cards end the game (RULES.md §3.1)."""
+
+    def __str__(self) -> str:
+        return "preferans"
+
+
+@dataclass(frozen=True, slots=True)
 class Whist:
     """Whist: take on the defence (§1.6); after a half-whist, the return whist."""
 
@@ -181,6 +206,9 @@ Action = (
     | TakeTalon
     | Discard
     | Declare
+    | Concede
+    | ClaimUnderbid
+    | DeclarePreferans
     | Whist
     | HalfWhist
     | OwnWhist
@@ -196,6 +224,9 @@ Action = (
 HERE = Here()
 PASS = Pass()
 TAKE_TALON = TakeTalon()
+CONCEDE = Concede()
+UNDERBID = ClaimUnderbid()
+PREFERANS = DeclarePreferans()
 WHIST = Whist()
 HALF_WHIST = HalfWhist()
 OWN_WHIST = OwnWhist()
@@ -224,6 +255,17 @@ _WORDS: dict[str, Action] = {
     "take": TAKE_TALON,
     "take talon": TAKE_TALON,
     "talon": TAKE_TALON,
+    "concede": CONCEDE,
+    "without three": CONCEDE,
+    "without four": CONCEDE,
+    "без трех": CONCEDE,
+    "без трёх": CONCEDE,
+    "без четырех": CONCEDE,
+    "без четырёх": CONCEDE,
+    "underbid": UNDERBID,
+    "перезаклад": UNDERBID,
+    "preferans": PREFERANS,
+    "преферанс": PREFERANS,
     "whist": WHIST,
     "вист": WHIST,
     "half-whist": HALF_WHIST,
@@ -286,6 +328,7 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, whist, half-whist, own whist, allow, refuse, open, "
-            "closed, a card (10♠), claim 3-0-0, accept, reject, write off or to pool"
+            "discard 7♣ 8♦, declare 7♥, concede, underbid, preferans, whist, half-whist, own "
+            "whist, allow, refuse, open, closed, a card (10♠), claim 3-0-0, accept, reject, "
+            "write off or to pool"
         ) from None

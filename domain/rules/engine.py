@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.rules import auction, play, whisting, writeoff
+from domain.rules import auction, play, underbid, whisting, writeoff
 from domain.rules.actions import ACCEPT, REJECT, Action, PlayCard
 from domain.rules.dealing import DealtCards
 from domain.rules.errors import GameOver, InvalidAction, NotYourTurn
@@ -100,6 +100,7 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
     Phase.PLAY: play.legal,
     Phase.CLAIM: _claim_options,
     Phase.WRITE_OFF: writeoff.legal,
+    Phase.REVIEW: underbid.legal,
     Phase.SCORED: _scored,
 }
 
@@ -113,6 +114,7 @@ _APPLY: dict[Phase, Callable[[DealState, Action], DealState]] = {
     Phase.PLAY: play.apply,
     Phase.CLAIM: play.respond,
     Phase.WRITE_OFF: writeoff.apply,
+    Phase.REVIEW: underbid.apply,
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from itertools import product
 
+from domain.rules import underbid
 from domain.rules.actions import (
     ACCEPT,
     PLAYS,
@@ -279,6 +280,8 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         returned=w.returned,
         claimed=claimed,
     )
+    if underbid.reviewable(state, kind):
+        return underbid.start_review(state, result)
     return state.with_(phase=Phase.SCORED, to_act=-1, result=result)
 
 

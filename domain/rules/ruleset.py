@@ -41,6 +41,38 @@ class Bidding(StrEnum):
     """Any higher ordinary bid."""
 
 
+class Underbid(StrEnum):
+    """The underbid penalty, "перезаклад" (RULES.md §3.1, TV-25; S000 conv.)."""
+
+    NONE = "none"
+    """Not played (the default)."""
+    TWO = "two"
+    """A proved underbid voids the game; the declarer writes 2 to his gora (S000)."""
+    GAME_VALUE = "game-value"
+    """As ``two``, but the declarer writes the contract's value (S000: "sometimes")."""
+
+
+class PreferansHand(StrEnum):
+    """Which hands may declare "preferans" after taking the talon (RULES.md §3.1, TV-40)."""
+
+    NONE = "none"
+    """Not played (the default; S000: "the players must agree whether it is played")."""
+    ACE_KING_QUEEN = "ace-king-queen"
+    """S004 glossary, S000 "some companies": A-K-Q in all four suits, with the talon."""
+    ALL_TRICKS = "all-tricks"
+    """S000: twelve cards that take every trick in no trump against any layout and any lead."""
+
+
+class PreferansEffect(StrEnum):
+    """What a declared "preferans" writes (RULES.md §3.1, TV-40)."""
+
+    HUNDRED_ON_EACH = "hundred-on-each"
+    """S004: every pool closed, his gora written off, ``preferans_whists`` on each other."""
+    HELP_WHISTS = "help-whists"
+    """S000: his gora written off; he closes every pool, the others' "receiving the
+    corresponding whists": help whists (``help_whists_per_point``) for each point he gives."""
+
+
 class HelpTie(StrEnum):
     """Whom a closed pool helps when two unclosed pools are equal (A-16, A-20)."""
 
@@ -194,6 +226,34 @@ class RuleSet:
     misere_beaten_stops_auction: bool = False
     """A-18: a nine over misère ends the auction at once."""
 
+    # Auction and contract variants (issue 11, RULES.md §3.1)
+    here_passes_to_later: bool = False
+    """A-06, S000 main text: a hand that raises where it could have said "here" gives the
+    "here" priority over that opponent to him (default: only the earlier hand, ever)."""
+    misere_beaten_by_ten: bool = False
+    """S004: misère ranks above the nines and only a ten beats it (default: any nine)."""
+    concede_undertricks: int = 0
+    """S000 conv. "without three without whists": the talon taker on a six may, instead of
+    declaring, refuse to play and be written this many undertricks with no whists (3; "without
+    four": 4). 0: not allowed (the default)."""
+    concede_any_level: bool = False
+    """S000 conv.: "without three" on every trick game, not only on a six."""
+    underbid_penalty: Underbid = Underbid.NONE
+    preferans: PreferansHand = PreferansHand.NONE
+    """TV-40: the talon taker may declare "preferans" with such a hand: the game ends, he
+    writes off his gora, every pool is closed, and he writes ``preferans_whists`` on each."""
+    preferans_whists: int = 100
+    """S004: "writes 100 whists on each" (with ``preferans``)."""
+    preferans_effect: PreferansEffect = PreferansEffect.HUNDRED_ON_EACH
+    preferans_takes_whists: bool = False
+    """S000 "some companies": the preferans declarer also writes on himself (turns into his
+    own whists on them) every whist the others had written on him."""
+    misere_shows_twelve: bool = False
+    """S003 ("dictates his cards by suit") / S004 ("shows all 12 cards, closes them, then
+    discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
+    the discard stays secret. Default: only the talon is shown."""
+    """TV-25, S000 conv.: whisters may prove an underbid after the play (``underbid.py``)."""
+
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"
     """Key into ``scoring.DEFENCE_SCORERS``: how defence whists and penalties are written."""
@@ -336,6 +396,34 @@ class RuleSet:
 
         self._check_recording()
         check_whisting(self)
+        if self.concede_undertricks not in (0, 3, 4):
+            raise InvalidAction(
+                'a concession is "without three" (3) or "without four" (4), or 0 for none',
+                field="rules.concede_undertricks",
+            )
+        if self.concede_any_level and not self.concede_undertricks:
+            raise InvalidAction(
+                "concede_any_level needs concede_undertricks (3 or 4): "
+                '"without three" is not allowed at all',
+                field="rules.concede_any_level",
+            )
+        if self.preferans is PreferansHand.NONE:
+            for name, default in (
+                ("preferans_whists", 100),
+                ("preferans_effect", PreferansEffect.HUNDRED_ON_EACH),
+                ("preferans_takes_whists", False),
+            ):
+                if getattr(self, name) != default:
+                    raise InvalidAction(
+                        f"{name} is set but preferans is 'none': no preferans is declared",
+                        field=f"rules.{name}",
+                    )
+        if self.preferans_effect is PreferansEffect.HELP_WHISTS and self.preferans_whists != 100:
+            raise InvalidAction(
+                "preferans_whists is S004's hundred on each; with preferans_effect "
+                "'help-whists' the whists are the help whists of the points given",
+                field="rules.preferans_whists",
+            )
         from domain.rules.scoring import DEFENCE_SCORERS
 
         check_options(self)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from domain.rules.recording import Ending, Leftover
-from domain.rules.ruleset import HelpTie, RuleSet
+from domain.rules.ruleset import HelpTie, PreferansEffect, RuleSet
 from domain.rules.scoring import DealScore
 from domain.rules.settlement import Settlement
 from domain.rules.settlement import settlement as settle_goras
@@ -112,6 +112,8 @@ def record(
     ``raspasy`` says the awards are raspasy zeros (``rules.raspasy_zero_helps``);
     ``written_off`` are the declarers who chose to write an unwhisted contract off their gora
     (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it."""
+    if score.closes_all >= 0:
+        return close_all(sheet, score, rules)
     n = rules.players
     target = rules.pool_target
     pool = list(sheet.pool)
@@ -196,6 +198,42 @@ def pool_sum_gora(sheet: ScoreSheet, rules: RuleSet) -> tuple[int, ...]:
     written off (gora may go below zero: settlement depends only on differences)."""
     mean = rules.pool_target
     return tuple(g + 2 * (mean - p) for g, p in zip(sheet.gora, sheet.pool, strict=True))
+
+
+def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[ScoreSheet, SheetEntry]:
+    """ "Preferans" (RULES.md §3.1, TV-40): every pool is closed to the target and the
+    declarer's gora is written off; the deal's whists (S004: his hundred on each) are written;
+    under S000's ``help-whists`` effect each point he gives another pool is a help with its
+    whists; under ``preferans_takes_whists`` the whists others had on him become his on them."""
+    declarer = score.closes_all
+    target = rules.pool_target
+    pool = tuple(max(p, target) for p in sheet.pool)
+    gora = tuple(0 if s == declarer else g for s, g in enumerate(sheet.gora))
+    whists = [
+        [w + d for w, d in zip(row, drow, strict=True)]
+        for row, drow in zip(sheet.whists, score.whists, strict=True)
+    ]
+    helps: list[Help] = []
+    for other, points in enumerate(sheet.pool):
+        if other == declarer:
+            continue
+        if rules.preferans_effect is PreferansEffect.HELP_WHISTS and points < target:
+            helps.append(Help(declarer, other, target - points))
+            whists[declarer][other] += (target - points) * rules.help_whists_per_point
+        if rules.preferans_takes_whists:
+            whists[declarer][other] += whists[other][declarer]
+            whists[other][declarer] = 0
+    new = ScoreSheet(pool, gora, tuple(tuple(row) for row in whists))
+    entry = SheetEntry(
+        tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
+        tuple(a - b for a, b in zip(new.gora, sheet.gora, strict=True)),
+        tuple(
+            tuple(a - b for a, b in zip(r1, r0, strict=True))
+            for r1, r0 in zip(new.whists, sheet.whists, strict=True)
+        ),
+        tuple(helps),
+    )
+    return new, entry
 
 
 def early_stop(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:

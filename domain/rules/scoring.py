@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from domain.rules.ruleset import RuleSet
+from domain.rules.ruleset import PreferansEffect, RuleSet, Underbid
 from domain.rules.state import DealResult, DealState, Kind
 from domain.rules.whist_options import Obligations, ShortfallPayer, WhistSharing
 
@@ -26,6 +26,9 @@ class DealScore(NamedTuple):
     """Gora written on each seat this deal."""
     whists: tuple[tuple[int, ...], ...]
     """``whists[writer][target]`` written this deal."""
+    closes_all: int = -1
+    """The seat that declared "preferans" (RULES.md §3.1): ``scoresheet.record`` closes every
+    pool and writes off his gora; -1 otherwise."""
 
 
 class _Sheet:
@@ -36,8 +39,9 @@ class _Sheet:
         self.gora = [0] * players
         self.whists = [[0] * players for _ in range(players)]
 
-    def freeze(self) -> DealScore:
-        return DealScore(tuple(self.pool), tuple(self.gora), tuple(map(tuple, self.whists)))
+    def freeze(self, closes_all: int = -1) -> DealScore:
+        whists = tuple(map(tuple, self.whists))
+        return DealScore(tuple(self.pool), tuple(self.gora), whists, closes_all)
 
 
 DefenceScorer = Callable[[RuleSet, DealResult, _Sheet], None]
@@ -176,6 +180,20 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
             sheet.gora[declarer] += taken * rules.misere_trick_penalty
         return sheet.freeze()
     value = rules.value(contract.level)
+    if kind is Kind.PREFERANS:  # every pool closes; he writes on each (RULES.md §3.1, TV-40)
+        hundred = rules.preferans_effect is PreferansEffect.HUNDRED_ON_EACH
+        for seat in range(rules.players):
+            sheet.pool[seat] = rules.pool_target
+            if seat != declarer and hundred:
+                sheet.whists[declarer][seat] += rules.preferans_whists
+        return sheet.freeze(closes_all=declarer)
+    if kind is Kind.UNDERBID:  # a void game: the penalty only (RULES.md §3.1, TV-25)
+        penalty = value if rules.underbid_penalty is Underbid.GAME_VALUE else 2
+        sheet.gora[declarer] += penalty
+        return sheet.freeze()
+    if kind is Kind.CONCEDED:  # "without three": undertricks, no whists (RULES.md §3.1)
+        sheet.gora[declarer] += rules.concede_undertricks * value
+        return sheet.freeze()
     if kind is Kind.PASSED_OUT:
         sheet.pool[declarer] += value
         return sheet.freeze()

@@ -30,6 +30,9 @@ class Phase(StrEnum):
     WRITE_OFF = "write-off"
     """Both defenders passed and the rules allow it (``unwhisted_write_off``): the declarer
     chooses to write the contract's points off his gora or to the pool (S000 conv., §3.4)."""
+    REVIEW = "review"
+    """The play is over and every hand lies open; the whisters may prove an underbid
+    (RULES.md §3.1, ``RuleSet.underbid_penalty``)."""
     SCORED = "scored"
 
 
@@ -44,6 +47,14 @@ class Kind(StrEnum):
     """Both defenders passed: the contract is given without play (§1.6 item 3)."""
     HALF_WHIST = "half-whist"
     """Half-whist stood: no play (§1.6 item 4)."""
+    UNDERBID = "underbid"
+    """The whisters proved an underbid: the game is void and dealt again (RULES.md §3.1,
+    TV-25; ``RuleSet.underbid_penalty``)."""
+    PREFERANS = "preferans"
+    """The talon taker declared "preferans": the game ends (RULES.md §3.1, TV-40)."""
+    CONCEDED = "conceded"
+    """The talon taker went "without three" (or four) instead of declaring: no play, no
+    whists (RULES.md §3.1, S000 conv.; ``RuleSet.concede_undertricks``)."""
 
 
 class AuctionState(NamedTuple):
@@ -59,6 +70,9 @@ class AuctionState(NamedTuple):
     """Mask of seats that have made any call."""
     misere_seat: int
     """Seat that called misère (-1 if none); once beaten he may only pass (§1.3)."""
+    turned: int = 0
+    """Pairs of seats whose "here" priority has passed from the earlier to the later hand
+    (bit ``1 << (low_seat * players + high_seat)``; only under ``here_passes_to_later``, A-06)."""
 
 
 class Trick(NamedTuple):
@@ -119,6 +133,15 @@ class DealResult(NamedTuple):
     """An unwhisted contract whose points the declarer wrote off his gora (§3.4)."""
 
 
+class Review(NamedTuple):
+    """The underbid review after the play (RULES.md §3.1, ``domain.rules.underbid``)."""
+
+    result: DealResult
+    """The result of the play, which stands unless an underbid is proved."""
+    proven: bool
+    """Whether the open cards prove the underbid (decided once, when the review opens)."""
+
+
 class DealState(NamedTuple):
     """One deal, from the dealt cards to the scored result."""
 
@@ -151,6 +174,8 @@ class DealState(NamedTuple):
     result: DealResult | None
     dealer_run: int
     """Deals in a row the dealer had dealt before this one (non-sliding deal, §3.3)."""
+    review: Review | None = None
+    """The result of the play while the underbid review is open (``Phase.REVIEW``)."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""

@@ -49,9 +49,25 @@ class SeatView(NamedTuple):
     raspasy_streak: int
     legal: tuple[Action, ...]
     """This seat's legal actions if it is the actor, else empty."""
+    shown: int | None = None
+    """The misère declarer's twelve cards shown to all before his discard (S003/S004,
+    ``RuleSet.misere_shows_twelve``), from the talon taking to the end of the deal."""
+
+
+def shown_cards(state: DealState) -> int:
+    """The misère declarer's twelve cards if the rules have him show them and he has taken the
+    talon (RULES.md §3.1 "Misère card exposure"); else 0. Which two he discards stays secret."""
+    bid = state.bid
+    if not (state.rules.misere_shows_twelve and state.talon_open and bid is not None):
+        return 0
+    if not bid.is_misere:
+        return 0
+    return state.dealt[state.declarer] | (1 << state.talon[0]) | (1 << state.talon[1])
 
 
 def _hand_visible(state: DealState, viewer: int, seat: int) -> bool:
+    if seat == state.declarer and state.phase is Phase.DISCARD and shown_cards(state):
+        return True  # S003/S004: the misère declarer's twelve cards lie open until he discards
     return seat == viewer or state.phase is Phase.SCORED or bool((state.open_hands >> seat) & 1)
 
 
@@ -83,7 +99,7 @@ def visible_mask(state: DealState, viewer: int) -> int:
             mask |= 1 << card
     for _, card in state.play.trick:
         mask |= 1 << card
-    return mask
+    return mask | shown_cards(state)
 
 
 def visible_cards(
@@ -134,4 +150,5 @@ def seat_view(state: DealState, seat: int) -> SeatView:
         claim=state.claim,
         raspasy_streak=state.raspasy_streak,
         legal=legal_actions(state) if who == seat else (),
+        shown=shown_cards(state) or None,
     )

@@ -9,22 +9,27 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from domain.rules import preferans
 from domain.rules.actions import (
     ALLOW,
     CLOSED,
+    CONCEDE,
     DECLARES,
     DISCARDS,
     HALF_WHIST,
     OPEN,
     OWN_WHIST,
     PASS,
+    PREFERANS,
     REFUSE,
     TAKE_TALON,
     WHIST,
     Action,
     AnswerOwnWhist,
     ChooseDefence,
+    Concede,
     Declare,
+    DeclarePreferans,
     Discard,
     HalfWhist,
     OwnWhist,
@@ -32,6 +37,7 @@ from domain.rules.actions import (
 )
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
+from domain.rules.concession import concede, may_concede, why_not
 from domain.rules.errors import IllegalAction
 from domain.rules.seats import first_hand, next_seat
 from domain.rules.state import DealState, Kind, Phase, PlayState
@@ -60,7 +66,8 @@ def take_talon(state: DealState, action: Action) -> DealState:
 
 
 def discard_options(state: DealState) -> tuple[Action, ...]:
-    return _discards(state.play.hands[state.declarer])
+    options = _discards(state.play.hands[state.declarer])
+    return (*options, PREFERANS) if preferans.qualifies(state) else options
 
 
 def _discards(hand: int) -> tuple[Action, ...]:
@@ -69,6 +76,12 @@ def _discards(hand: int) -> tuple[Action, ...]:
 
 
 def discard(state: DealState, action: Action) -> DealState:
+    if isinstance(action, DeclarePreferans):
+        if not preferans.qualifies(state):
+            raise IllegalAction(
+                "preferans is not played here, or your twelve cards are no preferans"
+            )
+        return preferans.declare(state)
     if not isinstance(action, Discard):
         raise IllegalAction("discard two cards, like 'discard 7♣ 8♦'")
     hand = state.play.hands[state.declarer]
@@ -99,14 +112,19 @@ _CONTRACTS: tuple[tuple[Action, ...], ...] = tuple(_contracts_from(i) for i in r
 
 def contract_options(state: DealState) -> tuple[Action, ...]:
     assert state.bid is not None
-    return _CONTRACTS[state.bid.index]
+    allowed = _CONTRACTS[state.bid.index]
+    return (*allowed, CONCEDE) if may_concede(state) else allowed
 
 
 def declare(state: DealState, action: Action) -> DealState:
     allowed = contract_options(state)
+    if isinstance(action, Concede) and CONCEDE in allowed:
+        return concede(state)
     if action not in allowed:
         assert state.bid is not None
-        if state.bid.is_misere:
+        if isinstance(action, Concede):
+            why = why_not(state)
+        elif state.bid.is_misere:
             why = "you won the talon on misère, so you must play misère"
         elif isinstance(action, Declare) and action.contract.is_misere:
             why = "misère can only be played by the player who won the auction on misère"

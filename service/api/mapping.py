@@ -59,7 +59,18 @@ from domain.rules import (
     cards_of,
     seat_view,
 )
-from domain.rules.actions import CALLS, DECLARES, PLAYS, WriteOff
+from domain.rules.actions import (
+    CALLS,
+    CONCEDE,
+    DECLARES,
+    PLAYS,
+    PREFERANS,
+    UNDERBID,
+    ClaimUnderbid,
+    Concede,
+    DeclarePreferans,
+    WriteOff,
+)
 from domain.rules.errors import InvalidAction
 from domain.rules.state import DealState
 from domain.rules.systems import RULE_SETS
@@ -174,6 +185,9 @@ def action_from_proto(message: pb.Action) -> Action:
         "pass": PASS,
         "here": HERE,
         "take_talon": TAKE_TALON,
+        "concede": CONCEDE,
+        "claim_underbid": UNDERBID,
+        "declare_preferans": PREFERANS,
         "whist": WHIST,
         "half_whist": HALF_WHIST,
         "own_whist": OWN_WHIST,
@@ -206,6 +220,12 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(here=pb.Here())
     if isinstance(action, TakeTalon):
         return pb.Action(take_talon=pb.TakeTalon())
+    if isinstance(action, Concede):
+        return pb.Action(concede=pb.Concede())
+    if isinstance(action, DeclarePreferans):
+        return pb.Action(declare_preferans=pb.DeclarePreferans())
+    if isinstance(action, ClaimUnderbid):
+        return pb.Action(claim_underbid=pb.ClaimUnderbid())
     if isinstance(action, Whist):
         return pb.Action(whist=pb.Whist())
     if isinstance(action, HalfWhist):
@@ -331,6 +351,8 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     )
     out.raspasy_streak = view.raspasy_streak
     out.leader = view.leader
+    if view.shown is not None:
+        out.shown_cards.extend(_cards(view.shown))
     if view.claim is not None:
         out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
         out.claimant = view.claim.claimant

@@ -69,6 +69,7 @@ PHASE_WORDS = {
     pb.PHASE_CLAIM: "claim",
     pb.PHASE_SCORED: "scored",
     pb.PHASE_WRITE_OFF: "write-off",
+    pb.PHASE_REVIEW: "review",
 }
 HINT = (
     "Type a number, or the action as listed (ASCII works too: 6s, 7nt, Th, misere, "

@@ -22,6 +22,12 @@ def describe_deal(deal: DealRecord) -> str:
     who = seat_name(result.declarer)
     if result.kind is Kind.PASSED_OUT:
         return f"{who} {result.contract}, both defenders passed"
+    if result.kind is Kind.PREFERANS:
+        return f"{who} declared preferans: every pool closes and the game ends"
+    if result.kind is Kind.UNDERBID:
+        return f"{who} {result.contract}: underbid proved, the game is void and dealt again"
+    if result.kind is Kind.CONCEDED:
+        return f"{who} {result.contract}, went without three (no play, no whists)"
     if result.kind is Kind.HALF_WHIST:
         return f"{who} {result.contract}, half-whist by {seat_name(result.half_whister)}"
     if result.kind is Kind.MISERE:

@@ -126,6 +126,10 @@ _NO_ARGUMENT = {
     "MisereCalled": "misère",
     "ClaimAccepted": "accept",
     "ClaimRejected": "reject",
+    "WithoutThreeGone": "concede",
+    "UnderbidClaimed": "underbid",
+    "UnderbidWaived": "pass",
+    "PreferansDeclared": "preferans",
 }
 
 

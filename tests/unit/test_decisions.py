@@ -33,6 +33,7 @@ from domain.rules import (
 )
 from domain.rules.actions import Claim
 from domain.rules.game import start_deal
+from domain.rules.ruleset import Underbid
 
 SEED = b"\x07" * 32
 BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
@@ -49,6 +50,10 @@ WHIST_CALLS = DEFAULT.with_options(
     ten_checked=True,
 )
 """The whisting calls of issue 11 (RULES.md §3.2): their decision events need these options."""
+EVERY_DECISION = DEFAULT.with_options(
+    concede_undertricks=3, concede_any_level=True, underbid_penalty=Underbid.TWO
+)
+"""Rule options under which every decision event can occur (RULES.md §3.1 "without three")."""
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
@@ -77,11 +82,15 @@ def choose(rng: random.Random, deal: DealState) -> Action:
     return rng.choice(legal)
 
 
-def walk(seed: int, deals: int = 6, game: Game | None = None) -> Iterator[tuple[Game, int, Action]]:
+def walk(
+    seed: int, deals: int = 6, game: Game | None = None, rules: RuleSet | None = None
+) -> Iterator[tuple[Game, int, Action]]:
     """A game played by random legal actions: the game before each action, the actor, the
     action."""
     rng = random.Random(seed)
-    game = game or new_game(first_dealer=seed % 3, rules=OPTIONAL if seed % 2 else DEFAULT)
+    game = game or new_game(
+        first_dealer=seed % 3, rules=rules or (OPTIONAL if seed % 2 else DEFAULT)
+    )
     while not game.finished and game.state.deal_number <= deals:
         deal = game.state.deal
         assert deal is not None
@@ -103,7 +112,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 21
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 25
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -130,13 +139,17 @@ def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
 
 def test_every_decision_event_is_recorded_by_some_game() -> None:
     seen: set[str] = set()
-    for seed in range(120):
-        rules = (DEFAULT, WHIST_CALLS, OPTIONAL, WHIST_CALLS)[seed % 4]
+    mix = (WHIST_CALLS, DEFAULT, WHIST_CALLS, OPTIONAL, WHIST_CALLS, EVERY_DECISION)
+    for seed in range(240):
+        rules = mix[seed % len(mix)]
         for game, _, _ in walk(seed, deals=4, game=new_game(seed % 3, rules)):
             seen.update(event_name(e) for e in game.pending_events)
         if seen >= set(BY_NAME):
             break
-    assert set(BY_NAME) - seen == set()
+    # A proved underbid needs a contract below what the cards take double-dummy: random play
+    # seldom declares one; tests/integration/test_auction_options.py records it with bots.
+    # so does preferans (A-K-Q in four suits): tests/unit/test_auction_options.py.
+    assert set(BY_NAME) - seen <= {"UnderbidClaimed", "PreferansDeclared"}
 
 
 class Counting:

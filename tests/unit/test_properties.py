@@ -72,7 +72,10 @@ from domain.rules import (
     settle,
     shuffle_from_seed,
 )
+from domain.rules.actions import CONCEDE, PREFERANS, UNDERBID
 
+OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID, Kind.PREFERANS}
+"""Kinds of deal only a rule option allows (reached in test_auction_properties.py)."""
 FULL = (1 << 32) - 1
 PLAYERS = 3
 SEEDS = st.binary(min_size=16, max_size=32)
@@ -207,12 +210,13 @@ def check_turn(state: DealState) -> None:
 PHASE_FAMILIES: dict[Phase, tuple[Action, ...]] = {
     Phase.BIDDING: (*(Call(bid) for bid in LADDER), HERE, PASS),
     Phase.TALON: (TAKE_TALON,),
-    Phase.DISCARD: ALL_DISCARDS,
-    Phase.CONTRACT: tuple(Declare(bid) for bid in LADDER),
+    Phase.DISCARD: (*ALL_DISCARDS, PREFERANS),
+    Phase.CONTRACT: (*(Declare(bid) for bid in LADDER), CONCEDE),
     Phase.WHISTING: (WHIST, PASS, HALF_WHIST),
     Phase.DEFENCE: (OPEN, CLOSED),
     Phase.PLAY: tuple(PlayCard(card) for card in CARDS),
     Phase.CLAIM: (ACCEPT, REJECT),
+    Phase.REVIEW: (UNDERBID, PASS),
     Phase.SCORED: (),
 }
 """The actions of the kind each phase expects: all tried at every step; others are sampled."""
@@ -381,7 +385,7 @@ def test_random_deals_reach_every_path() -> None:
             if hit
         )
     assert seen == {
-        *(k.value for k in Kind),
+        *(k.value for k in Kind if k not in OPTION_KINDS),
         "misère by the first hand",
         "open defence",
         "claim accepted",
@@ -402,10 +406,11 @@ def check_game(
     pool = [0] * PLAYERS
     gora = [0] * PLAYERS
     whists = [[0] * PLAYERS for _ in range(PLAYERS)]
+    dealer = first_dealer
     for i, deal in enumerate(record.deals):
         assert deal.number == i + 1
         if sliding:
-            assert deal.dealer == (first_dealer + i) % PLAYERS, "the deal passes to the left"
+            assert deal.dealer == dealer, "the deal passes to the left (a void game is dealt again)"
         assert deal.final.dealer == deal.dealer
         # The deal was dealt from the game seed and this deal's number.
         shuffle = shuffle_from_seed(record.seed, deal.number)
@@ -414,8 +419,10 @@ def check_game(
         check_cards(deal.final)
         result = deal.final.result
         assert result is not None
-        played = result.kind in (Kind.GAME, Kind.MISERE, Kind.RASPASY)
+        played = result.kind in (Kind.GAME, Kind.MISERE, Kind.RASPASY, Kind.UNDERBID)
         assert sum(result.tricks) == (10 if played else 0)
+        if result.kind is not Kind.UNDERBID:
+            dealer = (dealer + 1) % PLAYERS
         # Whists written this deal: the deal's own whists plus 10 per point of help.
         for writer in range(PLAYERS):
             for target_seat in range(PLAYERS):

@@ -82,6 +82,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """Both defenders passed: the declarer chooses to write the points off his gora or to
     the pool (rule option `unwhisted_write_off`).
     """
+    PHASE_REVIEW: _Phase.ValueType  # 11
+    """The play is over and every hand lies open; the whisters may claim an underbid (only where
+    the rule set plays the underbid penalty).
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -115,6 +119,10 @@ PHASE_SCORED: Phase.ValueType  # 9
 PHASE_WRITE_OFF: Phase.ValueType  # 10
 """Both defenders passed: the declarer chooses to write the points off his gora or to
 the pool (rule option `unwhisted_write_off`).
+"""
+PHASE_REVIEW: Phase.ValueType  # 11
+"""The play is over and every hand lies open; the whisters may claim an underbid (only where
+the rule set plays the underbid penalty).
 """
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
@@ -604,6 +612,9 @@ class Action(_message.Message):
     WRITE_OFF_FIELD_NUMBER: _builtins.int
     OWN_WHIST_FIELD_NUMBER: _builtins.int
     OWN_WHIST_ANSWER_FIELD_NUMBER: _builtins.int
+    CONCEDE_FIELD_NUMBER: _builtins.int
+    CLAIM_UNDERBID_FIELD_NUMBER: _builtins.int
+    DECLARE_PREFERANS_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -666,6 +677,24 @@ class Action(_message.Message):
         given as after two passes).
         """
 
+    @_builtins.property
+    def concede(self) -> Global___Concede:
+        """"Without three": instead of declaring, the talon taker refuses to play and is written
+        the agreed undertricks with no whists (only where the rule set allows it).
+        """
+
+    @_builtins.property
+    def claim_underbid(self) -> Global___ClaimUnderbid:
+        """A whister's claim of an underbid in the review after the play (only where the rule set
+        plays the underbid penalty): the game is void if the declarer's cards take more.
+        """
+
+    @_builtins.property
+    def declare_preferans(self) -> Global___DeclarePreferans:
+        """"Preferans": the talon taker's twelve cards take every trick; the game ends (only where
+        the rule set plays it, and only with such a hand).
+        """
+
     def __init__(
         self,
         *,
@@ -684,12 +713,15 @@ class Action(_message.Message):
         write_off: Global___WriteOff | None = ...,
         own_whist: Global___OwnWhist | None = ...,
         own_whist_answer: Global___OwnWhistAnswer | None = ...,
+        concede: Global___Concede | None = ...,
+        claim_underbid: Global___ClaimUnderbid | None = ...,
+        declare_preferans: Global___DeclarePreferans | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "declare", b"declare", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -745,6 +777,57 @@ class TakeTalon(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___TakeTalon: _TypeAlias = TakeTalon  # noqa: Y015
+
+@_typing.final
+class Concede(_message.Message):
+    """Going "without three" (Action.concede): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Concede: _TypeAlias = Concede  # noqa: Y015
+
+@_typing.final
+class ClaimUnderbid(_message.Message):
+    """Claiming an underbid (Action.claim_underbid): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimUnderbid: _TypeAlias = ClaimUnderbid  # noqa: Y015
+
+@_typing.final
+class DeclarePreferans(_message.Message):
+    """Declaring "preferans" (Action.declare_preferans): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclarePreferans: _TypeAlias = DeclarePreferans  # noqa: Y015
 
 @_typing.final
 class Discard(_message.Message):
@@ -1386,6 +1469,7 @@ class SeatView(_message.Message):
     PREVIOUS_DEAL_FIELD_NUMBER: _builtins.int
     CAN_CLAIM_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
+    SHOWN_CARDS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1503,6 +1587,13 @@ class SeatView(_message.Message):
         has every option.
         """
 
+    @_builtins.property
+    def shown_cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """On misère, where the rule set has the declarer show his twelve cards before his discard
+        (S003/S004): those twelve cards, from the talon taking on; which two he discarded stays
+        secret. Empty otherwise.
+        """
+
     def __init__(
         self,
         *,
@@ -1540,10 +1631,11 @@ class SeatView(_message.Message):
         previous_deal: Global___DealScoredEvent | None = ...,
         can_claim: _builtins.bool = ...,
         rules: Global___RuleSet | None = ...,
+        shown_cards: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
