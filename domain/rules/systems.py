@@ -29,6 +29,9 @@ declarer's gora per undertrick, twice the pool values 2/4/6/8/10 ("doubled recor
 
 SOCHI = DEFAULT.with_options(
     name="sochi",
+    # Auction: "if the earlier hand does not use 'here', the second player may" (S000 main
+    # text, A-06), the source of the Sochi chapter.
+    here_passes_to_later=True,
     # Raspasy: "обычно по одному очку", arithmetic 1-2-3, growth stops after the triple
     # (S000 СОЧИНКА and conventions); a zero writes one trick's price to pool (S000).
     raspasy_progression=Progression.ARITHMETIC,
@@ -45,6 +48,8 @@ impl-note) — with raspasy 1-2-3 and the S000 help eligibility."""
 
 LENINGRAD = DEFAULT.with_options(
     name="leningrad",
+    # Misère: the declarer shows his twelve cards, closes them and discards (S004).
+    misere_shows_twelve=True,
     # Prices (S004, TV-37; A-09: S000's list 3/6/9/8/12 is not taken, see docs/SYSTEMS.md).
     whist_prices=LENINGRAD_PRICES,
     undertrick_prices=LENINGRAD_PRICES,
@@ -73,6 +78,7 @@ LENINGRAD = DEFAULT.with_options(
 
 ROSTOV = DEFAULT.with_options(
     name="rostov",
+    here_passes_to_later=True,  # S000 main text (A-06), as Sochi
     # Half-responsible gentleman whist (S000, S004); gora only for the whister (S000, C-3);
     # consolation 10 whists per undertrick for both defenders (S000; 15 is A-25's option).
     whist_liability=WhistLiability.HALF,
