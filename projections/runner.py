@@ -16,6 +16,10 @@ A sharded store (``service.app.shards``) has one log per shard: a runner reads t
 one tracking row per shard (``shard_tracking``: ``games`` for shard 0, ``games@1`` …) and takes
 batches from the shards in turn. Every batch takes the projection's one lock, so the shards'
 batches of one projection never interleave and its caches stay valid.
+
+Why over 400 lines: exactly-once application, the one-by-one retry that stops before a bad
+event, the per-shard tracking rows and the worker loop with its health reporting are one state
+machine over one lock and one tracking table; split, each part would need the others' invariants.
 """
 
 from __future__ import annotations

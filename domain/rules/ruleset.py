@@ -8,6 +8,12 @@ The named systems (Sochi, Leningrad, Rostov) are ``RuleSet`` values in ``domain.
 where a system's arithmetic differs beyond data, it is a new entry in one of the strategy
 registries (for example ``domain.rules.scoring.DEFENCE_SCORERS``) named by a field here; see
 docs/RULES-ENGINE.md and docs/SYSTEMS.md.
+
+Why over 400 lines: every option of every system (RULES.md §3.1–§3.4) is a field here with its
+docstring, the one list of what a table can agree on (the JSON Schema mirrors it); the checks of
+the whisting, raspasy and recording options live beside their rules (``whist_options``,
+``raspasy.check_options``, ``recording``), and only their dispatch and the small cross-group
+checks are here.
 """
 
 from __future__ import annotations
