@@ -7,7 +7,7 @@ from fractions import Fraction
 from rich.console import Console
 from rich.table import Table
 
-from domain.rules import DealRecord, GameRecord, Kind, format_cards, hand_number
+from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards, hand_number
 from domain.rules.seats import seat_name
 
 
@@ -81,7 +81,18 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         row.append(_fraction(record.settlement[seat]))
         sheet.add_row(*row)
     console.print(sheet)
-    status = "finished: every pool is closed" if record.finished else "stopped early"
+    status = f"finished: {_ending(record.rules)}" if record.finished else "stopped early"
     console.print(
         f"{len(record.deals)} deals, {status}; the results sum to {sum(record.settlement)}."
     )
+
+
+def _ending(rules: RuleSet) -> str:
+    """How a finished game ended, in the words of its rule set's ending (RULES.md §3.4)."""
+    if rules.races:
+        return f"the last of {rules.races} races was run"
+    return {
+        Ending.POOLS: "every pool is closed",
+        Ending.POOL_SUM: f"the pools reached their agreed sum ({rules.pool_target} a player)",
+        Ending.DEALS: f"the agreed {rules.ending_deals} deals were played",
+    }[rules.ending]

@@ -68,3 +68,9 @@ def test_demo_refuses_a_bad_option_in_one_line(capsys: pytest.CaptureFixture[str
 def test_demo_plays_under_the_chosen_options(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--quiet", "--seed", "x", "--pool", "4"]) == 0
     assert "every pool is closed" in capsys.readouterr().out
+
+
+def test_demo_says_how_the_system_ends_its_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """Leningrad ends by the sum of pools (TV-38), not when every pool is closed."""
+    assert main(["demo", "--quiet", "--seed", "x", "--system", "leningrad", "--pool", "4"]) == 0
+    assert "the pools reached their agreed sum (4 a player)" in capsys.readouterr().out
