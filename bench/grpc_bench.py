@@ -203,6 +203,10 @@ def game_server(args: argparse.Namespace, schema: str, index: int = 0) -> Server
         # server, not its per-caller limits.
         *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
         *("--watch-streams", "0"),
+        # ... nor its per-connection stream limit: all 64 games share one channel, and at the
+        # default 100 the server refuses streams (RST_STREAM REFUSED_STREAM) once answers come
+        # faster than grpc.aio retires finished calls (docs/PERFORMANCE.md).
+        *("--streams-per-connection", "1000"),
     ]
     if args.shards > 1:
         argv += ["--shards", str(args.shards)]

@@ -39,7 +39,12 @@ from service.api.mapping import (
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.api.streams import GameStreams, Update, batches, update
 from service.app import validation
-from service.app.application import CommandResult, CommandSteps, PreferansApplication
+from service.app.application import (
+    CommandResult,
+    CommandSteps,
+    NotInMemory,
+    PreferansApplication,
+)
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
@@ -181,27 +186,31 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         finally:
             self.hub.unregister(game_id, wake)
 
-    async def _command(self, steps: Callable[[], CommandSteps]) -> CommandResult:
+    async def _command(self, steps: Callable[..., CommandSteps]) -> CommandResult:
         """Run a command (``CommandSteps``) without holding a thread of the pool while its
-        events wait for their group commit: it is decided in the pool, saved by the commit
-        thread, and answered on the event loop (in the pool again if the save failed: a lost
-        race reads the store). A cancelled call still finishes its command (the game's lock
-        is released, its outcome settled)."""
+        events wait for their group commit: it is decided on the event loop when its game is
+        in memory and free (``steps(in_memory=True)``), else in the pool; saved by the commit
+        thread; answered on the event loop (in the pool again if the save failed: a lost race
+        reads the store). A cancelled call still finishes its command (the game's lock is
+        released, its outcome settled)."""
         if not self.app.group_commit:
             return await self._run(lambda: self.app.drive(steps()))
         task = asyncio.ensure_future(self._drive(steps))
         task.add_done_callback(_settled)
         return await asyncio.shield(task)
 
-    async def _drive(self, make: Callable[[], CommandSteps]) -> CommandResult:
-        def first() -> tuple[CommandSteps, Game | CommandResult]:
-            made = make()
+    async def _drive(self, make: Callable[..., CommandSteps]) -> CommandResult:
+        def first(in_memory: bool) -> tuple[CommandSteps, Game | CommandResult]:
+            made = make(in_memory=True) if in_memory else make()
             try:
                 return made, made.send(None)
             except StopIteration as stop:  # a replayed request: nothing to save
                 return made, stop.value
 
-        steps, step = await self._run(first)
+        try:
+            steps, step = first(in_memory=True)
+        except NotInMemory:  # nothing was changed: decide in the pool (it may wait or read)
+            steps, step = await self._run(first, False)
         while isinstance(step, Game):
             game = step
             outcome: BaseException | None = None
@@ -321,12 +330,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             raise BadInput("action", "the action is missing")
         action = action_from_proto(request.action)
         result = await self._command(
-            lambda: self.app.act_steps(
+            lambda in_memory=False: self.app.act_steps(
                 game_id,
                 seat,
                 action,
                 request_id=request.request_id,
                 then=lambda g: seat_view_cached(g, seat),
+                in_memory=in_memory,
             )
         )
         if not result.replayed:

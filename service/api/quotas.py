@@ -278,10 +278,11 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     async def _unary(
         self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> Any:
-        try:
-            self.calls.charge(self.identify(context))
-        except ResourceExhausted as exc:
-            await refuse(context, exc)
+        if self.calls.rate > 0:  # no caller to name when calls are unlimited
+            try:
+                self.calls.charge(self.identify(context))
+            except ResourceExhausted as exc:
+                await refuse(context, exc)
         return await inner(request, context)
 
     async def _create(

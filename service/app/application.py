@@ -18,7 +18,7 @@ import hashlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
@@ -59,6 +59,11 @@ class Conflict(ServiceError):
 
 class StoreUnavailable(ServiceError):
     """The event store cannot be reached."""
+
+
+class NotInMemory(ServiceError):
+    """A command asked to run ``in_memory`` would have to wait for its game's lock or read
+    the store: run it without ``in_memory`` (nothing was changed)."""
 
 
 class KeyMissing(StoreUnavailable):
@@ -328,8 +333,11 @@ class PreferansApplication(Application[uuid.UUID]):
         action: Action,
         request_id: str,
         then: Callable[[Game], T] | None = None,
+        in_memory: bool = False,
     ) -> CommandSteps:
-        """``act`` in steps (``CommandSteps``)."""
+        """``act`` in steps (``CommandSteps``). ``in_memory``: only if the game is in memory
+        and its lock is free; otherwise the steps raise ``NotInMemory`` before any change, so
+        the event loop may run them (until the save)."""
         request_id = validation.request_id(request_id)
         return self._steps(
             game_id,
@@ -338,6 +346,7 @@ class PreferansApplication(Application[uuid.UUID]):
             lambda game: game.act(seat, action, request_id, self._seed_of(game)),
             then,
             judged_again_on=IllegalAction,
+            in_memory=in_memory,
         )
 
     def flag_deal(
@@ -466,6 +475,7 @@ class PreferansApplication(Application[uuid.UUID]):
         decide: Callable[[Game], None],
         then: Callable[[Game], Any] | None = None,
         judged_again_on: type[Exception] = InvalidAction,
+        in_memory: bool = False,
     ) -> CommandSteps:
         """Run a command on the game in memory under its lock and save it.
 
@@ -473,14 +483,16 @@ class PreferansApplication(Application[uuid.UUID]):
         (``judged_again_on``), our copy may be behind another replica's writes: it is judged
         again on a fresh copy from the store. A lost race at the save is a ``Conflict``, unless
         the request id shows our own earlier write had in fact committed."""
-        with self._lock(game_id):
-            game = self._load(game_id)
+        with self._locked(game_id, wait=not in_memory):
+            game = self._in_memory(game_id) if in_memory else self._load(game_id)
             done = game.answer_for(request_id, fingerprint)
             if done is not None:
                 return self._result(game, done, True, then)
             try:
                 decide(game)
             except judged_again_on:
+                if in_memory:  # to be judged again on a fresh copy: that reads the store
+                    raise NotInMemory(str(game_id)) from None
                 fresh = self._load(game_id, fresh=True)
                 if fresh.version == game.version:
                     raise
@@ -531,22 +543,14 @@ class PreferansApplication(Application[uuid.UUID]):
         """``read_game`` if it can answer at once, without the store (so the event loop may
         call it): ``None`` when the game is not in memory or is older than ``min_version``, a
         command holds its lock, or writes of other processes must be polled first (SQLite)."""
-        cache = self.repository.cache
-        if cache is None or self._changes:
-            return None
-        lock = self._lock(game_id)
-        if not lock.acquire(blocking=False):
-            return None
         try:
-            try:
-                game = cast("Game", cache.get(game_id))
-            except KeyError:
-                return None
-            if game.version < min_version:
-                return None
-            return game.version, then(game)
-        finally:
-            lock.release()
+            with self._locked(game_id, wait=False):
+                game = self._in_memory(game_id)
+                if game.version < min_version:
+                    return None
+                return game.version, then(game)
+        except NotInMemory:
+            return None
 
     def invalidate(self, game_id: uuid.UUID, version: int) -> None:
         """The store has event ``version`` of this game (from another writer, maybe): forget
@@ -635,6 +639,28 @@ class PreferansApplication(Application[uuid.UUID]):
             if lock is None:
                 lock = self._locks[game_id] = threading.Lock()
             return lock
+
+    @contextlib.contextmanager
+    def _locked(self, game_id: uuid.UUID, wait: bool = True) -> Iterator[None]:
+        """The game's lock held; without ``wait``, ``NotInMemory`` if it is taken."""
+        lock = self._lock(game_id)
+        if not lock.acquire(blocking=wait):
+            raise NotInMemory(str(game_id))
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _in_memory(self, game_id: uuid.UUID) -> Game:
+        """The game in memory, without the store (``NotInMemory`` if it is not there, or if
+        other processes' writes must be polled first: SQLite)."""
+        cache = self.repository.cache
+        if cache is None or self._changes:
+            raise NotInMemory(str(game_id))
+        try:
+            return cast("Game", cache.get(game_id))
+        except KeyError:
+            raise NotInMemory(str(game_id)) from None
 
     def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
         """The game from memory (no store round trip), or from the store when ``fresh`` or when

@@ -16,6 +16,7 @@ from domain.bots import make_bot
 from domain.rules import Card, RuleSet
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig, postgres_store
+from service.app.groupcommit import GroupCommitter
 from service.cli.botplay import bot_step
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -323,14 +324,18 @@ def test_a_lost_race_is_aborted_and_nothing_is_duplicated(
         assert client_b.get_game(table.name).version == before  # B has the game cached too
 
         entered, release = threading.Event(), threading.Event()
-        original = a.app._save
+        # Held where every save of A is written: its group-commit thread (a command waits
+        # for it without a thread of its own, GameServicer._command).
+        committer = a.app._committer
+        assert isinstance(committer, GroupCommitter)  # one shard
+        original = committer._save
 
-        def held_save(game: Any) -> None:
+        def held_save(*events: Any) -> None:
             entered.set()
             assert release.wait(30)
-            original(game)
+            original(*events)
 
-        monkeypatch.setattr(a.app, "_save", held_save)
+        monkeypatch.setattr(committer, "_save", held_save)
         outcome: dict[str, Any] = {}
 
         def send_to_a() -> None:
@@ -365,7 +370,7 @@ def test_a_lost_race_is_aborted_and_nothing_is_duplicated(
         assert sum(e.request_id == "race-a" for e in events) == 0
         # Retried with the same request id (as the client does on ABORTED), A's command is
         # now checked against the new state: the seat is no longer on turn.
-        monkeypatch.setattr(a.app, "_save", original)
+        monkeypatch.setattr(committer, "_save", original)
         error = refused(table.submit, pb.Action(bid="6♠"), token, request_id="race-a")
         assert error.code == grpc.StatusCode.FAILED_PRECONDITION
         retried_b = table_b.submit(_pass(), token, request_id="race-b")

@@ -9,6 +9,7 @@ import threading
 import uuid
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 from domain.model import Game
 from domain.rules import (
@@ -312,4 +313,49 @@ def test_a_cancelled_call_still_finishes_its_command(open_app: AppFactory) -> No
 
     retried = asyncio.run(scenario())
     assert retried.replayed and retried.version == before + 1
+    assert open_app().get_game(game_id).version == before + 1
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """A thread pool that counts the work it is given."""
+
+    submitted = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_command_on_a_game_in_memory_is_decided_on_the_event_loop(
+    open_app: AppFactory,
+) -> None:
+    """Through the servicer, a command on a game in memory whose lock is free takes no thread
+    of the pool (issue 10: decided on the loop, saved by the commit thread, answered on the
+    loop). On SQLite (other processes' writes are polled with a query first) and for an action
+    the copy in memory refuses (judged again on a fresh copy from the store) it is decided in
+    the pool, with the same outcome as before."""
+    app = open_app()
+    game_id = create(app).game_id
+    seat, action = _next_command(app, game_id)
+    before = app.get_game(game_id).version
+
+    async def scenario() -> tuple[CommandResult, int, RulesError | None, int]:
+        with CountingExecutor(max_workers=2) as executor:
+            servicer = GameServicer(app, executor, EventHub())
+            steps = functools.partial(app.act_steps, game_id, seat, action, "on-loop")
+            result = await servicer._command(steps)
+            legal = executor.submitted
+            again = functools.partial(app.act_steps, game_id, seat, action, "on-loop-again")
+            refused = None
+            try:
+                await servicer._command(again)  # the same seat again: not its turn
+            except RulesError as exc:
+                refused = exc
+            return result, legal, refused, executor.submitted
+
+    result, legal, refused, total = asyncio.run(scenario())
+    assert result.version == before + 1 and not result.replayed
+    assert legal == (1 if app.db.flavor == "sqlite" else 0)
+    assert isinstance(refused, RulesError)
+    assert total == legal + 1  # the refusal was judged again in the pool
     assert open_app().get_game(game_id).version == before + 1
