@@ -153,6 +153,13 @@ def rule_set_with(
     """The named rule set (``rules.name``: "default", "sochi", …) with some options changed,
     fully validated (``InvalidAction`` naming the option): one path for the API and the CLI."""
     options: dict[str, Any] = rule_set(name or "default").to_dict()
+    if overrides and overrides.get("name", options["name"]) != options["name"]:
+        # Views show the system's name and only the options that differ from it: a rule set
+        # renamed by an option would pass one system's name off for other conventions.
+        raise InvalidAction(
+            "the system is chosen by its name (rules.name), not renamed by an option",
+            field=f"{FIELD}.name",
+        )
     if overrides:
         options.update(overrides)
     if pool_target:

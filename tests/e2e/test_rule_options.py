@@ -32,6 +32,7 @@ BAD_OPTIONS = {
     "bad enum": ('{"bidding": "leaping"}', "rules.options_json.bidding"),
     "huge text": ('{"name": "' + "a" * 20000 + '"}', "rules.options_json"),
     "repeated key": ('{"pool_target": 2, "pool_target": 3}', "rules.options_json"),
+    "renamed system": ('{"name": "sochi"}', "rules.options_json.name"),
 }
 
 

@@ -45,6 +45,7 @@ def test_options_and_pool_override_the_system() -> None:
         ("raspasy_amnesty", "must be NAME=VALUE"),
         ("pool_target=0", "pool_target"),
         ('contract_values={"6": 2}', "contract_values"),
+        ('name="sochi"', "not renamed by an option"),
     ],
 )
 def test_bad_options_are_refused_naming_the_option(option: str, message: str) -> None:
