@@ -193,6 +193,36 @@ def _serve_processes(args: argparse.Namespace) -> int:
     return supervise(args)
 
 
+def cmd_reshard(args: argparse.Namespace) -> int:
+    """Copy a stopped store into a new store with another shard count (service.app.reshard)."""
+    from service.app.application import PreferansApplication
+    from service.app.config import ConfigError, store_config
+    from service.app.reshard import reshard
+
+    source_config = store_config(args.source)
+    target_config = with_shards(store_config(args.target), args.shards)
+    if source_config.describe() == target_config.describe():
+        raise ConfigError("--from and --to name the same store: reshard into a new store")
+    source = PreferansApplication(source_config.env)
+    try:
+        target = PreferansApplication(target_config.env)
+        try:
+            report = reshard(source, target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    Console().print(
+        f"copied {report.events:,} events of {report.games:,} games and {report.revocations:,} "
+        f"revocations into {report.shards} shards "
+        f"({', '.join(f'{n:,}' for n in report.per_shard)}); projections built. Serve "
+        f"{target_config.describe()} with the same server keys.",
+        markup=False,
+        soft_wrap=True,
+    )
+    return 0
+
+
 def cmd_projections_run(args: argparse.Namespace) -> int:
     """Keep projections caught up until SIGTERM/SIGINT."""
     import signal
