@@ -182,14 +182,20 @@ def _serve_processes(args: argparse.Namespace) -> int:
     """``--processes N``: check the store once (shard count included, so the children never
     race to record it), then supervise N children (``service.cli.supervise``)."""
     from service.app.application import PreferansApplication
-    from service.app.config import store_config
+    from service.app.config import StoreConfig, store_config
     from service.cli.supervise import supervise
 
     if args.port == 0:
         print("pref serve: --processes needs a fixed --port (they share it)", file=sys.stderr)
         return 2
     store = with_shards(store_config(args.store), args.shards)
-    PreferansApplication(store.env).close()
+    if args.key_file:
+        store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
+    app = PreferansApplication(store.env)
+    try:
+        app.keys  # noqa: B018 - a missing or bad key stops here, once, not in every child
+    finally:
+        app.close()
     return supervise(args)
 
 
