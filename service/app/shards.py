@@ -17,7 +17,8 @@ The shard count is part of the store: it is recorded in the main store (table
 there. A process configured with another count (``--shards`` / ``PREF_SHARDS``) is refused
 (``ConfigError``): games are placed by their id modulo the count, so a changed count would
 look for existing games in the wrong shard. An existing single-shard store that already holds
-events cannot be given more shards either (no resharding: it would mean moving events).
+events cannot be given more shards either. To change the count, ``pref reshard`` copies a
+stopped store into a new one (``service.app.reshard``).
 
 Readers of the log (projections, the event hub, SQLite change polling) read every shard
 (``recorders_of``), each with its own position. Order is per shard: events of one game are in
@@ -257,7 +258,8 @@ def configured_count(env: Mapping[str, str], main: ApplicationRecorder) -> int:
                 raise ConfigError(
                     f"this store already holds games in one shard; it cannot be given {count} "
                     "shards (games are placed by their id, so existing ones would be looked for "
-                    "in the wrong shard): start without --shards/PREF_SHARDS, or use a new store"
+                    "in the wrong shard): start without --shards/PREF_SHARDS, or copy it into a "
+                    "new store with `pref reshard`"
                 )
             with db.transaction() as c:
                 c.execute(
@@ -272,8 +274,9 @@ def configured_count(env: Mapping[str, str], main: ApplicationRecorder) -> int:
     if asked is not None and asked != recorded:
         raise ConfigError(
             f"this store has {recorded} shard(s), not {asked}: games are placed by their id "
-            f"over the shard count, so it cannot change (resharding would move events); start "
-            f"with --shards {recorded} or without --shards/PREF_SHARDS"
+            f"over the shard count, so it cannot change in place; start with --shards "
+            f"{recorded} or without --shards/PREF_SHARDS (to change it, copy the stopped store "
+            f"into a new one with `pref reshard`)"
         )
     return recorded
 

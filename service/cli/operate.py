@@ -182,15 +182,51 @@ def _serve_processes(args: argparse.Namespace) -> int:
     """``--processes N``: check the store once (shard count included, so the children never
     race to record it), then supervise N children (``service.cli.supervise``)."""
     from service.app.application import PreferansApplication
-    from service.app.config import store_config
+    from service.app.config import StoreConfig, store_config
     from service.cli.supervise import supervise
 
     if args.port == 0:
         print("pref serve: --processes needs a fixed --port (they share it)", file=sys.stderr)
         return 2
     store = with_shards(store_config(args.store), args.shards)
-    PreferansApplication(store.env).close()
+    if args.key_file:
+        store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
+    app = PreferansApplication(store.env)
+    try:
+        app.keys  # noqa: B018 - a missing or bad key stops here, once, not in every child
+    finally:
+        app.close()
     return supervise(args)
+
+
+def cmd_reshard(args: argparse.Namespace) -> int:
+    """Copy a stopped store into a new store with another shard count (service.app.reshard)."""
+    from service.app.application import PreferansApplication
+    from service.app.config import ConfigError, store_config
+    from service.app.reshard import reshard
+
+    source_config = store_config(args.source)
+    target_config = with_shards(store_config(args.target), args.shards)
+    if source_config.describe() == target_config.describe():
+        raise ConfigError("--from and --to name the same store: reshard into a new store")
+    source = PreferansApplication(source_config.env)
+    try:
+        target = PreferansApplication(target_config.env)
+        try:
+            report = reshard(source, target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+    Console().print(
+        f"copied {report.events:,} events of {report.games:,} games and {report.revocations:,} "
+        f"revocations into {report.shards} shards "
+        f"({', '.join(f'{n:,}' for n in report.per_shard)}); projections built. Serve "
+        f"{target_config.describe()} with the same server keys.",
+        markup=False,
+        soft_wrap=True,
+    )
+    return 0
 
 
 def cmd_projections_run(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from service.cli.operate import (
     cmd_migrate,
     cmd_projections_run,
     cmd_rebuild,
+    cmd_reshard,
     cmd_serve,
     processes_arg,
     projection_name,
@@ -49,6 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--store", help=store_help)
     migrate.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     migrate.set_defaults(func=cmd_migrate)
+
+    resh = sub.add_parser(
+        "reshard",
+        help="copy a stopped store into a new store with another shard count (docs/SCALING.md)",
+    )
+    resh.add_argument("--from", dest="source", required=True, help="the store to copy (only read)")
+    resh.add_argument("--to", dest="target", required=True, help="a new, empty store")
+    resh.add_argument("--shards", type=shards_arg, required=True, help="the new store's shards")
+    resh.set_defaults(func=cmd_reshard)
 
     srv = sub.add_parser("serve", help="run the gRPC server (SQLite by default)")
     srv.add_argument("--store", help=store_help)

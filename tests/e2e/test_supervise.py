@@ -136,3 +136,20 @@ def test_a_child_that_cannot_start_stops_the_supervisor(tmp_path: Path) -> None:
         )
     assert done.returncode == 2, done.stderr
     assert "could not start" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_bad_key_stops_the_supervisor_before_any_child(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "service.cli", "serve", "--processes", "2"),
+            *("--store", str(tmp_path / "events.sqlite"), "--port", str(free_port())),
+            *("--key-file", str(tmp_path / "no-such-keys")),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "cannot read the key file" in done.stderr and "server processes" not in done.stderr

@@ -6,6 +6,7 @@ count is fixed in the store once chosen, and a process asking for another is ref
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import uuid
@@ -240,3 +241,32 @@ def test_pref_serve_refuses_a_bad_shard_count(
     err = capsys.readouterr().err
     assert "--shards" in err and "1 to 256" in err and "Traceback" not in err
     assert not (tmp_path / "s.sqlite").exists()  # refused before the store was touched
+
+
+def test_the_event_hub_follows_every_shard(store_env: dict[str, str]) -> None:
+    """Watchers and cache invalidation hear about games of every shard written by another
+    process (one LISTEN or one SQLite poller per shard)."""
+    import queue
+    import time
+
+    from service.app.hub import EventHub
+
+    env = _sharded(store_env, 2)
+    follower, writer = PreferansApplication(env), PreferansApplication(env)
+    hub = EventHub()
+    heard: queue.Queue[tuple[uuid.UUID, int]] = queue.Queue()
+    try:
+        hub.follow(follower.recorder, on_event=lambda game, version: heard.put((game, version)))
+        time.sleep(0.5)  # the subscriptions are open before the writes
+        games = [writer.create_game(PLAYERS, f"hub-{i}").game_id for i in range(6)]
+        assert {shard_of(g, 2) for g in games} == {0, 1}
+        waiting = {(g, 2) for g in games}  # creation and first deal: versions 1 and 2
+        deadline = time.monotonic() + 60  # liveness on a loaded machine, not a timing check
+        while waiting and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                waiting.discard(heard.get(timeout=1))
+        assert not waiting, f"never heard of {waiting}"
+    finally:
+        hub.stop()
+        follower.close()
+        writer.close()
