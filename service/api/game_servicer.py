@@ -5,6 +5,9 @@ bounded thread pool, so the event loop never blocks. Work on a game in memory wh
 free runs on the loop itself (``app.peek_game`` for seat views, the decision of a command), and
 a command's save waits for its group commit without a thread (``GameServicer._command``).
 Errors are mapped to statuses in ``service.api.errors`` only.
+
+Why over 400 lines: one servicer per gRPC service, and the GameService's methods share the
+plumbing above (reads after ``min_version``, commands driven across the group commit).
 """
 
 from __future__ import annotations
