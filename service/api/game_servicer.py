@@ -1,11 +1,15 @@
 """The ``GameService`` servicer: convert, authorise, delegate to the application, convert back.
 
-The application is synchronous; every call into it runs in a bounded thread pool so the event
-loop never blocks. Errors are mapped to statuses in ``service.api.errors`` only.
+The application is synchronous; a call into it that may wait or read the store runs in a
+bounded thread pool, so the event loop never blocks. Work on a game in memory whose lock is
+free runs on the loop itself (``app.peek_game`` for seat views, the decision of a command), and
+a command's save waits for its group commit without a thread (``GameServicer._command``).
+Errors are mapped to statuses in ``service.api.errors`` only.
 
 Over 400 lines on purpose: the whole ``GameService`` contract is one servicer class here (its
-two watch methods with their stream loop and their registration, ``add_to_server``); what the
-watch streams share across watchers lives in ``service.api.streams``.
+two watch methods with their stream loop and their registration, ``add_to_server``, and the
+plumbing its methods share: reads after ``min_version``, commands driven across the group
+commit); what the watch streams share across watchers lives in ``service.api.streams``.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ Within one process, commands on one game are serialised by a lock, and games are
 the aggregate cache (fast-forwarded from the store, so writes by other replicas are seen).
 
 Why over 400 lines: every use case shares one command path (request ids, the per-game lock,
-conflict handling, group commit, the key-derived secrets); the key handling itself lives in
-``service.app.keys`` and ``keystore``.
+conflict handling, group commit and the command's steps across it, the key-derived secrets);
+the key handling itself lives in ``service.app.keys`` and ``keystore``.
 """
 
 from __future__ import annotations
