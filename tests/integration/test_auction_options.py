@@ -53,14 +53,19 @@ def test_a_game_under_the_auction_options_records_verifies_and_replays(
 ) -> None:
     """RULES.md §3.1 (S000 conv. "without three"): the concession is its own decision event,
     the audit re-checks it, and a replay in the pure core gives the same deals and scores."""
-    created = create(app, RULES)
-    play(app, created.game_id, conceding(random.Random(3)))  # type: ignore[arg-type]
+    # Each game's deals come from a fresh secret seed: draw games until one holds all three
+    # decisions (a proved underbid needs a deal where the declarer's cards take more).
+    wanted = {"WithoutThreeGone", "UnderbidClaimed", "UnderbidWaived"}
+    for attempt in range(8):
+        created = create(app, RULES)
+        play(app, created.game_id, conceding(random.Random(attempt)))  # type: ignore[arg-type]
+        events = app.game_events(created.game_id)
+        names = [topic(e) for e in events]
+        if wanted <= set(names):
+            break
+    assert wanted <= set(names), f"no game of 8 recorded {wanted - set(names)}"
     game = app.get_game(created.game_id)
     assert game.finished and game.rule_set == RULES
-    events = app.game_events(created.game_id)
-    names = [topic(e) for e in events]
-    assert "WithoutThreeGone" in names
-    assert "UnderbidClaimed" in names and "UnderbidWaived" in names
     report = verify_game(app, created.game_id)
     assert report.verified, report.summary
     replay = replay_in_domain(events)
