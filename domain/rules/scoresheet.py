@@ -154,16 +154,7 @@ def record(
             _leftover(gora, seat, points, rules, lose_excess)
     race = _race(pool, gora, whists, rules, order) if rules.races else None
     new = ScoreSheet(tuple(pool), tuple(gora), tuple(tuple(r) for r in whists))
-    entry = SheetEntry(
-        tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
-        tuple(a - b for a, b in zip(new.gora, sheet.gora, strict=True)),
-        tuple(
-            tuple(a - b for a, b in zip(r1, r0, strict=True))
-            for r1, r0 in zip(new.whists, sheet.whists, strict=True)
-        ),
-        tuple(helps),
-        race,
-    )
+    entry = _entry(sheet, new, helps, race)
     return new, entry
 
 
@@ -224,15 +215,7 @@ def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[Scor
             whists[declarer][other] += whists[other][declarer]
             whists[other][declarer] = 0
     new = ScoreSheet(pool, gora, tuple(tuple(row) for row in whists))
-    entry = SheetEntry(
-        tuple(a - b for a, b in zip(new.pool, sheet.pool, strict=True)),
-        tuple(a - b for a, b in zip(new.gora, sheet.gora, strict=True)),
-        tuple(
-            tuple(a - b for a, b in zip(r1, r0, strict=True))
-            for r1, r0 in zip(new.whists, sheet.whists, strict=True)
-        ),
-        tuple(helps),
-    )
+    entry = _entry(sheet, new, helps)
     return new, entry
 
 
@@ -296,3 +279,19 @@ def final_sheet(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:
     if rules.races or sheet.all_closed(rules):
         return sheet
     return early_stop(sheet, rules)
+
+
+def _entry(
+    before: ScoreSheet, after: ScoreSheet, helps: Sequence[Help], race: Race | None = None
+) -> SheetEntry:
+    """What a deal wrote on the sheet: the difference between the sheet after and before."""
+    return SheetEntry(
+        tuple(a - b for a, b in zip(after.pool, before.pool, strict=True)),
+        tuple(a - b for a, b in zip(after.gora, before.gora, strict=True)),
+        tuple(
+            tuple(a - b for a, b in zip(r1, r0, strict=True))
+            for r1, r0 in zip(after.whists, before.whists, strict=True)
+        ),
+        tuple(helps),
+        race,
+    )
