@@ -540,6 +540,13 @@ class RuleSet:
         """Tricks each whister must take on his own under individual obligations (TV-32)."""
         return self.whister_shares.get(level, 1)
 
+    @property
+    def costly_decisions(self) -> bool:
+        """Whether a decision may cost far more than a card play: the underbid proof (a
+        bounded search of up to ``underbid.NODE_LIMIT`` cards, up to about two seconds) runs
+        when a reviewable deal's play ends. A server decides such games off its event loop."""
+        return self.underbid_penalty is not Underbid.NONE
+
     def is_whisted(self, level: int) -> bool:
         """Whether the defenders are asked to whist (or, on a checked ten, to check)."""
         return level < 10 or self.ten_whisted or self.ten_checked

@@ -485,6 +485,8 @@ class PreferansApplication(Application[uuid.UUID]):
         the request id shows our own earlier write had in fact committed."""
         with self._locked(game_id, wait=not in_memory):
             game = self._in_memory(game_id) if in_memory else self._load(game_id)
+            if in_memory and game.rule_set.costly_decisions:
+                raise NotInMemory(str(game_id))  # not on the event loop: decided in the pool
             done = game.answer_for(request_id, fingerprint)
             if done is not None:
                 return self._result(game, done, True, then)

@@ -11,6 +11,8 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from domain.model import Game
 from domain.rules import (
     Action,
@@ -24,8 +26,14 @@ from domain.rules import (
     seed_commitment,
     shuffle_from_seed,
 )
+from domain.rules.ruleset import Underbid
 from service.api.game_servicer import GameServicer
-from service.app.application import CommandResult, Conflict, PreferansApplication
+from service.app.application import (
+    CommandResult,
+    Conflict,
+    NotInMemory,
+    PreferansApplication,
+)
 from service.app.groupcommit import GroupCommitter
 from service.app.hub import EventHub
 from tests.integration.helpers import (
@@ -359,3 +367,19 @@ def test_a_command_on_a_game_in_memory_is_decided_on_the_event_loop(
     assert isinstance(refused, RulesError)
     assert total == legal + 1  # the refusal was judged again in the pool
     assert open_app().get_game(game_id).version == before + 1
+
+
+def test_a_game_whose_decisions_may_be_costly_is_never_decided_on_the_event_loop(
+    open_app: AppFactory,
+) -> None:
+    """Under the underbid penalty (RULES.md §3.1) the last card of a whisted game starts a
+    bounded search of up to about two seconds: such a game's commands go to the pool (a
+    request to decide one in memory changes nothing and says so), so the loop never waits."""
+    app = open_app()
+    game_id = create(app, RuleSet(underbid_penalty=Underbid.TWO)).game_id
+    seat, action = _next_command(app, game_id)
+    before = app.get_game(game_id).version
+    with pytest.raises(NotInMemory):
+        next(app.act_steps(game_id, seat, action, "costly", in_memory=True))
+    assert app.get_game(game_id).version == before
+    assert app.act(game_id, seat, action, request_id="costly").version == before + 1
