@@ -1,9 +1,10 @@
 """Bot-vs-bot statistics: what whole games of three ``make_bot()`` players look like.
 
-Run: ``.venv/bin/python bench/bot_stats.py --deals 10000``. Plays whole games (``play_game``)
+Run: ``.venv/bin/python bench/bot_stats.py --deals 10000`` (``--system sochi`` for a named
+system of docs/SYSTEMS.md; default: the default profile). Plays whole games (``play_game``)
 over successive seeds until at least ``--deals`` deals are played, then prints the share of
 each deal kind, how often played trick contracts and misères are made, the average contract
-level, how many games finished (every pool closed) and the bot-vs-bot deals per second.
+level, how many games finished (by the rule set's ending) and the bot-vs-bot deals per second.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from domain.bots import make_bot
-from domain.rules import DEFAULT, Kind, Policy, play_game
+from domain.rules import DEFAULT, RULE_SETS, Kind, Policy, RuleSet, play_game
 
 
 @dataclass
@@ -38,12 +39,12 @@ def game_seed(number: int) -> bytes:
     return hashlib.sha256(f"bot-stats/{number}".encode()).digest()
 
 
-def run(deals: int, policies: list[Policy]) -> Stats:
-    """Play whole games until at least ``deals`` deals are played."""
+def run(deals: int, policies: list[Policy], rules: RuleSet = DEFAULT) -> Stats:
+    """Play whole games under ``rules`` until at least ``deals`` deals are played."""
     stats = Stats()
     start = time.perf_counter()
     while stats.deals < deals:
-        record = play_game(game_seed(stats.games), policies, DEFAULT)
+        record = play_game(game_seed(stats.games), policies, rules)
         stats.games += 1
         stats.finished += record.finished
         for deal in record.deals:
@@ -67,7 +68,8 @@ def run(deals: int, policies: list[Policy]) -> Stats:
 def report(stats: Stats) -> str:
     """The printed summary."""
     n = stats.deals
-    lines = [f"deals: {n} in {stats.games} games ({stats.finished} finished: every pool closed)"]
+    finished = f"{stats.finished} finished by the rule set's ending"
+    lines = [f"deals: {n} in {stats.games} games ({finished})"]
     for kind in Kind:
         count = stats.kinds[kind.value]
         lines.append(f"  {kind.value:<11} {count:>6}  {count / n:6.1%}")
@@ -92,9 +94,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--deals", type=int, default=10000, help="deals to play (at least)")
     parser.add_argument("--style", default="normal", help="bot style: cautious, normal, bold")
+    parser.add_argument(
+        "--system", default="default", choices=sorted(RULE_SETS), help="the rule system"
+    )
     args = parser.parse_args()
     bots: list[Policy] = [make_bot(args.style), make_bot(args.style), make_bot(args.style)]
-    print(report(run(args.deals, bots)))
+    print(f"system: {args.system}")
+    print(report(run(args.deals, bots, RULE_SETS[args.system])))
 
 
 if __name__ == "__main__":
