@@ -355,13 +355,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.FlagDealResponse:
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        result = await self._run(
+        result = await self._write(
+            game_id,
             lambda: self.app.flag_deal(
                 game_id, seat, request.deal_number, request.reason, request.request_id
-            )
+            ),
         )
-        if not result.replayed:
-            self.after_write(game_id)
         return pb.FlagDealResponse(version=result.version, replayed=result.replayed)
 
     @refusing
@@ -370,13 +369,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.CallTimeResponse:
         """The creator's command (no seat token): the application checks the credential."""
         game_id = parse_game_name(request.name)
-        result = await self._run(
+        result = await self._write(
+            game_id,
             lambda: self.app.call_time(
                 game_id, request.created_with, request.creator_secret, request.request_id
-            )
+            ),
         )
-        if not result.replayed:
-            self.after_write(game_id)
         return pb.CallTimeResponse(version=result.version, replayed=result.replayed)
 
     @refusing
@@ -385,13 +383,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.AgreeEarlyStopResponse:
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
-        result = await self._run(
+        result = await self._write(
+            game_id,
             lambda: self.app.agree_stop(
                 game_id, seat, request.request_id, then=lambda game: game.finished
-            )
+            ),
         )
-        if not result.replayed:
-            self.after_write(game_id)
         return pb.AgreeEarlyStopResponse(
             version=result.version, replayed=result.replayed, finished=bool(result.answer)
         )
@@ -530,6 +527,15 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def _gather(self, seconds: float) -> None:
         """Let live events gather for a batch (``max_delay_ms``) for ``seconds``."""
         await asyncio.sleep(seconds)
+
+    async def _write(
+        self, game_id: uuid.UUID, command: Callable[[], CommandResult]
+    ) -> CommandResult:
+        """A command run in the pool; its watchers and projections are told if it wrote."""
+        result = await self._run(command)
+        if not result.replayed:
+            self.after_write(game_id)
+        return result
 
     def after_write(self, game_id: uuid.UUID) -> None:
         self.hub.notify(game_id)
