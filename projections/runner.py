@@ -209,6 +209,9 @@ class ProjectionRunner:
                 raise ProjectionFailed(
                     self.projection.name, notifications[0].id, exc, shard
                 ) from exc
+            # The failed batch committed nothing and emptied the caches: they are valid at the
+            # stored positions again (``_apply`` numbers events from there).
+            self._position = starts
             return self._apply_one_by_one(tracking, shard, start, notifications)
         return len(notifications)
 

@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from structlog.testing import capture_logs
 
 from projections import ProjectionWorker, standard_runners
-from projections.runner import ProjectionFailed, ProjectionStatus
+from projections.runner import ProjectionFailed, ProjectionRunner, ProjectionStatus
 from service.app.application import PreferansApplication
 from service.cli import main
 from tests.integration.helpers import (
@@ -211,3 +211,54 @@ def test_a_store_failure_is_reported_as_transient_and_the_runner_goes_on(
     worker.step()  # retried (here at once) on a new connection
     assert all(status.serving for status in worker.statuses().values())
     assert _listed(app) == {str(game_id) for game_id in ids}
+
+
+class _Probe:
+    """A projection that records the position each event is given, and cannot apply one."""
+
+    name = "probe"
+    tables: tuple[str, ...] = ()
+    indexes: tuple[str, ...] = ()
+
+    def __init__(self, poison: int) -> None:
+        self.poison = poison
+        self.seen: list[tuple[int, int]] = []
+
+    def create_tables(self, c: Any) -> None:
+        pass
+
+    def drop_tables(self, c: Any) -> None:
+        pass
+
+    def process(self, event: Any, position: int) -> None:
+        self.seen.append((self._id, position))
+        if self._id == self.poison:
+            raise ValueError("cannot apply")
+
+    def flush(self, c: Any) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+
+def test_events_retried_one_by_one_keep_their_positions(app: PreferansApplication) -> None:
+    """After a failed batch the events are applied one at a time; each keeps its position in
+    the log (the stats' rating chain is ordered by it), also when the batch did not start at
+    the beginning of the log."""
+    create(app)
+    create(app)  # events 1-4: two games created and dealt
+    probe = _Probe(poison=4)
+    runner = ProjectionRunner(app, app.db, probe, batch=2)
+    mapper = app.mapper.to_domain_event
+
+    def numbered(notification: Any) -> Any:
+        probe._id = notification.id
+        return mapper(notification)
+
+    app.mapper.to_domain_event = numbered  # type: ignore[method-assign]
+    assert runner.run_once() == 2  # events 1 and 2
+    with pytest.raises(ProjectionFailed):
+        runner.run_once()  # the batch [3, 4] fails at 4; 3 is applied alone, then 4 fails
+    assert probe.seen == [(1, 1), (2, 2), (3, 3), (4, 4), (3, 3), (4, 4)]
+    assert runner.position() == 3
