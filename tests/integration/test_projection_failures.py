@@ -223,6 +223,8 @@ class _Probe:
     def __init__(self, poison: int) -> None:
         self.poison = poison
         self.seen: list[tuple[int, int]] = []
+        self._id = 0
+        """The notification being decoded (set by the test's mapper)."""
 
     def create_tables(self, c: Any) -> None:
         pass
@@ -256,7 +258,7 @@ def test_events_retried_one_by_one_keep_their_positions(app: PreferansApplicatio
         probe._id = notification.id
         return mapper(notification)
 
-    app.mapper.to_domain_event = numbered  # type: ignore[method-assign]
+    app.mapper.to_domain_event = numbered  # type: ignore[method-assign,assignment]
     assert runner.run_once() == 2  # events 1 and 2
     with pytest.raises(ProjectionFailed):
         runner.run_once()  # the batch [3, 4] fails at 4; 3 is applied alone, then 4 fails
