@@ -94,8 +94,6 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     streak = streak_after(game.rules, game.raspasy_streak, deal.result)
-    if deal.result.kind is Kind.UNDERBID:  # a void game is dealt again (RULES.md §3.1)
-        dealer, run, streak = game.dealer, game.dealer_run, game.raspasy_streak
     return (
         game._replace(
             dealer=dealer,

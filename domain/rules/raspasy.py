@@ -70,11 +70,14 @@ def _made(result: DealResult) -> bool:
     if kind is Kind.GAME:
         assert result.contract is not None
         return result.tricks[result.declarer] >= result.contract.level
-    return True  # PASSED_OUT, HALF_WHIST: the declarer writes his game
+    # "Without three" writes the declarer undertricks: a failure (§3.3 "exit by failure").
+    return kind is not Kind.CONCEDED  # PASSED_OUT, HALF_WHIST, PREFERANS: his game is written
 
 
 def streak_after(rules: RuleSet, raspasy_streak: int, result: DealResult) -> int:
     """The raspasy streak before the next deal, after a deal with ``result`` (see above)."""
+    if result.kind is Kind.UNDERBID:  # a void game is dealt again, as if not played (§3.1)
+        return raspasy_streak
     if result.kind is Kind.RASPASY:
         streak = raspasy_streak + 1
         if rules.raspasy_zero_ends_series and 0 in result.tricks:
@@ -97,6 +100,8 @@ def dealer_after(
     ``dealer_run`` is how many deals in a row ``dealer`` had dealt before the one just
     finished (0 for the first). He deals again only if the convention keeps him after this
     result and (for the limited conventions) he has dealt fewer than the limit so far."""
+    if result.kind is Kind.UNDERBID:  # a void game is dealt again by the same dealer (§3.1)
+        return dealer, dealer_run
     policy = rules.raspasy_dealer
     raspasy = result.kind is Kind.RASPASY
     if policy is RaspasyDealer.NEVER_PASSES:

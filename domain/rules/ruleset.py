@@ -455,6 +455,12 @@ class RuleSet:
                     f"{self.ending.value!r}",
                     field="rules.races",
                 )
+            if self.preferans is not PreferansHand.NONE:
+                raise InvalidAction(
+                    '"preferans" closes every pool and ends the game (TV-40); a game of races '
+                    "ends by their count (TV-39): choose one",
+                    field="rules.preferans",
+                )
         elif self.race_prize_whists != DEFAULT_RACE_PRIZE:
             raise InvalidAction(
                 "race_prize_whists is set but races is 0", field="rules.race_prize_whists"

@@ -254,6 +254,9 @@ def test_exit_by_failure_not_allowed_keeps_the_series() -> None:
     assert streak_after(rules, 1, failed_misere()) == 1
     assert streak_after(rules, 1, made_game()) == 0
     assert streak_after(rules, 1, made_misere()) == 0
+    # "Without three" writes the declarer undertricks (RULES.md §3.1): a failure too.
+    conceded = result(Kind.CONCEDED, A, "6♠", (0, 0, 0), (), (B, C))
+    assert streak_after(rules, 1, conceded) == 1
     # Raspasy, failed 7♠, raspasy: the second raspasy is the double (2 per trick).
     streak = streak_after(rules, 0, raspasy_result((4, 3, 3)))
     streak = streak_after(rules, streak, failed_game())

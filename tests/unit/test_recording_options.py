@@ -39,6 +39,7 @@ from domain.rules import (
     start_deal,
     stop_early,
 )
+from domain.rules.ruleset import PreferansHand
 from domain.rules.settlement import settlement as settle_goras
 from tests.unit.rules_helpers import A, B, C, whists
 
@@ -383,6 +384,8 @@ def test_agreed_early_stop_ends_the_game_now() -> None:
         ({"race_prize_whists": 50}, "rules.race_prize_whists"),
         ({"ending": Ending.POOL_SUM, "help_failed_whister": False}, "rules.help_failed_whister"),
         ({"races": 5, "help_tie": HelpTie.SMALLER_GORA}, "rules.help_tie"),
+        # TV-39 races end by their count, TV-40 "preferans" ends the game: not both.
+        ({"races": 5, "preferans": PreferansHand.ACE_KING_QUEEN}, "rules.preferans"),
     ],
 )
 def test_combinations_that_make_no_sense_are_refused(
