@@ -197,6 +197,10 @@ def defence_choice(view: SeatView) -> Action:
 
 
 def review(view: SeatView) -> Action:
-    """Claim the underbid whenever it is proved (RULES.md §3.1): the claim is offered only
-    then, and it always costs the declarer more than a result he made."""
-    return UNDERBID if UNDERBID in view.legal else PASS
+    """Claim a proved underbid (RULES.md §3.1) when the declarer made his game: the void game
+    then costs him more than the result. When he went down, his undertricks and the whisters'
+    whists are worth more to them than the flat penalty: let the result stand."""
+    if UNDERBID not in view.legal or view.contract is None:
+        return PASS
+    made = view.tricks[view.declarer] >= view.contract.level
+    return UNDERBID if made else PASS

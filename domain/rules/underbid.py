@@ -31,6 +31,8 @@ How it is played here (decisions in docs/SYSTEMS.md):
 
 from __future__ import annotations
 
+import functools
+
 from domain.rules.actions import PASS, UNDERBID, Action, ClaimUnderbid, Pass
 from domain.rules.cards import SUIT_MASKS
 from domain.rules.errors import IllegalAction
@@ -122,11 +124,14 @@ class _OutOfNodes(Exception):
     pass
 
 
+@functools.lru_cache(maxsize=1024)
 def takes_at_least(
     hands: tuple[int, ...], declarer: int, leader: int, trump: int, need: int, limit: int
 ) -> bool:
     """Double-dummy: can ``declarer`` take ``need`` tricks of the remaining ones against every
-    defence, ``leader`` to lead? ``False`` also when the search would try over ``limit`` cards.
+    defence, ``leader`` to lead? Pure, so its verdicts are kept (LRU): a game replayed from its
+    events (a cold load, an audit, a hand record) does not search each reviewed deal again.
+    ``False`` also when the search would try over ``limit`` cards.
     Follow suit; if void, trump if possible (``trump`` -1: no trump); otherwise any card."""
     players = len(hands)
     bounds: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}

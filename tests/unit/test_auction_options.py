@@ -327,6 +327,14 @@ def test_tv25_the_bot_claims_a_proved_underbid_only() -> None:
     assert make_bot()(seat_view(tv25("declare 8♠"), B)) == PASS
 
 
+def test_tv25_the_bot_lets_a_failed_underbid_stand() -> None:
+    """A proved underbid voids the game for a flat 2 in gora (TV-25): when the declarer went
+    down anyway, his undertricks and the whists are worth more to the whister."""
+    view = seat_view(tv25("declare 7♠"), B)
+    assert UNDERBID in view.legal
+    assert make_bot()(view._replace(tricks=(6, 4, 0))) == PASS
+
+
 def test_the_underbid_proof_is_exact_and_bounded() -> None:
     """The double-dummy search: ♠AKJ98 ♣AQJ109 on own lead take exactly 8; a search cut
     short by its node limit proves nothing."""
