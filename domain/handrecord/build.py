@@ -210,8 +210,6 @@ def record_from_events(
             )
         elif name == "TimeCalled":
             out["stopped"] = "time"
-        elif name == "EarlyStopAgreed" and advance(state, event).finished:
-            out["stopped"] = "agreed"
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)
@@ -219,6 +217,8 @@ def record_from_events(
         elif name in BY_NAME:
             actions.append((event.seat, BY_NAME[name].read(event)))
         state = advance(state, event)
+        if name == "EarlyStopAgreed" and state.finished:
+            out["stopped"] = "agreed"
         if name == "DealDealt":
             assert state.deal is not None
             start, sheet_before, actions = state.deal, state.sheet, []

@@ -4,7 +4,6 @@ settlement and the revealed seed are what the rules make of them (docs/HANDRECOR
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from domain.rules import (
     new_deal,
     parse_action,
     parse_cards,
+    seed_commitment,
     settle_final,
     shuffle_from_seed,
 )
@@ -231,6 +231,8 @@ def _verify(rec: Record) -> Verdict:
                 )
         _compare_numbers(number, "score", deal["score"], expected["score"])
         _compare_numbers(number, "sheet entry", deal["entry"], expected["entry"])
+    if rec["stopped"] == "time" and not rules.ending_by_time:
+        raise _Discrepancy(None, "the record says time was called, but the rules play no time")
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
@@ -255,7 +257,7 @@ def _verify_seed(rec: Record) -> None:
     except ValueError:
         raise _Discrepancy(None, "the revealed seed is not hexadecimal") from None
     commitment = rec["seed_commitment"]
-    if commitment and hashlib.sha256(seed).hexdigest() != commitment:
+    if commitment and seed_commitment(seed) != commitment:
         raise _Discrepancy(None, "the revealed seed does not match the seed commitment")
     for deal in rec["deals"]:
         shuffle = shuffle_from_seed(seed, deal["number"])

@@ -167,6 +167,7 @@ DECISIONS: tuple[Decision, ...] = (
         lambda e: CALLS[Bid.parse(e.bid).index],
         lambda a, d: {"bid": str(a.bid)},
         fits=lambda a, d: not a.bid.is_misere,
+        misfit=lambda d: "a misère recorded as a bid (a misère is its own event)",
     ),
     Decision(
         "MisereCalled", Call, lambda e: CALLS[MISERE_INDEX], fits=lambda a, d: a.bid.is_misere
@@ -279,11 +280,6 @@ _BY_KIND: dict[type, tuple[Decision, ...]] = {}
 for _row in DECISIONS:
     _BY_KIND[_row.kind] = (*_BY_KIND.get(_row.kind, ()), _row)
 del _row
-
-
-def decision_of(event: Any) -> Decision | None:
-    """The row of a decision event, or ``None`` for the other events."""
-    return BY_NAME.get(event_name(event))
 
 
 def action_of(event: Any) -> Action | None:

@@ -184,6 +184,10 @@ def test_hand_records_of_stopped_games_say_so_and_verify(
     # Without the field, the stopped game's record is refused: the pools are open.
     forged = {**rec, "stopped": None}
     assert not import_record(to_json(forged))[1].consistent
+    # An agreed stop cannot be passed off as time called in a game not played until time.
+    untimed = {**rec, "stopped": "time", "rules": {**rec["rules"], "ending_by_time": False}}
+    verdict = import_record(to_json(untimed))[1]
+    assert not verdict.consistent and "time was called" in verdict.message
 
 
 def test_the_audit_reports_a_forged_agreement_or_time_call(

@@ -226,3 +226,15 @@ def test_a_computed_state_is_used_only_for_the_state_it_was_computed_from() -> N
     game.trigger_event(DECISION_EVENTS[row.name], seat=actor(deal), request_id="x", **fields)
     assert game._outcome is None
     assert game.state.deal == rules_apply(deal, action) and game.state.deal_number == 1
+
+
+def test_a_misere_recorded_as_a_bid_is_a_misfit_the_audit_names() -> None:
+    """RULES.md §1.3: misère is its own call and its own event (``MisereCalled``); a
+    ``BidCalled`` carrying "misère" reads back but does not fit, and the audit says so."""
+    deal = new_game(0).state.deal
+    assert deal is not None
+    row = BY_NAME["BidCalled"]
+    misere = row.read(event_of("BidCalled", 1, {"bid": "misère"}))
+    assert not row.fits(misere, deal) and row.misfit is not None
+    assert row.misfit(deal) == "a misère recorded as a bid (a misère is its own event)"
+    assert record(misere, deal)[0].name == "MisereCalled"
