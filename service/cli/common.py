@@ -39,8 +39,9 @@ def game_id_arg(text: str) -> uuid.UUID:
     try:
         return uuid.UUID(text.removeprefix("games/"))
     except ValueError:
-        raise SystemExit(
-            f"pref: {text[:80]!r} is not a game id (a UUID, or games/<uuid>)"
+        # argparse (``type=game_id_arg``) prints it as a usage error and exits 2.
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r} is not a game id (a UUID, or games/<uuid>)"
         ) from None
 
 

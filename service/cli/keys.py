@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import uuid
 from pathlib import Path
 
 from service.app.keys import LEGACY_KID, KeyConfigError, new_key_line, parse_keys, write_key_file
+from service.cli.common import game_id_arg
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -56,7 +56,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     from service.app.application import PreferansApplication
     from service.app.config import store_config
 
-    game_id = uuid.UUID(args.game.removeprefix("games/"))
+    game_id = args.game
     app = PreferansApplication(store_config(args.store).env)
     try:
         seats = [args.seat] if args.seat is not None else [0, 1, 2]
@@ -86,7 +86,7 @@ def add_keys_parser(
     )
     legacy.set_defaults(func=cmd_migrate_legacy)
     revoke = keys_sub.add_parser("revoke", help="refuse the seat tokens issued so far")
-    revoke.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
+    revoke.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
     revoke.add_argument("--seat", type=int, choices=(0, 1, 2), help="one seat (default: all)")
     revoke.add_argument("--store", help=store_help)
     revoke.set_defaults(func=cmd_revoke)

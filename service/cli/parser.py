@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING
 
+from service.cli.common import game_id_arg, metrics_options, tls_client_options
 from service.cli.keys import add_keys_parser
-
-if TYPE_CHECKING:
-    pass
-from service.cli.common import metrics_options, tls_client_options
 from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
 from service.cli.operate import (
     PROCESSES_HELP,
@@ -127,12 +123,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_keys_parser(sub, store_help)
 
     audit = sub.add_parser("audit", help="re-check a stored game from its event log")
-    audit.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
+    audit.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
     audit.add_argument("--store", help=store_help)
     audit.set_defaults(func=cmd_audit)
 
     flag = sub.add_parser("flag", help="a seat disputes a scored deal (with its seat token)")
-    flag.add_argument("game", help="the game id (or games/<id>)")
+    flag.add_argument("game", type=game_id_arg, help="the game id (or games/<id>)")
     flag.add_argument("--deal", type=int, required=True, help="the deal's number")
     flag.add_argument("--reason", required=True, help="why the deal is disputed (1-500 chars)")
     flag.add_argument("--token", required=True, help="the seat's token")
@@ -141,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     flag.set_defaults(func=cmd_flag)
 
     rule = sub.add_parser("rule", help="record an auditor's ruling on a scored deal")
-    rule.add_argument("game", help="the game id (or games/<id>)")
+    rule.add_argument("game", type=game_id_arg, help="the game id (or games/<id>)")
     rule.add_argument("--deal", type=int, required=True, help="the deal's number")
     rule.add_argument("--reason", required=True, help="the ruling's reason (1-500 chars)")
     rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
@@ -215,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     exp = sub.add_parser("export", help="write a game or one deal as a hand record")
-    exp.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
+    exp.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
     exp.add_argument("--deal", type=int, help="only this deal (default: the whole game)")
     exp.add_argument(
         "--format", choices=("json", "text"), default="json", help="json (default) or text"
@@ -229,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(func=cmd_import)
 
     rep = sub.add_parser("replay", help="a game as it was, decision by decision")
-    rep.add_argument("game", help="the game id (a UUID, or games/<uuid>)")
+    rep.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
     rep.add_argument("--deal", type=int, help="only this deal (default: every deal)")
     rep.add_argument("--step", action="store_true", help="wait for Enter between events")
     rep.add_argument("--store", help=store_help)

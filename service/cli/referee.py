@@ -11,22 +11,16 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
-from service.cli.common import game_id_arg, open_app
+from service.cli.common import open_app
 
 
 def _dispute(args: argparse.Namespace, record: Any) -> int:
     """Run a flag or a ruling against the store; print the outcome (exit 1 if refused)."""
-    import uuid as uuid_module
-
     from domain.rules.errors import RulesError
     from service.app.application import ServiceError
 
     err = Console(stderr=True)
-    try:
-        game_id = uuid_module.UUID(args.game.removeprefix("games/"))
-    except ValueError:
-        err.print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
-        return 2
+    game_id = args.game
     app = open_app(args.store)
     try:
         result = record(app, game_id)
@@ -105,20 +99,13 @@ def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
 def cmd_audit(args: argparse.Namespace) -> int:
     """Re-check a stored game from its events alone (docs/AUDIT.md): exit 0 when verified, 1 on
     a discrepancy, 2 when the game cannot be read (no such game, no store, an unreadable event)."""
-    import uuid as uuid_module
-
     from eventsourcing.persistence import PersistenceError
 
     from domain.audit import UNREADABLE
     from service.app.application import ServiceError
     from service.app.audit import verify_game
 
-    text = args.game.removeprefix("games/")
-    try:
-        game_id = uuid_module.UUID(text)
-    except ValueError:
-        Console(stderr=True).print(f"[red]{args.game!r} is not a game id (a UUID)[/red]")
-        return 2
+    game_id = args.game
     try:
         app = open_app(args.store)
     except PersistenceError as exc:
@@ -152,7 +139,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     app = open_app(args.store)
     try:
-        text = export_game_record(app, game_id_arg(args.game), args.deal, args.format)
+        text = export_game_record(app, args.game, args.deal, args.format)
     except (ValueError, ServiceError) as exc:
         Console(stderr=True).print(f"[red]{exc}[/red]")
         return 1
@@ -199,7 +186,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     app = open_app(args.store)
     try:
-        rec = game_record(app, game_id_arg(args.game), args.deal)
+        rec = game_record(app, args.game, args.deal)
     except (ValueError, ServiceError) as exc:
         Console(stderr=True).print(f"[red]{exc}[/red]")
         return 1

@@ -93,9 +93,12 @@ def test_export_and_replay_take_the_games_form(
     assert str(created.game_id) in out.read_text(encoding="utf-8")
     assert pref(["replay", name, "--deal", "1", "--store", store]) == 0
     capsys.readouterr()
-    with pytest.raises(SystemExit) as exited:
-        pref(["export", "games/not-a-uuid", "--store", store])
-    assert "is not a game id" in str(exited.value.code)
+    for command in ("export", "replay", "audit", "keys revoke"):
+        with pytest.raises(SystemExit) as exited:  # a usage error, before the store is opened
+            pref([*command.split(), "games/not-a-uuid", "--store", store])
+        assert exited.value.code == 2, command
+        err = capsys.readouterr().err
+        assert "'games/not-a-uuid' is not a game id" in err and "Traceback" not in err, command
 
 
 def test_audit_of_a_store_that_cannot_be_opened_exits_2(
