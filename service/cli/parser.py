@@ -27,8 +27,6 @@ from service.cli.tables import cmd_bots, cmd_demo, cmd_play
 
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option of ``pref`` (each with its help text)."""
-    from projections.stats_queries import ORDER_COLUMNS
-
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
@@ -172,8 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument(
         "--order-by",
         default="rating",
-        choices=tuple(ORDER_COLUMNS),
-        help="the leaderboard's order (default: rating)",
+        type=order_column,
+        help="the leaderboard's order: a column of it (default: rating; a wrong one lists them)",
     )
     stats.add_argument("--limit", type=int, default=50, help="players per leaderboard")
     stats.add_argument("--no-catch-up", action="store_true", help="do not update the stats first")
@@ -246,3 +244,15 @@ def build_parser() -> argparse.ArgumentParser:
     metrics_options(run)
     run.set_defaults(func=cmd_projections_run)
     return parser
+
+
+def order_column(text: str) -> str:
+    """``--order-by``: a leaderboard column (``projections.stats_queries.ORDER_COLUMNS``),
+    imported only when ``pref stats`` runs: the read models are not loaded for other commands."""
+    from projections.stats_queries import ORDER_COLUMNS
+
+    if text not in ORDER_COLUMNS:
+        raise argparse.ArgumentTypeError(
+            f"cannot order by {text[:40]!r}; one of: {', '.join(ORDER_COLUMNS)}"
+        )
+    return text

@@ -14,7 +14,6 @@ from typing import Any
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
 from domain.rules.systems import RULE_SETS
-from service.app.rule_options import rule_set_with
 
 MAX_OPTION_LENGTH = 512
 """The longest ``--option NAME=VALUE`` accepted (the longest option fits in far less)."""
@@ -56,5 +55,7 @@ def _override(item: str) -> tuple[str, Any]:
 
 def rules_from_args(args: argparse.Namespace) -> RuleSet:
     """The rule set the command line asks for (``InvalidAction`` naming the bad option)."""
+    from service.app.rule_options import rule_set_with  # jsonschema: only when a game starts
+
     overrides = dict(_override(item) for item in args.option)
     return rule_set_with(args.system, overrides, args.pool)
