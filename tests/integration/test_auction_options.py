@@ -11,16 +11,18 @@ import pytest
 
 from domain.bots import make_bot
 from domain.model import Game
-from domain.rules import MISERE, Action, Call, RuleSet, SeatView
+from domain.rules import MISERE, Action, Bid, Call, RuleSet, SeatView
 from domain.rules.actions import CONCEDE
 from domain.rules.cards import cards_of as deal_cards_of
 from domain.rules.ruleset import Bidding, PreferansHand, Underbid
 from domain.rules.state import Phase
+from projections import standard_runners
+from projections.stats_queries import player_stats
 from service.api.mapping import seat_view_to_proto
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import export_game_record, import_record
-from tests.integration.helpers import create, play, replay_in_domain, topic
+from tests.integration.helpers import PLAYERS, create, play, replay_in_domain, topic
 
 RULES = RuleSet(
     pool_target=6,
@@ -56,8 +58,10 @@ def test_a_game_under_the_auction_options_records_verifies_and_replays(
     # Each game's deals come from a fresh secret seed: draw games until one holds all three
     # decisions (a proved underbid needs a deal where the declarer's cards take more).
     wanted = {"WithoutThreeGone", "UnderbidClaimed", "UnderbidWaived"}
+    played = []
     for attempt in range(8):
         created = create(app, RULES)
+        played.append(created.game_id)
         play(app, created.game_id, conceding(random.Random(attempt)))  # type: ignore[arg-type]
         events = app.game_events(created.game_id)
         names = [topic(e) for e in events]
@@ -76,6 +80,21 @@ def test_a_game_under_the_auction_options_records_verifies_and_replays(
     assert verdict.consistent, verdict.message
     assert "conceded" in [d["result"]["kind"] for d in record["deals"]]
     assert any(a["action"] == "concede" for d in record["deals"] for a in d["actions"])
+    # League statistics (docs/STATS.md): "without three" and a proved underbid are failed
+    # contracts of their declarer (RULES.md §3.1), counted from the replayed deals.
+    expected = dict.fromkeys(PLAYERS, 0)
+    for game_id in played:
+        for deal in replay_in_domain(app.game_events(game_id)).scored:
+            short = (
+                deal["kind"] == "game"
+                and deal["tricks"][deal["declarer"]] < Bid.parse(deal["contract"]).level
+            )
+            if deal["kind"] in ("conceded", "underbid") or short:
+                expected[PLAYERS[deal["declarer"]]] += 1
+    for runner in standard_runners(app, app.db).values():
+        runner.catch_up()
+    failed = {p: player_stats(app.db, "", p)["contracts"]["failed"] for p in PLAYERS}  # type: ignore[index]
+    assert failed == expected and sum(failed.values()) >= 2
 
 
 def test_the_shown_misère_cards_reach_the_api_seat_view(app: PreferansApplication) -> None:
