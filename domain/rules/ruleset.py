@@ -245,6 +245,7 @@ class RuleSet:
     concede_any_level: bool = False
     """S000 conv.: "without three" on every trick game, not only on a six."""
     underbid_penalty: Underbid = Underbid.NONE
+    """TV-25, S000 conv.: whisters may prove an underbid after the play (``underbid.py``)."""
     preferans: PreferansHand = PreferansHand.NONE
     """TV-40: the talon taker may declare "preferans" with such a hand: the game ends, he
     writes off his gora, every pool is closed, and he writes ``preferans_whists`` on each."""
@@ -258,7 +259,6 @@ class RuleSet:
     """S003 ("dictates his cards by suit") / S004 ("shows all 12 cards, closes them, then
     discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
     the discard stays secret. Default: only the talon is shown."""
-    """TV-25, S000 conv.: whisters may prove an underbid after the play (``underbid.py``)."""
 
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"

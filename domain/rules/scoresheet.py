@@ -239,17 +239,8 @@ def settlement(sheet: ScoreSheet, rules: RuleSet) -> Settlement:
 
 
 def settle(sheet: ScoreSheet, rules: RuleSet) -> tuple[Fraction, ...]:
-    """Each player's result in whists (RULES.md §1.11, §3.4); the results sum to zero."""
-    if not rules.settlement_integer:
-        n = len(sheet.pool)
-        avg = Fraction(sum(sheet.gora), n)
-        out = []
-        for i in range(n):
-            share = rules.settlement_whists_per_gora * (avg - sheet.gora[i])
-            written = sum(sheet.whists[i])
-            received = sum(sheet.whists[j][i] for j in range(n))
-            out.append(share + written - received)
-        return tuple(out)
+    """Each player's result in whists (RULES.md §1.11, §3.4); the results sum to zero. Both
+    methods give the same totals (TV-21, TV-22): one computation, ``settlement``."""
     return settlement(sheet, rules).totals
 
 
