@@ -666,7 +666,8 @@ class PreferansApplication(Application[uuid.UUID]):
 
     def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
         """The game from memory (no store round trip), or from the store when ``fresh`` or when
-        the copy in memory is older than ``min_version``. A stale copy is safe for commands:
+        the copy in memory is older than ``min_version`` (then only its newer events are read).
+        A stale copy is safe for commands:
         its save fails the store's version check, and the command is judged again. On SQLite,
         games that another process changed are forgotten first (``SqliteChanges``)."""
         try:
@@ -677,12 +678,23 @@ class PreferansApplication(Application[uuid.UUID]):
                 self._evict(game_id)
             game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
             if game.version < min_version:
-                self._evict(game_id)
-                game = self.repository.get(game_id, deepcopy_from_cache=False)
+                game = self._fast_forward(game)
         except AggregateNotFoundError:
             raise GameNotFound(f"no game {game_id}") from None
         except PersistenceError as exc:
             raise StoreUnavailable(str(exc)) from exc
+        return game
+
+    def _fast_forward(self, game: Game) -> Game:
+        """The game in memory brought up to date with the store by its newer events alone (a
+        read of what it lacks, not a replay of the whole game). Called under the game's lock; a
+        failure forgets the copy, which may be half advanced."""
+        try:
+            for event in self.events.get(game.id, gt=game.version):
+                game = cast("Game", cast(Any, event).mutate(game))
+        except BaseException:
+            self._evict(game.id)
+            raise
         return game
 
     def _save(self, game: Game) -> None:

@@ -70,3 +70,27 @@ def test_seat_views_are_built_once_per_game_version_and_seat(app: PreferansAppli
     game = app.get_game(game_id)
     after = seat_view_cached(game, 0)
     assert after is not first[0] and after == seat_view_to_proto(game, 0)
+
+
+def test_a_game_behind_min_version_reads_only_its_newer_events(
+    open_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-your-writes across replicas (``min_version``) brings the copy in memory up to date
+    with the events it lacks; it does not replay the whole game from the store again (so a
+    reader cannot make a hot game cost a full replay per request). On SQLite the poll of other
+    processes' writes forgets a changed game first (``SqliteChanges``): it is read again."""
+    one, other = open_app(), open_app()
+    game_id = create(one).game_id
+    before = one.get_game(game_id).version  # in one's memory
+    play(other, game_id, stop=lambda g: g.version >= before + 5)
+    reconstructed: list[Any] = []
+    original = one.repository._reconstruct_aggregate
+    monkeypatch.setattr(
+        one.repository,
+        "_reconstruct_aggregate",
+        lambda *args, **kwargs: reconstructed.append(args) or original(*args, **kwargs),
+    )
+    game = one.get_game(game_id, min_version=before + 5)
+    assert game.version == other.get_game(game_id).version
+    assert game.state == other.get_game(game_id).state
+    assert len(reconstructed) == (1 if one.db.flavor == "sqlite" else 0)
