@@ -85,11 +85,12 @@ def test_a_game_behind_min_version_reads_only_its_newer_events(
     play(other, game_id, stop=lambda g: g.version >= before + 5)
     reconstructed: list[Any] = []
     original = one.repository._reconstruct_aggregate
-    monkeypatch.setattr(
-        one.repository,
-        "_reconstruct_aggregate",
-        lambda *args, **kwargs: reconstructed.append(args) or original(*args, **kwargs),
-    )
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reconstructed.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(one.repository, "_reconstruct_aggregate", counted)
     game = one.get_game(game_id, min_version=before + 5)
     assert game.version == other.get_game(game_id).version
     assert game.state == other.get_game(game_id).state
