@@ -54,6 +54,10 @@ def test_the_k8s_router_hashes_on_the_clients_header() -> None:
     router = (K8S / "router.yaml").read_text()
     assert re.search(r"lb_policy:\s*RING_HASH", router)
     assert re.findall(r"header_name:\s*(\S+)\}", router) == [GAME_ID_HEADER]
+    # TLS to the pods checks their certificate (CA and name), not just any certificate.
+    upstream = router[router.index("UpstreamTlsContext") :]
+    assert "trusted_ca: {filename: /etc/preferans/tls/ca.crt}" in upstream
+    assert "exact: preferans.preferans.svc.cluster.local" in upstream
     assert "router.yaml" in (K8S / "kustomization.yaml").read_text()
 
 
