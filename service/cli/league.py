@@ -123,7 +123,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 players,
                 rules,
                 seed=args.seed,
-                on_game=lambda game_id_arg: progress.advance(task),
+                on_game=lambda _game: progress.advance(task),
             )
         if not args.no_projections:
             for runner in standard_runners(app, app.db).values():

@@ -6,12 +6,10 @@ import argparse
 import os
 import sys
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 
-if TYPE_CHECKING:
-    pass
 from service.cli.common import open_app
 
 SHARDS_HELP = (

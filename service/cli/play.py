@@ -48,6 +48,7 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.seats import hand_number, seat_name
+from service.cli.common import client_for
 from service.cli.rules import rules_from_args
 from service.cli.viewstate import view_from_proto
 from service.client import GameClient, SeatClient
@@ -759,9 +760,7 @@ def run(args: Any) -> int:
     """``pref play``: the command-line entry point."""
     console = Console()
     player = args.name or _default_name()
-    client = GameClient(
-        args.server, tls_ca=args.tls_ca, tls_cert=args.tls_cert, tls_key=args.tls_key
-    )
+    client = client_for(args)
     try:
         return play_game(
             client,

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import argparse
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 
-from service.cli.render import render_game
-
-if TYPE_CHECKING:
-    pass
 from service.cli.common import client_for, seed_from
+from service.cli.render import render_game
 from service.cli.rules import rules_from_args
 
 
