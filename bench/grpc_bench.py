@@ -213,7 +213,7 @@ def game_server(args: argparse.Namespace, schema: str, index: int = 0) -> Server
     if args.no_projections or index > 0:
         argv.append("--no-projections")
     server = spawn(f"game server {index}", argv)
-    if args.profile_server:
+    if args.profile_server and index == 0:  # one profile file: the first server's
         py_spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
         out = str(Path(args.profile_server).resolve())
         fmt = "speedscope" if out.endswith(".json") else args.profile_format

@@ -1,6 +1,6 @@
 """WatchGame benchmark: server CPU to resume a long game's stream, and to fan one game's events
-out to many watchers, each with a no-op ``grpc.aio`` baseline measured in the same run (see
-/work/shared/BENCHMARKS.md).
+out to many watchers, each with a no-op ``grpc.aio`` baseline measured in the same run (results
+and commands in docs/PERFORMANCE.md).
 
 Run: ``.venv/bin/python bench/watch_bench.py`` (a temporary SQLite store; ``--store URL`` for
 another). The game server runs in its OWN process (``python -m service.cli serve
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import random
 import sys
@@ -60,8 +59,8 @@ from grpc_bench import (  # a sibling script
     ServerProcess,
     cpu_seconds,
     run_generic_server,
+    running,
     spawn,
-    wait_serving,
 )
 
 NOOP_SERVICE = "bench.NoopWatch"
@@ -134,15 +133,6 @@ async def serve_noop(port: int, sizes: list[int]) -> None:
             "Publish": grpc.unary_unary_rpc_method_handler(publish),
         },
     )
-
-
-@contextlib.asynccontextmanager
-async def running(server: ServerProcess) -> AsyncIterator[ServerProcess]:
-    try:
-        await wait_serving(server)
-        yield server
-    finally:
-        server.stop()
 
 
 def channel(target: str) -> grpc.aio.Channel:
