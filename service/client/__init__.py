@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -197,20 +197,19 @@ def retry_delay(error: grpc.RpcError) -> float | None:
     return None
 
 
-def _patient(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
+def _patient(method: Any, request: Any, metadata: Any = None) -> Any:
     """A read, retried only after a short RESOURCE_EXHAUSTED delay."""
-    for attempt in range(attempts):
-        try:
-            return method(request, metadata=metadata)
-        except grpc.RpcError as exc:
-            wait = retry_delay(exc)
-            if wait is None or wait > MAX_RETRY_DELAY or attempt == attempts - 1:
-                raise
-            time.sleep(wait)
-    raise AssertionError("unreachable")
+    return _retry(method, request, metadata, codes=())
 
 
-def _retry(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -> Any:
+def _retry(
+    method: Any,
+    request: Any,
+    metadata: Any = None,
+    attempts: int = 5,
+    codes: Collection[grpc.StatusCode] = RETRIED,
+) -> Any:
+    """A call retried after a short RESOURCE_EXHAUSTED delay, and with backoff on ``codes``."""
     delay = 0.05
     for attempt in range(attempts):
         try:
@@ -222,7 +221,7 @@ def _retry(method: Any, request: Any, metadata: Any = None, attempts: int = 5) -
             if wait is not None and wait <= MAX_RETRY_DELAY:
                 time.sleep(wait)
                 continue
-            if exc.code() not in RETRIED:
+            if exc.code() not in codes:
                 raise
             time.sleep(delay)
             delay *= 2
