@@ -41,7 +41,7 @@ from service.api.mapping import (
     seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.api.streams import GameStreams, Update, batches, update
+from service.api.streams import SAFETY_POLL_SECONDS, GameStreams, Update, batches, update
 from service.app import validation
 from service.app.application import (
     CommandResult,
@@ -64,7 +64,6 @@ _STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "f
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LIST_GAMES_TOKEN = "games"
-SAFETY_POLL_SECONDS = 1.0
 DEFAULT_BATCH_SIZE = 1000
 """Events in one WatchGameBatches message when the request leaves ``max_batch_size`` 0."""
 MAX_BATCH_SIZE = 1000

@@ -288,7 +288,8 @@ class GameStreams:
                     self._keep(feed)
 
     def _trim(self, feed: Feed) -> None:
-        if len(feed.messages) > MAX_FEED_VERSIONS:
+        # Not while ``cover`` back-fills: it prepends to the messages it saw at ``feed.base``.
+        if len(feed.messages) > MAX_FEED_VERSIONS and not feed.lock.locked():
             drop = len(feed.messages) - MAX_FEED_VERSIONS // 2
             feed.messages = feed.messages[drop:]
             feed.base = (feed.base or 0) + drop

@@ -336,3 +336,26 @@ def test_max_delay_gathers_live_events_and_never_holds_the_backlog(
             await stream.aclose()
 
     asyncio.run(main())
+
+
+def test_a_feed_is_not_trimmed_while_it_is_back_filled(app: PreferansApplication) -> None:
+    """``cover`` prepends older messages to those it saw at ``feed.base``: trimming the feed
+    meanwhile would leave a gap in its versions, so a long feed is trimmed only when no
+    back-fill holds its lock (and then keeps the newer half)."""
+    from service.api import streams as streams_module
+
+    game_id = create(app).game_id
+
+    async def scenario(streams: GameStreams) -> tuple[int, int, int]:
+        feed = Feed(game_id)
+        feed.base, feed.messages = 0, [()] * (streams_module.MAX_FEED_VERSIONS + 2)
+        async with feed.lock:
+            streams._trim(feed)
+            held = len(feed.messages)
+        streams._trim(feed)
+        return held, len(feed.messages), feed.base or 0
+
+    held, trimmed, base = _run(app, scenario)
+    assert held == streams_module.MAX_FEED_VERSIONS + 2
+    assert trimmed == streams_module.MAX_FEED_VERSIONS // 2
+    assert base == held - trimmed
