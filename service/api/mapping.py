@@ -505,23 +505,6 @@ class Visibility:
         self.talon = frozenset(c for c in talon if c is not None)
 
 
-def watch_message(
-    event: Any,
-    before: Visibility,
-    deal_before: DealState | None,
-    game: Game,
-    seat: int,
-    after: Visibility | None = None,
-) -> pb.WatchGameResponse:
-    """The stream message for ``event`` as ``seat`` may see it: ``before`` and ``deal_before``
-    were taken just before the event was applied to ``game``; ``after`` (the seat's
-    ``Visibility`` of ``game``, computed here when not given) just after."""
-    if after is None:
-        after = Visibility(game, seat)
-    public, secret = _public_part(event, deal_before, game)
-    return _for_seat(public, secret, seat, before, after, game)
-
-
 def watch_messages(
     event: Any,
     before: Sequence[Visibility],
@@ -529,8 +512,9 @@ def watch_messages(
     game: Game,
     after: Sequence[Visibility],
 ) -> tuple[pb.WatchGameResponse, ...]:
-    """``watch_message`` for every seat at once (``before[seat]``, ``after[seat]``): what all
-    seats see of the event is built once, then each seat's own part."""
+    """The stream message of ``event`` for every seat, as each may see it: ``before[seat]``
+    and ``deal_before`` were taken just before the event was applied to ``game``,
+    ``after[seat]`` just after. What all seats see is built once, then each seat's own part."""
     public, secret = _public_part(event, deal_before, game)
     return tuple(
         _for_seat(public, secret, seat, before[seat], after[seat], game)

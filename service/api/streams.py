@@ -1,7 +1,7 @@
 """Watch streams built once per event: one fan-out per game per process.
 
 A ``Feed`` holds one game's stream messages, one per event and seat (``WatchGameResponse``,
-redacted by ``mapping.watch_message``), in version order from its ``base``, serialised once
+redacted by ``mapping.watch_messages``), in version order from its ``base``, serialised once
 (``Update``: the message's bytes, and the same framed as one entry of a
 ``WatchGameBatchesResponse``). While a game has watchers in this process, one task (the feed's
 pump) follows the game: woken by the event hub (commands of this process, the store's

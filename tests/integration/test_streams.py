@@ -15,7 +15,7 @@ import pytest
 from domain.model import Game
 from service.api import streams
 from service.api.game_servicer import GameServicer
-from service.api.mapping import Visibility, watch_message, watch_messages
+from service.api.mapping import Visibility, watch_messages
 from service.api.streams import Feed, GameStreams, Update
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub
@@ -46,11 +46,12 @@ def _reference(app: PreferansApplication, game_id: uuid.UUID, seat: int) -> list
     game: Game | None = None
     out = []
     for event in app.game_events(game_id):
-        before = Visibility(game, seat)
+        before = [Visibility(game, s) for s in range(3)]
         deal_before = None if game is None else game.state.deal
         game = event.mutate(game)
         assert game is not None
-        out.append(watch_message(event, before, deal_before, game, seat))
+        after = [Visibility(game, s) for s in range(3)]
+        out.append(watch_messages(event, before, deal_before, game, after)[seat])
     return out
 
 
