@@ -55,6 +55,9 @@ class GameState(NamedTuple):
     time_called: bool = False
     stop_agreed: frozenset[int] = frozenset()
     """Seats that agreed to stop early during the current deal (cleared when it is scored)."""
+    bomb_signs: tuple[tuple[int, ...], ...] = ()
+    """Classic (issue 12, TV-26): per seat, the bomb levels he owes in the order recorded (1
+    single, 2 double …); his next games are played on them, the first crossed out when made."""
 
 
 _DEAL = GameState._fields.index("deal")

@@ -176,6 +176,18 @@ class DealState(NamedTuple):
     """Deals in a row the dealer had dealt before this one (non-sliding deal, §3.3)."""
     review: Review | None = None
     """The result of the play while the underbid review is open (``Phase.REVIEW``)."""
+    # Classic (issue 12, RULES.md §3.5 "Classic", TV-26). The auction sets them; scoring reads them.
+    unseen: int = 0
+    """Mask of seats that have not looked at their cards (a dark pass, bomb or dark bid); their
+    seat views show no cards of their own until they look."""
+    dark: bool = False
+    """The contract is a dark game (the talon taken unseen): its values are doubled (TV-26)."""
+    no_talon: bool = False
+    """The contract is a game (or misère) without talon (§3.1 "Games without talon")."""
+    bomb: int = 0
+    """On a raspasy: its bomb level (0 an ordinary raspasy, 1 single, 2 double, 3 triple …)."""
+    bombers: int = 0
+    """On a bomb: the mask of seats that declared it and get its sign (TV-26)."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""
