@@ -19,7 +19,7 @@ from domain.rules.errors import GameOver, IllegalAction
 from domain.rules.raspasy import dealer_after, streak_after
 from domain.rules.recording import Ending
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, settle
+from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, replace, settle
 from domain.rules.scoring import DealScore, score_deal
 from domain.rules.seats import seat_of_hand
 from domain.rules.state import DealResult, DealState, Kind, Phase
@@ -185,6 +185,27 @@ def agree_stop(game: GameState, seat: int) -> GameState:
     agreed = game.stop_agreed | {seat}
     game = game._replace(stop_agreed=agreed)
     return stop_early(game) if len(agreed) == game.rules.players else game
+
+
+MAX_REPLACEMENTS = 16
+"""At most this many players may join in place of others in one game: it bounds the
+settlement (one part of the sheet per account) whatever a client asks."""
+
+
+def replace_player(game: GameState, seat: int) -> GameState:
+    """The player at ``seat`` leaves and another joins in his place, with the others' consent
+    (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``scoresheet.replace``). It may happen at any
+    moment of a game not over: the newcomer takes the seat's hand in the deal in progress and
+    that deal is his. The leaver's agreement to stop early, if any, leaves with him."""
+    if game.finished:
+        raise GameOver("the game is over")
+    if not 0 <= seat < game.rules.players:
+        raise IllegalAction(f"no seat {seat} at a {game.rules.players}-player table")
+    if len(game.sheet.departed) >= MAX_REPLACEMENTS:
+        raise IllegalAction(f"at most {MAX_REPLACEMENTS} players may join one game")
+    return game._replace(
+        sheet=replace(game.sheet, seat, game.rules), stop_agreed=game.stop_agreed - {seat}
+    )
 
 
 Policy = Callable[[SeatView], Action]

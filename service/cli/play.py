@@ -215,7 +215,10 @@ def scoresheet_table(
         whists = list(row.whists) if row else [0, 0, 0]
         cells += ["" if other == seat else str(whists[other]) for other in range(3)]
         if sheet.settlement:
-            cells.append(format_result(sheet.settlement[seat]))
+            account = next(
+                (a.account for a in sheet.accounts if a.seat == seat and not a.left), seat
+            )
+            cells.append(format_result(sheet.settlement[account]))
         table.add_row(*cells)
     return table
 
@@ -434,10 +437,14 @@ def render_final(
     parts: list[RenderableType] = [scoresheet_table(final, players, pool_target)]
     if final.settlement:
         line = Text("Settlement: ", style="bold")
+        if len(final.accounts) > 3:  # somebody joined in place of another: by account
+            labels = [f"{a.player_id}" + (" (left)" if a.left else "") for a in final.accounts]
+        else:
+            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(3)]
         line.append(
             "   ".join(
-                f"{seat_name(s)} {players[s]} {format_result(v)}".replace("  ", " ")
-                for s, v in enumerate(final.settlement)
+                f"{label} {format_result(v)}"
+                for label, v in zip(labels, final.settlement, strict=False)
             )
         )
         parts.append(line)
