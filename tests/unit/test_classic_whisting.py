@@ -369,3 +369,23 @@ def test_classic_whisting_options_round_trip_as_json() -> None:
         whist_liability=WhistLiability.HALF_UNTIL_CLOSED, strain_price_steps=(0, 2, 4, 6, 8)
     )
     assert RuleSet.from_dict(rules.to_dict()) == rules
+
+
+def test_complicated_misere_whisting_events_and_seat_views() -> None:
+    """The misère's whist calls are the existing events (domain/model/decisions.py): a whist
+    is WhistCalled, a pass WhistPassed, and each reads back as its action; the seat views show
+    the calls, the actor's legal calls and no defender's cards before the play."""
+    from domain.model.decisions import record
+    from domain.rules import seat_view
+
+    state = _misere(COMPLICATED)
+    rows = {str(action): record(action, state)[0].name for action in legal_actions(state)}
+    assert rows == {"whist": "WhistCalled", "pass": "WhistPassed"}
+    after = act(state, "whist")
+    assert record(PASS, after)[0].name == "WhistPassed"
+    assert record(WHIST, after)[0].name == "WhistCalled"
+    view = seat_view(after, C)
+    assert view.phase is Phase.WHISTING and view.legal == (WHIST, PASS)
+    assert view.whist_calls == ((B, WHIST),) and view.whisters == (B,)
+    assert view.hands[A] is None and view.hands[B] is None
+    assert seat_view(after, A).legal == ()
