@@ -165,6 +165,12 @@ def _check_complicated(rules: RuleSet) -> None:
             "second_whister_shares differ from whister_shares on their levels only",
             field="rules.second_whister_shares",
         )
+    if rules.second_whister_shares and rules.whist_obligations is not Obligations.JOINT:
+        raise InvalidAction(
+            "second_whister_shares split the joint norm; individual obligations give each"
+            " whister the same quota (whister_shares)",
+            field="rules.second_whister_shares",
+        )
     if not set(rules.half_whist_tricks) <= rules.half_whist_levels:
         raise InvalidAction(
             "half_whist_tricks are given for half-whist levels only",

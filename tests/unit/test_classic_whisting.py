@@ -36,6 +36,7 @@ from domain.rules import (
     DealState,
     InvalidAction,
     Kind,
+    Obligations,
     Phase,
     RuleSet,
     ScoreSheet,
@@ -341,6 +342,10 @@ def test_classic_old_hierarchy_spades_cheapest_no_trump_dearest() -> None:
     ("options", "field"),
     [
         ({"second_whister_shares": {9: 1}}, "rules.second_whister_shares"),
+        (
+            {"second_whister_shares": {7: 2}, "whist_obligations": Obligations.ALL},
+            "rules.second_whister_shares",
+        ),
         ({"half_whist_tricks": {8: 1}}, "rules.half_whist_tricks"),
         ({"half_whist_tricks": {6: 0}}, "rules.half_whist_tricks"),
         ({"half_whist_tricks": {6: 5}}, "rules.half_whist_tricks"),
