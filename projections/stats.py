@@ -365,6 +365,7 @@ class Stats:
             own["misere_declared"] += 1
             own["misere_made" if taken == 0 else "misere_failed"] += 1
             own["misere_tricks"] += taken
+            _defence(rows, declarer, score)  # a whisted misère (S000 Classic) writes some
             return
         contract = Bid.parse(event.contract)
         assert contract.strain is not None
@@ -377,11 +378,7 @@ class Stats:
         failed = under > 0 or kind in ("conceded", "underbid")
         own["contracts_failed" if failed else "contracts_made"] += 1
         own["undertricks"] += under
-        for seat, row in enumerate(rows):
-            if seat != declarer:
-                row["whists_earned"] += score["whists"][seat][declarer]
-                row["penalties"] += score["gora"][seat]
-                row["penalised_deals"] += score["gora"][seat] > 0
+        _defence(rows, declarer, score)
 
     def _finished(self, event: Any, position: int) -> None:
         game_id = event.originator_id
@@ -510,3 +507,12 @@ def _outcome(a: Fraction, b: Fraction) -> str:
     if a == b:
         return "equal"
     return "a_ahead" if a > b else "b_ahead"
+
+
+def _defence(rows: list[dict[str, Any]], declarer: int, score: dict[str, Any]) -> None:
+    """The defenders' whists on the declarer and their penalties, this deal."""
+    for seat, row in enumerate(rows):
+        if seat != declarer:
+            row["whists_earned"] += score["whists"][seat][declarer]
+            row["penalties"] += score["gora"][seat]
+            row["penalised_deals"] += score["gora"][seat] > 0

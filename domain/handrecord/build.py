@@ -293,7 +293,7 @@ def record_from_deal(
     final = start
     for seat, action in actions:
         final = apply(final, action, seat)
-    score = score_deal(final)
+    score = score_deal(final, sheet.any_closed(rules))
     entry = write_deal(sheet, final, score, rules)[1]
     out = _envelope(rules, players, start.dealer, game_id, None)
     out["deals"].append(

@@ -92,7 +92,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     deal = game.deal
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
-    score = score_deal(deal)
+    score = score_deal(deal, game.sheet.any_closed(game.rules))
     sheet, entry = write_deal(game.sheet, deal, score, game.rules)
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
@@ -124,7 +124,7 @@ def write_deal(
     order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
     failed = (
         [s for s, g in enumerate(score.gora) if g > 0 and s != result.declarer]
-        if result.kind is Kind.GAME
+        if result.kind in (Kind.GAME, Kind.MISERE)  # a whisted misère (S000 Classic)
         else ()
     )
     return record(

@@ -69,6 +69,11 @@ class ScoreSheet(NamedTuple):
         zeros = (0,) * players
         return cls(zeros, zeros, tuple(zeros for _ in range(players)))
 
+    def any_closed(self, rules: RuleSet) -> bool:
+        """Whether some player's pool is closed (at the target): from then on Classic's
+        ``half-until-closed`` whist is responsible (S000)."""
+        return any(p >= rules.pool_target for p in self.pool)
+
     def all_closed(self, rules: RuleSet) -> bool:
         """Whether the pools are complete: every pool at the target, or (Leningrad ending) their
         sum at target × players."""
