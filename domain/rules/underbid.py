@@ -15,15 +15,17 @@ How it is played here (decisions in docs/SYSTEMS.md):
   a claim (the discard stays hidden, and the proof does not depend on it beyond the declarer's
   ten cards, all of which were played or lie open).
 * The claim is offered (and accepted) only when the proof holds; otherwise only ``pass`` is
-  legal, and a claim is refused and records nothing. The proof: from the first lead of the
-  deal, with the declarer's ten cards after the discard and the defenders' actual hands, the
-  declarer takes at least ``level + 1`` tricks
-  against every defence, with his best play (a double-dummy search, exact over the actual
-  hands). S000 asks "in any layout"; over the actual layout is a necessary condition of that
-  and can be decided exactly in bounded time, while every layout (184 756 splits, each a
-  search) cannot. The difference: a declarer whose extra trick depends on this very layout
-  (a finesse that happens to work) is convicted here though S000 would not convict him. The
-  search is bounded by ``NODE_LIMIT`` cards tried; a proof it cannot finish within it fails.
+  legal, and a claim is refused and records nothing. The proof is S000's, exactly: from the
+  first lead of the deal, with the declarer's ten cards after the discard, the declarer has a
+  way of playing that takes at least ``level + 1`` tricks in every layout of the defenders'
+  twenty cards against every defence (``guaranteed``). It is one search, not one per layout
+  (184 756 splits): the defence places its cards as it plays, keeping a split that fits what
+  it has shown (each defender ten cards, none of a suit he showed out of), which is as strong
+  as the worst layout for each line of the declarer's, while the declarer sees what he sees at
+  the table. A declarer whose extra trick depends on this very layout (a finesse that happens
+  to work, a king that happens to fall) is therefore not convicted. The search is bounded by
+  ``NODE_LIMIT`` cards tried; a proof it cannot finish within it fails (a claim the defence
+  cannot prove is refused, as at the table).
 * A proved underbid makes the deal void (``Kind.UNDERBID``): the declarer writes the penalty
   (``RuleSet.underbid_penalty``: 2, or the contract's value) to his gora, nobody writes whists
   or pool, and the same dealer deals again (``game.finish_deal``).
@@ -109,14 +111,19 @@ def start_hands(state: DealState) -> tuple[int, ...]:
 
 
 def proven(state: DealState) -> bool:
-    """Whether the declarer takes at least one trick more than his contract against every
-    defence, over the actual hands from the first lead (see the module text)."""
+    """Whether the declarer takes at least one trick more than his contract in any layout of
+    the defenders' cards, from the first lead (see the module text)."""
     contract = state.contract
     assert contract is not None and contract.strain is not None
     trump = -1 if contract.trump is None else int(contract.trump)
     lead = first_hand(state.dealer, state.players)
-    return takes_at_least(
-        start_hands(state), state.declarer, lead, trump, contract.level + 1, NODE_LIMIT
+    hands = start_hands(state)
+    pool = 0
+    for seat, hand in enumerate(hands):
+        if seat != state.declarer:
+            pool |= hand
+    return guaranteed(
+        hands[state.declarer], pool, state.declarer, lead, trump, contract.level + 1, NODE_LIMIT
     )
 
 
@@ -124,40 +131,79 @@ class _OutOfNodes(Exception):
     pass
 
 
+_SUIT_OF_VOIDS = tuple(
+    sum(SUIT_MASKS[suit] for suit in range(4) if voids >> suit & 1) for voids in range(16)
+)
+"""The cards of the suits a 4-bit void set names."""
+
+
 @functools.lru_cache(maxsize=1024)
-def takes_at_least(
-    hands: tuple[int, ...], declarer: int, leader: int, trump: int, need: int, limit: int
+def guaranteed(
+    declarer_hand: int, pool: int, declarer: int, leader: int, trump: int, need: int, limit: int
 ) -> bool:
-    """Double-dummy: can ``declarer`` take ``need`` tricks of the remaining ones against every
-    defence, ``leader`` to lead? Pure, so its verdicts are kept (LRU): a game replayed from its
-    events (a cold load, an audit, a hand record) does not search each reviewed deal again.
-    ``False`` also when the search would try over ``limit`` cards.
-    Follow suit; if void, trump if possible (``trump`` -1: no trump); otherwise any card."""
-    players = len(hands)
-    bounds: dict[tuple[tuple[int, ...], int], tuple[int, int]] = {}
-    """Per position (hands, leader): tricks the declarer surely gets, and at most gets."""
+    """Can the declarer take ``need`` tricks in every layout of the defenders' cards, with one
+    way of playing that does not know the layout? The defenders' cards are ``pool``, split
+    evenly between the two defenders in a way nobody fixes in advance: each card a defender
+    plays is his if a split consistent with the play so far gives it to him, and a defender who
+    does not follow suit (or, void, does not trump) is void in it from then on. The defence
+    chooses the split as it plays, so it is as strong as the worst layout for every line of
+    the declarer's; and the declarer sees only what he would see at the table (his cards, the
+    defenders' cards as a set, the play), so a line that wins here wins in every layout.
+    ``False`` also when the search would try over ``limit`` cards. Pure, so its verdicts are
+    kept (LRU): a game replayed from its events (a cold load, an audit, a hand record) does
+    not search each reviewed deal again."""
+    players = 3
+    defenders = tuple(s for s in range(players) if s != declarer)
+    bounds: dict[tuple[int, int, tuple[int, ...], int], tuple[int, int]] = {}
     count = [0]
 
-    def options(hand: int, others: int, led: int) -> list[int]:
+    def feasible(pool: int, voids: tuple[int, ...], caps: tuple[int, ...]) -> bool:
+        """A split of ``pool`` giving each defender his ``caps`` cards, none of a void suit."""
+        a, b = defenders
+        va, vb = _SUIT_OF_VOIDS[voids[a]], _SUIT_OF_VOIDS[voids[b]]
+        if pool & va & vb:
+            return False
+        return (pool & va).bit_count() <= caps[b] and (pool & vb).bit_count() <= caps[a]
+
+    def declarer_options(hand: int, led: int) -> int:
         if led >= 0 and hand & SUIT_MASKS[led]:
-            pool = hand & SUIT_MASKS[led]
-        elif led >= 0 and trump >= 0 and hand & SUIT_MASKS[trump]:
-            pool = hand & SUIT_MASKS[trump]
+            return hand & SUIT_MASKS[led]
+        if led >= 0 and trump >= 0 and hand & SUIT_MASKS[trump]:
+            return hand & SUIT_MASKS[trump]
+        return hand
+
+    def defender_options(
+        pool: int,
+        voids: tuple[int, ...],
+        caps: tuple[int, ...],
+        seat: int,
+        led: int,
+        outstanding: int,
+    ) -> list[tuple[int, int]]:
+        """(cards, voids after) the defender on turn may play: following suit, or showing out
+        (then trumping, or showing out of trumps too), each only if a split still fits."""
+        mine = voids[seat]
+        steps: list[tuple[int, int]] = []
+        if led < 0:
+            steps.append((pool & ~_SUIT_OF_VOIDS[mine], mine))
         else:
-            pool = hand
-        out = []
-        while pool:
-            low = pool & -pool
-            card = low.bit_length() - 1
-            pool ^= low
-            # Skip a card whose next lower outstanding card of its suit is also in this hand:
-            # the two are equivalent.
-            below = (hand | others) & SUIT_MASKS[card >> 3] & (low - 1)
-            if below and (hand >> (below.bit_length() - 1)) & 1:
+            if not mine >> led & 1:
+                steps.append((pool & SUIT_MASKS[led], mine))
+            out = mine | 1 << led
+            if trump >= 0 and trump != led and not out >> trump & 1:
+                steps.append((pool & SUIT_MASKS[trump], out))
+                out |= 1 << trump
+            steps.append((pool & ~_SUIT_OF_VOIDS[out], out))
+        found = []
+        for cands, after in steps:
+            if not cands:
                 continue
-            out.append(card)
-        out.reverse()  # high cards first: the cut-offs come sooner
-        return out
+            new_voids = (*voids[:seat], after, *voids[seat + 1 :])
+            new_caps = (*caps[:seat], caps[seat] - 1, *caps[seat + 1 :])
+            for card in _candidates(cands, outstanding):
+                if feasible(pool & ~(1 << card), new_voids, new_caps):
+                    found.append((card, after))
+        return found
 
     def winner(cards: list[tuple[int, int]]) -> int:
         led = cards[0][1] >> 3
@@ -169,46 +215,78 @@ def takes_at_least(
                 best_seat, best_key = seat, key
         return best_seat
 
-    def solve(hs: tuple[int, ...], lead: int, need: int) -> bool:
-        left = hs[0].bit_count()
+    def solve(hand: int, pool: int, voids: tuple[int, ...], lead: int, need: int) -> bool:
+        left = hand.bit_count()
         if need <= 0:
             return True
         if need > left:
             return False
-        key = (hs, lead)
+        key = (hand, pool, voids, lead)
         low, high = bounds.get(key, (0, left))
         if need <= low:
             return True
         if need > high:
             return False
-        value = trick(hs, lead, need, [])
+        caps = tuple(0 if s == declarer else left for s in range(players))
+        value = trick(hand, pool, voids, caps, lead, need, [])
         bounds[key] = (need, high) if value else (low, need - 1)
         return value
 
-    def trick(hs: tuple[int, ...], lead: int, need: int, played: list[tuple[int, int]]) -> bool:
+    def trick(
+        hand: int,
+        pool: int,
+        voids: tuple[int, ...],
+        caps: tuple[int, ...],
+        lead: int,
+        need: int,
+        played: list[tuple[int, int]],
+    ) -> bool:
         if len(played) == players:
             w = winner(played)
-            return solve(hs, w, need - (1 if w == declarer else 0))
+            return solve(hand, pool, voids, w, need - (1 if w == declarer else 0))
         seat = (lead + len(played)) % players
         led = played[0][1] >> 3 if played else -1
-        others = 0  # every other card still in play, the cards on the table included
-        for _, card in played:
-            others |= 1 << card
-        for s in range(players):
-            if s != seat:
-                others |= hs[s]
-        mine = seat == declarer
         count[0] += 1
         if count[0] > limit:
             raise _OutOfNodes
-        for card in options(hs[seat], others, led):
-            nxt = (*hs[:seat], hs[seat] & ~(1 << card), *hs[seat + 1 :])
-            value = trick(nxt, lead, need, [*played, (seat, card)])
-            if value == mine:
-                return value
-        return not mine
+        outstanding = hand | pool
+        for _, card in played:
+            outstanding |= 1 << card
+        if seat == declarer:
+            for card in _candidates(declarer_options(hand, led), outstanding):
+                if trick(
+                    hand & ~(1 << card), pool, voids, caps, lead, need, [*played, (seat, card)]
+                ):
+                    return True
+            return False
+        new_caps = (*caps[:seat], caps[seat] - 1, *caps[seat + 1 :])
+        for card, after in defender_options(pool, voids, caps, seat, led, outstanding):
+            new_voids = (*voids[:seat], after, *voids[seat + 1 :])
+            if not trick(
+                hand, pool & ~(1 << card), new_voids, new_caps, lead, need, [*played, (seat, card)]
+            ):
+                return False
+        return True
 
     try:
-        return solve(tuple(hands), leader, need)
+        return solve(declarer_hand, pool, (0, 0, 0), leader, need)
     except _OutOfNodes:
         return False
+
+
+def _candidates(cards: int, outstanding: int) -> list[int]:
+    """The cards of ``cards``, high first (the cut-offs come sooner), one of each run of
+    equivalent ones: a card is skipped when the next lower card of its suit still out
+    (``outstanding``) is also a candidate, as the two win and lose the same tricks."""
+    out = []
+    pool = cards
+    while pool:
+        low = pool & -pool
+        card = low.bit_length() - 1
+        pool ^= low
+        below = outstanding & SUIT_MASKS[card >> 3] & (low - 1)
+        if below and cards >> (below.bit_length() - 1) & 1:
+            continue
+        out.append(card)
+    out.reverse()
+    return out

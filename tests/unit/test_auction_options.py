@@ -3,6 +3,7 @@ seeds S000 «Торговля» and «Конвенции», S004)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -29,7 +30,8 @@ from domain.rules.preferans import hand_qualifies
 from domain.rules.ruleset import Bidding, PreferansEffect, PreferansHand, Underbid
 from domain.rules.scoresheet import Help, ScoreSheet
 from domain.rules.state import Phase
-from domain.rules.underbid import takes_at_least
+from domain.rules.underbid import NODE_LIMIT, guaranteed
+from tests.unit.double_dummy import takes_at_least
 from tests.unit.rules_helpers import (
     A,
     B,
@@ -335,13 +337,46 @@ def test_tv25_the_bot_lets_a_failed_underbid_stand() -> None:
     assert make_bot()(view._replace(tricks=(6, 4, 0))) == PASS
 
 
-def test_the_underbid_proof_is_exact_and_bounded() -> None:
-    """The double-dummy search: ♠AKJ98 ♣AQJ109 on own lead take exactly 8; a search cut
+def test_tv25_the_underbid_proof_holds_in_every_layout_and_is_bounded() -> None:
+    """TV-25 (S000 «Конвенции»): ♠AKJ98 ♣AQJ109 on own lead "loses at most one trick to ♠Q
+    and one to ♣K": 8 tricks in any layout of the defenders' twenty cards, not 9; a search cut
     short by its node limit proves nothing."""
-    hands = (cards("As Ks Js 9s 8s Ac Qc Jc Tc 9c"), *(cards(h) for h in TV25[1:3]))
-    assert takes_at_least(hands, A, A, 0, 8, 10_000)
-    assert not takes_at_least(hands, A, A, 0, 9, 10_000)
-    assert not takes_at_least(hands, A, A, 0, 8, 3)
+    declarer = cards("As Ks Js 9s 8s Ac Qc Jc Tc 9c")
+    pool = cards(TV25[1]) | cards(TV25[2])
+    assert guaranteed(declarer, pool, A, A, 0, 8, NODE_LIMIT)
+    assert not guaranteed(declarer, pool, A, A, 0, 9, NODE_LIMIT)
+    assert not guaranteed(declarer, pool, A, A, 0, 8, 3)
+
+
+def test_s000_an_extra_trick_that_depends_on_the_layout_is_no_underbid() -> None:
+    """S000: the underbid is proved only if "there is no layout in which he takes fewer". Here
+    ♦ trumps, own lead: over the actual hands (♦K single with B) the declarer takes 9, but in
+    other layouts of the same twenty cards he can be held to 6 (♦K guarded, ruffs), so a 6, 7
+    or 8 declared is no underbid; the double-dummy value of one layout convicted it before."""
+    declarer = cards("As Ac Qc Jc 9c Ad Qd Jd 7d Qh")
+    b, c = cards("7s 8s Ts Js Kd 7h 9h Th Jh Ah"), cards("9s Qs Ks 7c 8c Tc 8d 9d Td Kh")
+    assert takes_at_least((declarer, b, c), A, A, 2, 9, NODE_LIMIT)
+    assert guaranteed(declarer, b | c, A, A, 2, 6, NODE_LIMIT)
+    assert not guaranteed(declarer, b | c, A, A, 2, 7, NODE_LIMIT * 10)
+
+
+def test_the_underbid_proof_implies_the_double_dummy_value_of_every_layout() -> None:
+    """What the proof guarantees holds in the actual layout and in a swapped one (the
+    defenders' hands exchanged), for deals drawn at random."""
+    rng = random.Random(7)
+    checked = 0
+    while checked < 4:
+        deck = list(range(32))
+        rng.shuffle(deck)
+        hands = tuple(sum(1 << x for x in deck[k * 10 : (k + 1) * 10]) for k in range(3))
+        trump = rng.choice([-1, 0, 1, 2, 3])
+        pool = hands[1] | hands[2]
+        best = max(n for n in range(11) if guaranteed(hands[0], pool, A, A, trump, n, 50_000))
+        if best == 0:
+            continue
+        checked += 1
+        for layout in (hands, (hands[0], hands[2], hands[1])):
+            assert takes_at_least(layout, A, A, trump, best, NODE_LIMIT)
 
 
 # --- misère card exposure (S003, S004) -------------------------------------------------
