@@ -13,6 +13,16 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from domain.rules.actions import Action
+from domain.rules.bombs import (
+    BombLedger,
+    CrossedLedger,
+    CrossedSign,
+    add_signs,
+    cross_out,
+    first_sign,
+    made,
+    multiplied,
+)
 from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction
@@ -58,6 +68,9 @@ class GameState(NamedTuple):
     bomb_signs: tuple[tuple[int, ...], ...] = ()
     """Classic (issue 12, TV-26): per seat, the bomb levels he owes in the order recorded (1
     single, 2 double …); his next games are played on them, the first crossed out when made."""
+    bomb_signs_crossed: CrossedLedger = ()
+    """Classic: per seat, the bomb signs he crossed out by making a game on them, in order, with
+    the deal and the game (the sheet shows which signs were made, S000 "Игра на бомбах")."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -92,8 +105,10 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     deal = game.deal
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
-    score = score_deal(deal)
+    sign = played_sign(game, deal.result)
+    score = score_deal(deal, sign)
     sheet, entry = write_deal(game.sheet, deal, score, game.rules)
+    signs, crossed = _signs_after(game, deal, sign)
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     streak = streak_after(game.rules, game.raspasy_streak, deal.result)
@@ -107,10 +122,38 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             finished=_ended(game, sheet, races_run),
             races_run=races_run,
             stop_agreed=frozenset(),
+            bomb_signs=signs,
+            bomb_signs_crossed=crossed,
         ),
         score,
         entry,
     )
+
+
+def played_sign(game: GameState, result: DealResult) -> int:
+    """The level of the bomb sign the declarer of ``result`` plays on: his first sign, on any
+    declared game but a void one or "preferans" (Classic, TV-26); 0 on none."""
+    if not game.bomb_signs or not multiplied(result.kind):
+        return 0
+    return first_sign(game.bomb_signs, result.declarer)
+
+
+def _signs_after(game: GameState, deal: DealState, sign: int) -> tuple[BombLedger, CrossedLedger]:
+    """The sign ledgers after ``deal``: a played bomb gives its sign to each who declared it;
+    a game made on a sign crosses that sign out; a failed one leaves it (S000 "КЛАССИКА")."""
+    result = deal.result
+    assert result is not None
+    players = game.rules.players
+    if result.kind is Kind.RASPASY:
+        signs = add_signs(game.bomb_signs, deal.bombers, deal.bomb, players)
+        return signs, game.bomb_signs_crossed
+    if sign and made(result):
+        assert result.contract is not None
+        crossed = CrossedSign(sign, game.deal_number, str(result.contract))
+        return cross_out(
+            game.bomb_signs, game.bomb_signs_crossed, result.declarer, crossed, players
+        )
+    return game.bomb_signs, game.bomb_signs_crossed
 
 
 def write_deal(

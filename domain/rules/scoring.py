@@ -161,8 +161,37 @@ DEFENCE_SCORERS: dict[str, DefenceScorer] = {"responsible": responsible_defence}
 """Registry of whisting systems; a new system adds its function here (docs/RULES-ENGINE.md)."""
 
 
-def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) -> DealScore:
-    """The scoresheet entries of one finished deal, before pool closing and help."""
+def score_result(
+    rules: RuleSet,
+    result: DealResult,
+    raspasy_streak: int = 0,
+    *,
+    bomb: int = 0,
+    dark: bool = False,
+    sign: int = 0,
+) -> DealScore:
+    """The scoresheet entries of one finished deal, before pool closing and help.
+
+    Classic (``domain.rules.bombs``, TV-26): ``bomb`` is the level of a bomb raspasy, ``dark``
+    says the contract was a dark game, ``sign`` is the level of the bomb sign the declarer plays
+    his game on (0: none); a multiplied game has every entry multiplied."""
+    if bomb or dark or sign:
+        from domain.rules import bombs  # bombs builds on this module
+
+        kind = result.kind
+        if kind is Kind.RASPASY:
+            if bomb:
+                return bombs.score_bomb(rules, result, bomb)
+        elif bombs.multiplied(kind):
+            if dark and kind is Kind.MISERE:
+                return bombs.scaled(bombs.dark_misere(rules, result), bombs.sign_factor(sign))
+            factor = bombs.game_factor(rules, dark=dark, sign=sign)
+            return bombs.scaled(_score_plain(rules, result, raspasy_streak), factor)
+    return _score_plain(rules, result, raspasy_streak)
+
+
+def _score_plain(rules: RuleSet, result: DealResult, raspasy_streak: int) -> DealScore:
+    """``score_result`` of a deal without Classic multipliers."""
     sheet = _Sheet(rules.players)
     kind = result.kind
     declarer = result.declarer
@@ -211,8 +240,16 @@ def score_result(rules: RuleSet, result: DealResult, raspasy_streak: int = 0) ->
     return sheet.freeze()
 
 
-def score_deal(state: DealState) -> DealScore:
-    """Score a finished deal state."""
+def score_deal(state: DealState, sign: int = 0) -> DealScore:
+    """Score a finished deal state; ``sign`` is the level of the bomb sign its declarer plays
+    on (Classic, ``bombs.first_sign`` of the game's ledger; 0 none)."""
     if state.result is None:
         raise ValueError("the deal is not finished")
-    return score_result(state.rules, state.result, state.raspasy_streak)
+    return score_result(
+        state.rules,
+        state.result,
+        state.raspasy_streak,
+        bomb=state.bomb,
+        dark=state.dark,
+        sign=sign,
+    )
