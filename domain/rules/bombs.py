@@ -180,6 +180,34 @@ def cross_out(
     )
 
 
+def signs_after(
+    owed: BombLedger,
+    crossed: CrossedLedger,
+    result: DealResult,
+    *,
+    bomb: int,
+    bombers: int,
+    sign: int,
+    deal_number: int,
+    players: int,
+) -> tuple[BombLedger, CrossedLedger]:
+    """The sign ledgers after a deal with ``result``: a played bomb (or raspasy with bombers)
+    gives its sign to each who declared it; a game made on a sign (``sign``, the declarer's
+    first) crosses that sign out; a failed one leaves it (S000 "КЛАССИКА")."""
+    if result.kind is Kind.RASPASY:
+        return add_signs(owed, bombers, bomb, players), crossed
+    if sign and made(result):
+        assert result.contract is not None
+        done = CrossedSign(sign, deal_number, str(result.contract))
+        return cross_out(owed, crossed, result.declarer, done, players)
+    return owed, crossed
+
+
+def ledger_rows(owed: BombLedger, players: int) -> list[list[int]]:
+    """The owed ledger as one list per seat (the hand record's ``bomb_signs``)."""
+    return [list(row) for row in _seats(owed, players)]
+
+
 def robber_gora(rules: RuleSet, owing: Collection[int]) -> tuple[int, ...]:
     """The robber ("Разбойник", S000 Classic options, TV-26): each seat in ``owing`` (obliged to
     play a dark misère and has not by the end) writes ten tricks of a dark misère to gora —

@@ -16,12 +16,9 @@ from domain.rules.actions import Action
 from domain.rules.bombs import (
     BombLedger,
     CrossedLedger,
-    CrossedSign,
-    add_signs,
-    cross_out,
     first_sign,
-    made,
     multiplied,
+    signs_after,
 )
 from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
@@ -139,21 +136,18 @@ def played_sign(game: GameState, result: DealResult) -> int:
 
 
 def _signs_after(game: GameState, deal: DealState, sign: int) -> tuple[BombLedger, CrossedLedger]:
-    """The sign ledgers after ``deal``: a played bomb gives its sign to each who declared it;
-    a game made on a sign crosses that sign out; a failed one leaves it (S000 "КЛАССИКА")."""
-    result = deal.result
-    assert result is not None
-    players = game.rules.players
-    if result.kind is Kind.RASPASY:
-        signs = add_signs(game.bomb_signs, deal.bombers, deal.bomb, players)
-        return signs, game.bomb_signs_crossed
-    if sign and made(result):
-        assert result.contract is not None
-        crossed = CrossedSign(sign, game.deal_number, str(result.contract))
-        return cross_out(
-            game.bomb_signs, game.bomb_signs_crossed, result.declarer, crossed, players
-        )
-    return game.bomb_signs, game.bomb_signs_crossed
+    """The sign ledgers after ``deal`` (``bombs.signs_after``)."""
+    assert deal.result is not None
+    return signs_after(
+        game.bomb_signs,
+        game.bomb_signs_crossed,
+        deal.result,
+        bomb=deal.bomb,
+        bombers=deal.bombers,
+        sign=sign,
+        deal_number=game.deal_number,
+        players=game.rules.players,
+    )
 
 
 def write_deal(

@@ -8,15 +8,27 @@ will set them (the agreed ``DealState`` fields).
 
 from __future__ import annotations
 
+import copy
 import random
 import uuid
 from typing import Any
 
+from domain.handrecord import record_from_game, render_deal_text, validate, verify_record
 from domain.model import Game
 from domain.rules import DEFAULT, CrossedSign, Kind, Phase, actor, legal_actions
-from domain.rules.game import with_deal
+from domain.rules.dealing import shuffle_from_seed
+from domain.rules.game import (
+    DealRecord,
+    GameRecord,
+    finish_deal,
+    new_game,
+    play_deal,
+    start_deal,
+    with_deal,
+)
 from service.api import mapping
 from service.gen.preferans.v1 import game_pb2 as pb
+from tests.unit.test_properties import random_policy
 
 SEED = b"\x11" * 32
 RNG = random.Random(12)
@@ -121,3 +133,78 @@ def test_the_deal_records_the_sign_its_declarer_played_on() -> None:
     sheet = mapping.scoresheet_to_proto(game)
     assert sheet.deals[-1].sign == 1
     assert [list(s.owed) for s in sheet.bomb_signs][declarer] == ([] if made else [1])
+
+
+# --- hand records --------------------------------------------------------------------------
+
+
+def _game_with_a_bomb(seed: bytes) -> GameRecord:
+    """A game by the pure driver whose first raspasy is marked a double bomb declared by all,
+    continued until a later deal is a declared game (its declarer then owes a sign)."""
+    rules = DEFAULT
+    policies = random_policy(random.Random(seed[0]))
+    game = new_game(rules, 0)
+    deals: list[DealRecord] = []
+    bombed = False
+    while not game.finished and len(deals) < 40:
+        game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
+        assert game.deal is not None
+        final, actions = play_deal(game.deal, policies)
+        kind = final.result.kind if final.result is not None else None
+        if kind is Kind.RASPASY and not bombed:
+            final, bombed = final.with_(bomb=2, bombers=0b111), True
+        dealer, number = game.dealer, game.deal_number
+        game, score, entry = finish_deal(game._replace(deal=final))
+        deals.append(DealRecord(number, dealer, final, actions, score, entry))
+        if bombed and kind is not Kind.RASPASY:
+            break
+    return GameRecord(rules, seed, 0, tuple(deals), game.sheet, (), False)
+
+
+def _bombed_record() -> tuple[GameRecord, dict[str, Any]]:
+    for i in range(60):
+        played = _game_with_a_bomb(bytes([i]) * 16)
+        last = played.deals[-1].final.result
+        first_bomb = next((d for d in played.deals if d.final.bomb), None)
+        if first_bomb is not None and last is not None and last.kind is not Kind.RASPASY:
+            return played, record_from_game(played)
+    raise AssertionError("no game with a bomb then a declared game in 60 seeds")
+
+
+def test_a_hand_record_carries_the_signs_owed_before_each_deal() -> None:
+    played, rec = _bombed_record()
+    bomb_at = next(d.number for d in played.deals if d.final.bomb)
+    for deal in rec["deals"]:
+        if deal["number"] <= bomb_at:
+            assert "bomb_signs" not in deal
+        else:
+            assert deal["bomb_signs"], deal["number"]
+    last = rec["deals"][-1]
+    assert "Bombs" in "\n".join(render_deal_text(last, rec["players"]))
+    assert validate(rec) is rec
+
+
+def test_verification_reads_the_signs_owed() -> None:
+    """The deal after the bomb is scored on its declarer's double sign: verifying it as a record
+    of its own, the recorded signs are what make its score right; without them it is wrong;
+    a wrong ledger in a whole record is a discrepancy."""
+    played, rec = _bombed_record()
+    last = played.deals[-1]
+    single = record_from_game(played, deal_number=last.number)
+    signs = single["deals"][0]["bomb_signs"]
+    assert last.final.result is not None
+    assert signs[last.final.result.declarer] == [2], "every seat declared the double bomb"
+    verdict = verify_record(single)
+    # The bomb itself cannot be replayed from its decisions until the auction plays bombs; the
+    # declared game after it can, with the recorded signs.
+    assert verdict.consistent, verdict.message
+    stripped = copy.deepcopy(single)
+    del stripped["deals"][0]["bomb_signs"]
+    assert not verify_record(stripped).consistent
+    wrong = copy.deepcopy(single)
+    wrong["deals"][0]["bomb_signs"] = [[1], [1], [1]]
+    assert not verify_record(wrong).consistent
+    started = copy.deepcopy(rec)
+    started["deals"] = started["deals"][:1]
+    started["deals"][0]["bomb_signs"] = [[1], [], []]
+    assert "no bombs" in verify_record(started).message
