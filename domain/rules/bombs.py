@@ -29,8 +29,9 @@ from collections.abc import Collection
 from typing import NamedTuple, TypeVar
 
 from domain.rules.ruleset import RASPASY_PRICE_CEILING, RuleSet
+from domain.rules.scoresheet import ScoreSheet
 from domain.rules.scoring import DealScore
-from domain.rules.state import DealResult, Kind
+from domain.rules.state import DealResult, DealState, Kind
 
 TRICKS = 10
 T = TypeVar("T")
@@ -214,3 +215,19 @@ def robber_gora(rules: RuleSet, owing: Collection[int]) -> tuple[int, ...]:
     10 × 20 = 200 (S000: "пишет за десять взятых на мизере – 200 в гору")."""
     price = TRICKS * rules.dark_misere_trick_penalty
     return tuple(price if seat in owing else 0 for seat in range(rules.players))
+
+
+def dark_misere_declarer(deal: DealState) -> int:
+    """The seat that declared and played a dark misère in ``deal`` (made or not: the robber's
+    condition is to declare it, "объявил по разу мизер втемную"), or -1."""
+    result = deal.result
+    if deal.dark and result is not None and result.kind is Kind.MISERE:
+        return result.declarer
+    return -1
+
+
+def with_robber(sheet: ScoreSheet, rules: RuleSet, owing: Collection[int]) -> ScoreSheet:
+    """The sheet with the robber's penalty (``robber_gora``) written on each seat in ``owing``;
+    the ending writes it before the settlement."""
+    extra = robber_gora(rules, owing)
+    return sheet._replace(gora=tuple(g + x for g, x in zip(sheet.gora, extra, strict=True)))

@@ -108,7 +108,9 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     signs, crossed = _signs_after(game, deal, sign)
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
-    streak = streak_after(game.rules, game.raspasy_streak, deal.result)
+    # S000 "КЛАССИКА": "после объявленной и разыгранной бомбы … производятся обычные одинарные
+    # распасы": a bomb ends the raspasy series (its own level is the auction's, not the streak's).
+    streak = 0 if deal.bomb else streak_after(game.rules, game.raspasy_streak, deal.result)
     return (
         game._replace(
             dealer=dealer,

@@ -10,15 +10,27 @@ from __future__ import annotations
 
 import pytest
 
-from domain.rules import DEFAULT, DealResult, DealScore, GameState, Kind, Phase, score_result
+from domain.rules import (
+    DEFAULT,
+    DealResult,
+    DealScore,
+    GameState,
+    Kind,
+    Phase,
+    ScoreSheet,
+    score_result,
+    settle,
+)
 from domain.rules.bombs import (
     CrossedSign,
     add_signs,
     bomb_trick_price,
+    dark_misere_declarer,
     game_factor,
     robber_gora,
     score_bomb,
     sign_factor,
+    with_robber,
 )
 from domain.rules.game import finish_deal, new_game
 from domain.rules.ruleset import RASPASY_PRICE_CEILING, RuleSet
@@ -336,3 +348,53 @@ def test_tv26_robber_two_hundred() -> None:
 def test_add_signs_without_bombers_is_unchanged() -> None:
     assert add_signs((), 0, 2, 3) == ()
     assert add_signs(((1,), (), ()), 0b010, 2, 3) == ((1,), (2,), ())
+
+
+def test_robber_is_written_on_the_sheet_and_settles_to_zero() -> None:
+    sheet = ScoreSheet((20, 20, 20), (10, 0, 4), ((0, 5, 0), (0, 0, 0), (7, 0, 0)))
+    robbed = with_robber(sheet, DEFAULT, {A, C})
+    assert robbed.gora == (210, 0, 204) and robbed.pool == sheet.pool
+    assert sum(settle(robbed, DEFAULT)) == 0
+
+
+def test_dark_misere_declarer_counts_a_dark_misere_made_or_not() -> None:
+    """The robber's condition is to have declared (and played) a dark misère once."""
+    failed = scored(result(Kind.MISERE, B, "misère", (4, 3, 3)), dark=True)
+    assert dark_misere_declarer(failed) == B
+    assert dark_misere_declarer(scored(result(Kind.MISERE, B, "misère", (5, 0, 5)))) == -1
+    dark_game = scored(result(Kind.GAME, A, "6♠", (6, 4, 0), (B, C)), dark=True)
+    assert dark_misere_declarer(dark_game) == -1
+
+
+@pytest.mark.parametrize(
+    ("order", "ledger"),
+    [
+        ((1, 1, 1, 2, 2, 2, 3, 3, 3), (1, 1, 1, 2, 2, 2, 3, 3, 3)),  # variant 2: rounds
+        ((1, 2, 3, 1, 2, 3, 1, 2, 3), (1, 2, 3, 1, 2, 3, 1, 2, 3)),  # variant 1: same dealer
+    ],
+)
+def test_tv26_three_rounds_of_bombs_give_nine_signs_in_order(
+    order: tuple[int, ...], ledger: tuple[int, ...]
+) -> None:
+    """TV-26 / S000: after three rounds of bombs before the pool "каждый получил по 9 бомб",
+    recorded "строго по порядку"; with three players nobody sits on the talon, so every seat
+    declares every bomb (the 4-player dealer's exception is out of scope)."""
+    game = game_with()
+    for level in order:
+        game, _ = play(game, scored(bomb((4, 3, 3)), bomb=level, bombers=0b111))
+    assert game.bomb_signs == (ledger, ledger, ledger)
+
+
+def test_after_a_bomb_the_next_raspasy_is_single() -> None:
+    """S000: "Когда после объявленной и разыгранной бомбы все три игрока … говорят “пас”,
+    производятся обычные одинарные распасы": a bomb ends the raspasy series (streak 0), so the
+    next ordinary raspasy costs the first price of a progression."""
+    rules = DEFAULT.with_options(raspasy_trick_prices=(1, 2, 3))
+    game = game_with(rules=rules)._replace(raspasy_streak=2)
+    game, _ = play(game, scored(bomb((4, 3, 3)), bomb=1, bombers=0b001, rules=rules))
+    assert game.raspasy_streak == 0
+    after_bomb = scored(bomb((4, 3, 3)), rules=rules).with_(raspasy_streak=game.raspasy_streak)
+    game, plain = play(game, after_bomb)
+    assert plain.gora == (4, 3, 3) and game.raspasy_streak == 1
+    game, double = play(game, after_bomb.with_(raspasy_streak=game.raspasy_streak))
+    assert double.gora == (8, 6, 6)
