@@ -8,6 +8,8 @@ deal states are built with those fields set (``scored``), as the agreed interfac
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 
 from domain.rules import (
@@ -20,6 +22,7 @@ from domain.rules import (
     ScoreSheet,
     score_result,
     settle,
+    settle_final,
 )
 from domain.rules.bombs import (
     CrossedSign,
@@ -398,3 +401,40 @@ def test_after_a_bomb_the_next_raspasy_is_single() -> None:
     assert plain.gora == (4, 3, 3) and game.raspasy_streak == 1
     game, double = play(game, after_bomb.with_(raspasy_streak=game.raspasy_streak))
     assert double.gora == (8, 6, 6)
+
+
+def test_tv26_a_hand_computed_classic_sheet() -> None:
+    """Five deals written by hand (pool 20, Sochi-like default prices), then settled:
+
+    1. single bomb, all declare, 5-3-2: gora 10, 6, 4; signs A 1, B 1, C 1.
+    2. double bomb, A and B declare, 4-6-0: gora 16, 24; C's zero 4 to pool; A 1 2, B 1 2.
+    3. A 7♠ on his single, 7-2-1, both whist: pool 4 × 2 = 8; B 2 × 4 × 2 = 16, C 8 whists on
+       A; A's single crossed out.
+    4. A 6♥ dark on his double (× 2 × 4 = × 8), 6-4-0, B whists, C passes: 2 × 8 = 16 points:
+       12 close A's pool (8 → 20), 4 help C (pool 4, the largest open; → 8) and A writes 40
+       whists on C; B writes 4 × 2 × 8 = 64 on A.
+    5. B dark misère on his single, one trick: 20 × 2 = 40 gora; his single stays.
+    """
+    game = game_with(number=0)
+    game, _ = play(game, scored(bomb((5, 3, 2)), bomb=1, bombers=0b111))
+    game, _ = play(game, scored(bomb((4, 6, 0)), bomb=2, bombers=0b011))
+    seven = result(Kind.GAME, A, "7♠", (7, 2, 1), (B, C))
+    game, _ = play(game, scored(seven))
+    six = result(Kind.GAME, A, "6♥", (6, 4, 0), (B,), (C,))
+    game, dark_six = play(game, scored(six, dark=True))
+    assert dark_six == DealScore((16, 0, 0), NONE, whists({(B, A): 64}))
+    misere = result(Kind.MISERE, B, "misère", (5, 1, 4))
+    game, _ = play(game, scored(misere, dark=True))
+    assert game.sheet == ScoreSheet(
+        (20, 0, 8), (26, 70, 4), whists({(B, A): 80, (C, A): 8, (A, C): 40})
+    )
+    assert game.bomb_signs == ((), (1, 2), (1,))
+    assert game.bomb_signs_crossed == (
+        (CrossedSign(1, 3, "7♠"), CrossedSign(2, 4, "6♥")),
+        (),
+        (),
+    )
+    # Early stop (pools open): B +20, C +12 to gora → 26, 90, 16; mean 44; × 10 per point.
+    totals = settle_final(game.sheet, DEFAULT)
+    # A (44 − 26) × 10 + 40 − 88 = 132; B (44 − 90) × 10 + 80 = −380; C (44 − 16) × 10 + 8 − 40.
+    assert totals == tuple(Fraction(x) for x in (132, -380, 248))
