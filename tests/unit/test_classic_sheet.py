@@ -208,3 +208,21 @@ def test_verification_reads_the_signs_owed() -> None:
     started["deals"] = started["deals"][:1]
     started["deals"][0]["bomb_signs"] = [[1], [], []]
     assert "no bombs" in verify_record(started).message
+
+
+def test_the_cli_sheet_shows_signs_struck_when_crossed_and_owed_in_order() -> None:
+    from rich.console import Console
+
+    from service.cli.play import bomb_signs_text, scoresheet_table
+
+    signs = mapping.bomb_signs_to_proto(((3, 1), (), ()), ((CrossedSign(1, 4, "6♠"),), (), ()))
+    text = bomb_signs_text(signs[0])
+    assert text.plain == "1(6♠) 3 1"
+    assert any("strike" in str(span.style) for span in text.spans)
+    sheet = pb.Scoresheet(bomb_signs=signs)
+    console = Console(width=120, record=True)
+    console.print(scoresheet_table(sheet))
+    assert "bombs" in console.export_text()
+    console = Console(width=120, record=True)
+    console.print(scoresheet_table(pb.Scoresheet()))
+    assert "bombs" not in console.export_text()
