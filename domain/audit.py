@@ -44,6 +44,7 @@ from domain.rules import (
     deal_cards,
     finish_deal,
     new_game,
+    replace_player,
     settle_final,
     shuffle_from_seed,
     start_deal,
@@ -239,6 +240,8 @@ class _Replay:
             self._flagged(event)
         elif name in ("TimeCalled", "EarlyStopAgreed"):
             self._ending(name, event)
+        elif name == "PlayerReplaced":
+            self._replaced(event)
         elif name == "RulingRecorded":
             self._ruled(event)
         elif name in BY_NAME:
@@ -362,6 +365,21 @@ class _Replay:
         self.game = after
         if after.finished:
             self.expect_next = "GameFinished"
+
+    def _replaced(self, event: Any) -> None:
+        """A player joined in place of another (TV-27): legal only as the rules core allows,
+        naming a player id and the moment (ms) the server recorded."""
+        game = self.game
+        assert game is not None
+        player, moment = getattr(event, "player", None), getattr(event, "replaced_ms", None)
+        if not isinstance(player, str) or not player:
+            raise _Found(STRUCTURE, f"PlayerReplaced names no player: {player!r}")
+        if not isinstance(moment, int) or isinstance(moment, bool) or moment < 0:
+            raise _Found(STRUCTURE, f"PlayerReplaced has no moment: {moment!r}")
+        try:
+            self.game = replace_player(game, event.seat)
+        except (RulesError, TypeError) as exc:
+            raise _Found(ILLEGAL, f"PlayerReplaced is not allowed here: {exc}") from None
 
     def _disputed(self, event: Any) -> int:
         """The deal a flag or ruling names, checked to be scored, and its reason checked."""

@@ -285,15 +285,40 @@ class Stats:
     # -- events ---------------------------------------------------------------------------
 
     def _game(self, game_id: UUID) -> tuple[str, list[str]]:
+        """The game's league and the player of each account (by seat until a replacement)."""
+        league, accounts, _ = self._seating(game_id)
+        return league, accounts
+
+    def _seating(self, game_id: UUID) -> tuple[str, list[str], list[int]]:
+        """The league, the player of each account, and the account at each seat. The
+        ``players`` column is the list of players by seat, or after a replacement
+        ``{"accounts": [...], "seats": [...]}``."""
         row = self.games.get(str(game_id), write=False)
-        return str(row["league"]), list(json.loads(row["players"]))
+        players = json.loads(row["players"])
+        if isinstance(players, dict):
+            return str(row["league"]), list(players["accounts"]), list(players["seats"])
+        return str(row["league"]), list(players), list(range(len(players)))
+
+    def _seated(self, game_id: UUID) -> tuple[str, list[str]]:
+        """The league and the player at each seat now."""
+        league, accounts, seats = self._seating(game_id)
+        return league, [accounts[a] for a in seats]
+
+    def _replaced(self, event: Any) -> None:
+        """A player joined in place of another (TV-27): a new account at the seat."""
+        league, accounts, seats = self._seating(event.originator_id)
+        seats[event.seat] = len(accounts)
+        accounts.append(event.player)
+        game = self.games.get(str(event.originator_id))
+        game["players"] = json.dumps({"accounts": accounts, "seats": seats})
+        self.players.get(league, event.player)["games_started"] += 1
 
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
         if name == "GameCreated":
             self._created(event)
         elif name in _WHIST_COLUMNS:
-            league, players = self._game(event.originator_id)
+            league, players = self._seated(event.originator_id)
             self.players.get(league, players[event.seat])[_WHIST_COLUMNS[name]] += 1
         elif name == "DealScored":
             self._scored(event)
@@ -301,6 +326,8 @@ class Stats:
             self._finished(event, position)
         elif name == "RulingRecorded" and event.settlement is not None:
             self._resettled(event)
+        elif name == "PlayerReplaced":
+            self._replaced(event)
 
     def _created(self, event: Any) -> None:
         game = self.games.get(str(event.originator_id))
@@ -311,7 +338,7 @@ class Stats:
         self.leagues.get(event.league)["games_started"] += 1
 
     def _scored(self, event: Any) -> None:
-        league, players = self._game(event.originator_id)
+        league, players = self._seated(event.originator_id)
         rows = [self.players.get(league, p) for p in players]
         totals = self.leagues.get(league)
         totals["deals"] += 1
@@ -338,6 +365,7 @@ class Stats:
             own["misere_declared"] += 1
             own["misere_made" if taken == 0 else "misere_failed"] += 1
             own["misere_tricks"] += taken
+            _defence(rows, declarer, score)  # a whisted misère (S000 Classic) writes some
             return
         contract = Bid.parse(event.contract)
         assert contract.strain is not None
@@ -350,11 +378,7 @@ class Stats:
         failed = under > 0 or kind in ("conceded", "underbid")
         own["contracts_failed" if failed else "contracts_made"] += 1
         own["undertricks"] += under
-        for seat, row in enumerate(rows):
-            if seat != declarer:
-                row["whists_earned"] += score["whists"][seat][declarer]
-                row["penalties"] += score["gora"][seat]
-                row["penalised_deals"] += score["gora"][seat] > 0
+        _defence(rows, declarer, score)
 
     def _finished(self, event: Any, position: int) -> None:
         game_id = event.originator_id
@@ -483,3 +507,12 @@ def _outcome(a: Fraction, b: Fraction) -> str:
     if a == b:
         return "equal"
     return "a_ahead" if a > b else "b_ahead"
+
+
+def _defence(rows: list[dict[str, Any]], declarer: int, score: dict[str, Any]) -> None:
+    """The defenders' whists on the declarer and their penalties, this deal."""
+    for seat, row in enumerate(rows):
+        if seat != declarer:
+            row["whists_earned"] += score["whists"][seat][declarer]
+            row["penalties"] += score["gora"][seat]
+            row["penalised_deals"] += score["gora"][seat] > 0

@@ -69,6 +69,11 @@ class Games:
             row["settlement"] = list(event.settlement)
         elif name == "RulingRecorded" and event.settlement is not None:
             row["settlement"] = list(event.settlement)
+        elif name == "PlayerReplaced":  # the settlement is by account: every player, in order
+            if row.get("new"):
+                row["players"].append(event.player)
+            else:
+                row.setdefault("joined", []).append(event.player)
 
     def flush(self, c: Cursor) -> None:
         for game_id, row in self._games.items():
@@ -102,6 +107,12 @@ class Games:
             if row.get("settlement") is not None:
                 sets.append("settlement = ?")
                 values.append(dumps(row["settlement"]))
+            if row.get("joined"):
+                c.execute("SELECT players FROM games WHERE game_id = ?", (str(game_id),))
+                found = c.fetchone()
+                before = [] if found is None else list(json.loads(found[0]))
+                sets.append("players = ?")
+                values.append(dumps(before + row["joined"]))
             c.execute(
                 f"UPDATE games SET {', '.join(sets)} WHERE game_id = ?", (*values, str(game_id))
             )

@@ -154,6 +154,8 @@ def whist(view: SeatView, style: Style) -> Action:
     contract = view.contract
     assert contract is not None
     legal = view.legal
+    if contract.is_misere:  # a whisted misère (S000 Classic complicated whisting)
+        return WHIST if _misere_catchers(view.hand) >= _MISERE_CATCHERS else PASS
     exp, sure = defence_tricks(view.hand, contract)
     level = contract.level
     said = [call for _, call in view.whist_calls]
@@ -186,6 +188,17 @@ def whist(view: SeatView, style: Style) -> Action:
         # Pass – pass – whist: the same cards, now alone; reconsider only with spare strength.
         return WHIST if good(_ALONE.get(level, 1.0) + 0.5) else PASS
     return WHIST if WHIST in legal else legal[0]
+
+
+_MISERE_CATCHERS = 5
+"""Low cards (7, 8, 9) a bot wants before it whists a misère."""
+_LOW_RANKS = sum(0b111 << (8 * suit) for suit in range(4))
+"""The 7, 8 and 9 of every suit (a card is ``suit * 8 + rank``, ranks from the 7)."""
+
+
+def _misere_catchers(hand: int) -> int:
+    """The low cards of a hand: the cards a defender leads under a misère declarer."""
+    return (hand & _LOW_RANKS).bit_count()
 
 
 def defence_choice(view: SeatView) -> Action:

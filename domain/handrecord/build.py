@@ -170,6 +170,7 @@ def _envelope(
         "settlement": None,
         "seed": None,
         "stopped": None,
+        "replacements": [],
     }
 
 
@@ -184,6 +185,7 @@ def _select(out: Record, deal_number: int | None) -> Record:
             f"{'' if scored == 1 else 's'}"
         )
     out["deals"] = chosen
+    out["replacements"] = [r for r in out["replacements"] if r["before_deal"] == deal_number]
     out["complete"] = False
     out["settlement"] = None
     return out
@@ -226,6 +228,16 @@ def record_from_events(
             )
         elif name == "TimeCalled":
             out["stopped"] = "time"
+        elif name == "PlayerReplaced":
+            assert state is not None
+            playing = state.deal is not None and state.deal.phase is not Phase.SCORED
+            out["replacements"].append(
+                {
+                    "seat": event.seat,
+                    "player": event.player,
+                    "before_deal": state.deal_number + (0 if playing else 1),
+                }
+            )
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)
@@ -235,6 +247,9 @@ def record_from_events(
         state = advance(state, event)
         if name == "EarlyStopAgreed" and state.finished:
             out["stopped"] = "agreed"
+        if name == "PlayerReplaced":
+            # A deal in progress is written on the newcomer's sheet (``replace_player``).
+            sheet_before = state.sheet
         if name == "DealDealt":
             assert state.deal is not None
             start, sheet_before, actions = state.deal, state.sheet, []
@@ -311,7 +326,7 @@ def record_from_deal(
     final = start
     for seat, action in actions:
         final = apply(final, action, seat)
-    score = score_deal(final)
+    score = score_deal(final, sheet.any_closed(rules))
     entry = write_deal(sheet, final, score, rules)[1]
     out = _envelope(rules, players, start.dealer, game_id, None)
     out["deals"].append(

@@ -117,6 +117,9 @@ def validate(rec: Any) -> Record:
     if "stopped" not in checked:
         # Records exported before games could be stopped by time or agreement lack the field.
         checked = {**checked, "stopped": None}
+    if "replacements" not in checked:
+        # Records exported before players could be replaced (TV-27) lack the field.
+        checked = {**checked, "replacements": []}
     error = jsonschema.exceptions.best_match(_validator().iter_errors(checked))
     if error is not None:
         raise HandRecordError(_message(error))

@@ -108,9 +108,23 @@ def render_text(rec: Record) -> str:
         if rec["stopped"]:
             stopped = {"time": "time called", "agreed": "stop agreed by every seat"}
             lines.append(f'[Stopped "{stopped[rec["stopped"]]}"]')
+        joined = rec.get("replacements") or []
+        for j in joined:
+            lines.append(
+                f'[Joined "{j["player"]} in place of {seat_name(j["seat"])} '
+                f'before deal {j["before_deal"]}"]'
+            )
+        # By account: by seat, then each who joined (the players' ids once anyone has).
+        labels = (
+            [*rec["players"], *(j["player"] for j in joined)]
+            if joined
+            else [seat_name(s) for s in range(len(rec["players"]))]
+        )
         lines.append(
             '[Settlement "'
-            + " ".join(f"{seat_name(s)} {v}" for s, v in enumerate(rec["settlement"] or []))
+            + " ".join(
+                f"{who} {v}" for who, v in zip(labels, rec["settlement"] or [], strict=False)
+            )
             + '"]'
         )
         if rec["seed"]:

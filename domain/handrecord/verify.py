@@ -27,6 +27,7 @@ from domain.rules import (
     new_deal,
     parse_action,
     parse_cards,
+    replace_player,
     seed_commitment,
     settle_final,
     shuffle_from_seed,
@@ -164,6 +165,21 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
     return after, expected
 
 
+def _seats_only(sheet: ScoreSheet) -> ScoreSheet:
+    """The part of a sheet a record's ``sheet_before`` shows: the players at the table."""
+    return ScoreSheet(sheet.pool, sheet.gora, sheet.whists)
+
+
+def _replace(game: GameState, joined: Mapping[str, Any], number: int | None) -> GameState:
+    """A recorded replacement (TV-27), checked by the rules core like a live one."""
+    try:
+        return replace_player(game, joined["seat"])
+    except (RulesError, TypeError, KeyError) as exc:
+        raise _Discrepancy(
+            number, f"the replacement {_show(joined)} is not allowed: {exc}"
+        ) from None
+
+
 def _verify(rec: Record) -> Verdict:
     try:
         rules = RuleSet.from_dict(rec["rules"])
@@ -196,8 +212,11 @@ def _verify(rec: Record) -> Verdict:
             1, "deal 1 must start the game: first dealer, empty sheet, no raspasy, no bombs"
         )
     actions = 0
+    joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
         number = deal["number"]
+        while joining and joining[0]["before_deal"] <= number:
+            game = _replace(game, joining.pop(0), number)
         if number != game.deal_number + 1:
             raise _Discrepancy(number, f"deal {number} follows deal {game.deal_number}")
         if game.finished:
@@ -227,7 +246,7 @@ def _verify(rec: Record) -> Verdict:
                 f"deal {number}: {game.raspasy_streak} raspasy in a row before it, "
                 f"not {deal['raspasy_streak']}",
             )
-        if sheet_of(deal["sheet_before"]) != game.sheet:
+        if sheet_of(deal["sheet_before"]) != _seats_only(game.sheet):
             raise _Discrepancy(
                 number, f"deal {number}: the sheet before it is not what the deals before it wrote"
             )
@@ -250,6 +269,8 @@ def _verify(rec: Record) -> Verdict:
                 )
         _compare_numbers(number, "score", deal["score"], expected["score"])
         _compare_numbers(number, "sheet entry", deal["entry"], expected["entry"])
+    for left in joining:  # after the last deal (a game that stopped before another)
+        game = _replace(game, left, None)
     if rec["stopped"] == "time" and not rules.ending_by_time:
         raise _Discrepancy(None, "the record says time was called, but the rules play no time")
     if rec["complete"]:

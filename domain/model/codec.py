@@ -23,6 +23,11 @@ def stop_fingerprint(seat: int) -> str:
     return f"{seat}:stop"
 
 
+def replace_fingerprint(seat: int, player: str) -> str:
+    """What a ``PlayerReplaced`` request id stands for."""
+    return f"{seat}:replace:{player}"
+
+
 def score_to_dict(score: DealScore) -> dict[str, Any]:
     return {
         "pool": list(score.pool),

@@ -36,6 +36,7 @@ from domain.model.codec import (
     TIME_FINGERPRINT,
     action_fingerprint,
     entry_to_dict,
+    replace_fingerprint,
     score_to_dict,
     settlement_to_strings,
     stop_fingerprint,
@@ -62,6 +63,7 @@ from domain.rules import (
     finish_deal,
     new_game,
     played_sign,
+    replace_player,
     settle_final,
     shuffle_from_seed,
     start_deal,
@@ -191,6 +193,16 @@ class Game(Aggregate):
 
         TOPIC = EVENT_PREFIX + "EarlyStopAgreed"
 
+    class PlayerReplaced(Event):
+        """The player at ``seat`` left and ``player`` joined in his place with the others'
+        consent (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``domain.rules.replace_player``),
+        recorded by the server on the creator's command. ``replaced_ms`` is when (read at the
+        service edge): the seat's tokens issued until then are refused."""
+
+        TOPIC = EVENT_PREFIX + "PlayerReplaced"
+        player: str
+        replaced_ms: int
+
     # Decision events: what each records is its row in ``domain.model.decisions``.
 
     class BidCalled(_Decided, Event):
@@ -313,6 +325,12 @@ class Game(Aggregate):
         first_dealer: int,
     ) -> None:
         self.players = list(players)
+        """The player at each seat now."""
+        self.accounts = list(players)
+        """The player of each account of the sheet (``ScoreSheet.accounts``): the first players
+        by seat, then each who joined in place of another; the settlement is in this order."""
+        self.replacements: list[dict[str, Any]] = []
+        """Each ``PlayerReplaced``: version, request_id, seat, player, account, replaced_ms."""
         self.rule_set = RuleSet.from_dict(rules)
         self.league = league
         self.seed_commitment = seed_commitment
@@ -415,6 +433,26 @@ class Game(Aggregate):
         if after.finished:
             self._end(request_id, seed)
 
+    def replace_player(self, seat: int, player: str, replaced_ms: int, request_id: str) -> None:
+        """The player at ``seat`` leaves and ``player`` joins in his place (the caller's
+        authority and the player id are checked by the application)."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        if player in self.accounts:  # one account per player: his results stay one line
+            raise InvalidAction(f"{player!r} has already played in this game", field="player")
+        after = replace_player(self.state, seat)  # raises GameOver / IllegalAction
+        with self._computed(after):
+            self._player_replaced(
+                seat=seat, request_id=request_id, player=player, replaced_ms=replaced_ms
+            )
+
+    def replaced_ms(self, request_id: str) -> int | None:
+        """When the replacement recorded by ``request_id`` happened (ms), if it did."""
+        for done in self.replacements:
+            if done["request_id"] == request_id:
+                return cast(int, done["replaced_ms"])
+        return None
+
     def _end(self, request_id: str, seed: bytes) -> None:
         self._game_finished(
             seat=-1,
@@ -454,7 +492,7 @@ class Game(Aggregate):
         finished game's settlement is computed again from the adjusted sheet."""
         self._check_scored(deal_number)
         check_reason(reason)
-        change = check_adjustment(adjustment, len(self.players))
+        change = check_adjustment(adjustment, self.rule_set.players)
         check_reason(auditor, field="auditor")
         settlement = None
         if self.finished:
@@ -604,6 +642,24 @@ class Game(Aggregate):
         outcome = self._taken()
         self.state = outcome.after if outcome is not None else agree_stop(self.state, seat)
         self._note(request_id, stop_fingerprint(seat))
+
+    @event(PlayerReplaced)
+    def _player_replaced(self, seat: int, request_id: str, player: str, replaced_ms: int) -> None:
+        outcome = self._taken()
+        self.state = outcome.after if outcome is not None else replace_player(self.state, seat)
+        self.players[seat] = player
+        self.accounts.append(player)
+        self.replacements.append(
+            {
+                "version": self.version + 1,
+                "request_id": request_id,
+                "seat": seat,
+                "player": player,
+                "account": len(self.accounts) - 1,
+                "replaced_ms": replaced_ms,
+            }
+        )
+        self._note(request_id, replace_fingerprint(seat, player))
 
     @event(DealFlagged)
     def _deal_flagged(self, seat: int, request_id: str, deal_number: int, reason: str) -> None:

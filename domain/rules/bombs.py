@@ -26,6 +26,7 @@ TV-26; seed S000 "КЛАССИКА").
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import lru_cache
 from typing import NamedTuple, TypeVar
 
 from domain.rules.ruleset import RASPASY_PRICE_CEILING, RuleSet
@@ -109,19 +110,15 @@ def scaled(score: DealScore, factor: int) -> DealScore:
     )
 
 
-def dark_misere(rules: RuleSet, result: DealResult) -> DealScore:
-    """A dark misère: made, ``dark_misere_value`` (20) to pool; otherwise each trick taken
-    ``dark_misere_trick_penalty`` (20) to gora (TV-26)."""
-    players = rules.players
-    declarer = result.declarer
-    taken = result.tricks[declarer]
-    pool = [0] * players
-    gora = [0] * players
-    if taken == 0:
-        pool[declarer] = rules.dark_misere_value
-    else:
-        gora[declarer] = taken * rules.dark_misere_trick_penalty
-    return DealScore(tuple(pool), tuple(gora), ((0,) * players,) * players)
+@lru_cache(maxsize=64)
+def dark_misere_rules(rules: RuleSet) -> RuleSet:
+    """The rules a dark misère is scored by: the misère's prices are the dark misère's — made,
+    ``dark_misere_value`` (20) to pool; each trick ``dark_misere_trick_penalty`` (20) to gora
+    (TV-26) — and so are the entries of any whister of it (complicated whisting prices a
+    whisted misère's whists and penalty at the misère's value: doubled like a dark game's)."""
+    return rules.with_options(
+        misere_value=rules.dark_misere_value, misere_trick_penalty=rules.dark_misere_trick_penalty
+    )
 
 
 def multiplied(kind: Kind) -> bool:

@@ -26,7 +26,7 @@ from domain.rules.errors import GameOver, IllegalAction
 from domain.rules.raspasy import dealer_after, streak_after
 from domain.rules.recording import Ending
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, settle
+from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, replace, settle
 from domain.rules.scoring import DealScore, score_deal
 from domain.rules.seats import seat_of_hand
 from domain.rules.state import DealResult, DealState, Kind, Phase
@@ -103,7 +103,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
     sign = played_sign(game, deal.result)
-    score = score_deal(deal, sign)
+    score = score_deal(deal, game.sheet.any_closed(game.rules), sign)
     sheet, entry = write_deal(game.sheet, deal, score, game.rules)
     signs, crossed = _signs_after(game, deal, sign)
     races_run = game.races_run + (entry.race is not None)
@@ -163,7 +163,7 @@ def write_deal(
     order = [seat_of_hand(deal.dealer, h, rules.players) for h in range(1, rules.players + 1)]
     failed = (
         [s for s, g in enumerate(score.gora) if g > 0 and s != result.declarer]
-        if result.kind is Kind.GAME
+        if result.kind in (Kind.GAME, Kind.MISERE)  # a whisted misère (S000 Classic)
         else ()
     )
     return record(
@@ -224,6 +224,27 @@ def agree_stop(game: GameState, seat: int) -> GameState:
     agreed = game.stop_agreed | {seat}
     game = game._replace(stop_agreed=agreed)
     return stop_early(game) if len(agreed) == game.rules.players else game
+
+
+MAX_REPLACEMENTS = 16
+"""At most this many players may join in place of others in one game: it bounds the
+settlement (one part of the sheet per account) whatever a client asks."""
+
+
+def replace_player(game: GameState, seat: int) -> GameState:
+    """The player at ``seat`` leaves and another joins in his place, with the others' consent
+    (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``scoresheet.replace``). It may happen at any
+    moment of a game not over: the newcomer takes the seat's hand in the deal in progress and
+    that deal is his. The leaver's agreement to stop early, if any, leaves with him."""
+    if game.finished:
+        raise GameOver("the game is over")
+    if not 0 <= seat < game.rules.players:
+        raise IllegalAction(f"no seat {seat} at a {game.rules.players}-player table")
+    if len(game.sheet.departed) >= MAX_REPLACEMENTS:
+        raise IllegalAction(f"at most {MAX_REPLACEMENTS} players may join one game")
+    return game._replace(
+        sheet=replace(game.sheet, seat, game.rules), stop_agreed=game.stop_agreed - {seat}
+    )
 
 
 Policy = Callable[[SeatView], Action]

@@ -84,10 +84,14 @@ def legal_mask(state: DealState) -> int:
 
 
 def controller(state: DealState, seat: int) -> int:
-    """Who decides for ``seat``'s hand: the sole open whister plays his partner's cards too."""
+    """Who decides for ``seat``'s hand: the sole open whister plays his partner's cards too
+    (not on a whisted misère, S000 Classic: each defender plays his own cards as on any
+    misère)."""
     w = state.whist
     if w.open and len(w.whisters) == 1 and seat != state.declarer and seat != w.whisters[0]:
-        return w.whisters[0]
+        contract = state.contract
+        if contract is None or not contract.is_misere:
+            return w.whisters[0]
     return seat
 
 

@@ -22,9 +22,11 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, StrEnum
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+from domain.rules.bids import Bid
 from domain.rules.errors import InvalidAction
 from domain.rules.recording import Ending, Leftover, SettlementMethod
 from domain.rules.whist_options import (
@@ -156,6 +158,8 @@ _TABLES = (
     "contract_values",
     "defence_norms",
     "whister_shares",
+    "second_whister_shares",
+    "half_whist_tricks",
     "whist_prices",
     "consolation_prices",
     "undertrick_prices",
@@ -266,9 +270,18 @@ class RuleSet:
     whister_shares: Mapping[int, int] = field(default_factory=lambda: {6: 2, 7: 1})
     """Tricks each of two whisters answers for, by level; levels absent here make the
     second whister answer for the shortfall (§1.6: 8–10)."""
+    second_whister_shares: Mapping[int, int] = field(default_factory=dict)
+    """Tricks the second of two whisters answers for where it differs from ``whister_shares``
+    (levels of ``whister_shares`` only). Classic complicated whisting (S000): on a 7 (norm 3)
+    the first answers for 1 and the second for 2 — the odd trick is the second whister's, as
+    the one trick of an 8 or 9 is in S000's "second whist responsible"."""
     penalty_capped: bool = False
     """A-01: cap a whister's penalty at the joint shortfall."""
     half_whist_levels: frozenset[int] = frozenset({6, 7})
+    half_whist_tricks: Mapping[int, int] = field(default_factory=dict)
+    """Tricks a half-whist ("уход") writes whists for, by level; a level absent: half the
+    defence norm, rounded down (S001 §07: 6 → 2, 7 → 1). Classic complicated whisting (S000):
+    6 and 7 "за две", 8 "за одну"."""
     whist_pass_half_whist: bool = False
     """A-03: after whist–pass on a 6 or 7 the first whister may fall back to half-whist."""
     return_whist_passer_keeps_consolation: bool = False
@@ -278,6 +291,18 @@ class RuleSet:
     """A-17: a ten is whisted (norm 1); otherwise it is played out unwhisted."""
     misere_defence_choice: bool = False
     """A-24: the misère defence chooses open or closed (default: always open)."""
+    misere_whisted: bool = False
+    """Classic complicated whisting (S000 "вистовать на ... мизере"): after a misère is
+    declared each defender says whist or pass (the play is the same). A whister writes the
+    misère's value to gora if it is made (halved under half-responsible whist) and, if the
+    declarer takes tricks, the misère's value in whists per trick on him; passers write
+    nothing, as on an unwhisted misère."""
+    strain_price_steps: tuple[int, ...] = ()
+    """The old hierarchy of prices (S000 Classic options: "пики самые дешевые, а без козыря –
+    самые дорогие"): five amounts for ♠ ♣ ♦ ♥ NT added to every price of a trick contract of
+    that strain (pool value, whists per trick, consolation, the declarer's gora per undertrick;
+    a whister's shortfall follows the whist price). Empty: prices do not depend on the strain
+    (the "modern unified table", the default). The seed gives no numbers."""
 
     # Whisting systems (issue 11, RULES.md §3.2, §5.1 C-1 … C-4)
     whist_prices: Mapping[int, int] = field(default_factory=dict)
@@ -376,6 +401,7 @@ class RuleSet:
         for name in _TABLES:
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         object.__setattr__(self, "raspasy_trick_prices", tuple(self.raspasy_trick_prices))
+        object.__setattr__(self, "strain_price_steps", tuple(self.strain_price_steps))
         object.__setattr__(self, "raspasy_exit_levels", tuple(self.raspasy_exit_levels))
         object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
         object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
@@ -555,10 +581,36 @@ class RuleSet:
         table = self.undertrick_prices or self.contract_values
         return table[level]
 
-    def shortfall_price(self, level: int) -> int:
-        """A whister's gora per trick short of his obligation: full or half (C-1)."""
+    def shortfall_price(self, level: int, pool_closed: bool = False) -> int:
+        """A whister's gora per trick short of his obligation: full or half (C-1); under
+        ``half-until-closed`` half until some pool is closed (``pool_closed``), then full."""
         price = self.whist_price(level)
-        return price // 2 if self.whist_liability is WhistLiability.HALF else price
+        return price // 2 if self.half_liability(pool_closed) else price
+
+    def half_liability(self, pool_closed: bool = False) -> bool:
+        """Whether a whister's shortfall costs half (half-responsible whist) now: always under
+        ``half``, before any pool is closed under ``half-until-closed`` (S000 Classic)."""
+        liability = self.whist_liability
+        if liability is WhistLiability.HALF_UNTIL_CLOSED:
+            return not pool_closed
+        return liability is WhistLiability.HALF
+
+    def half_whist_price(self, level: int) -> int:
+        """Whists a half-whist ("уход") writes on the declarer (§1.6 item 4, S000 Classic)."""
+        tricks = self.half_whist_tricks.get(level, self.norm(level) // 2)
+        return tricks * self.whist_price(level)
+
+    def priced_for(self, contract: Bid | None) -> RuleSet:
+        """The rule set whose price tables are those of ``contract``'s strain under the old
+        hierarchy (``strain_price_steps``); ``self`` when prices do not depend on the strain."""
+        if not self.strain_price_steps or contract is None or contract.strain is None:
+            return self
+        return _priced(self, int(contract.strain))
+
+    def second_whister_share(self, level: int) -> int | None:
+        """Tricks the second of two whisters answers for (``None``: he answers for the
+        shortfall, §1.6 for 8–10)."""
+        return self.second_whister_shares.get(level, self.whister_shares.get(level))
 
     def whister_quota(self, level: int) -> int:
         """Tricks each whister must take on his own under individual obligations (TV-32)."""
@@ -611,6 +663,18 @@ class RuleSet:
         for name, value in data.items():
             kwargs[name] = _decode_field(name, value)
         return cls(**kwargs)
+
+
+@lru_cache(maxsize=256)
+def _priced(rules: RuleSet, strain: int) -> RuleSet:
+    """``rules`` with the strain's step added to every price table (``priced_for``)."""
+    step = rules.strain_price_steps[strain]
+    changes: dict[str, Any] = {"strain_price_steps": ()}
+    for name in ("contract_values", "whist_prices", "consolation_prices", "undertrick_prices"):
+        table = getattr(rules, name)
+        if table:
+            changes[name] = {level: price + step for level, price in table.items()}
+    return dataclasses.replace(rules, **changes)
 
 
 def _hashable(value: Any) -> Any:

@@ -25,16 +25,54 @@ class Help(NamedTuple):
     points: int
 
 
+class Departed(NamedTuple):
+    """The account of a player who left before the end (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ",
+    TV-27): frozen when he left, with his missing pool points in gora; it is settled with the
+    others when the game ends. Whists are kept by account, so they outlive later departures."""
+
+    account: int
+    seat: int
+    """The seat he sat at."""
+    pool: int
+    gora: int
+    wrote: tuple[tuple[int, int], ...]
+    """(account, whists he had written on it) for each account at the table when he left."""
+    received: tuple[tuple[int, int], ...]
+    """(account, whists it had written on him)."""
+
+
 class ScoreSheet(NamedTuple):
+    """The sheet of the players at the table, by seat, and the accounts of those who left.
+
+    ``pool``, ``gora`` and ``whists`` are by seat: they belong to the account now at each seat
+    (``account``). Account numbers: the first players are 0 … n−1 by seat; each player who joins
+    in place of one who left gets the next number (``replace``)."""
+
     pool: tuple[int, ...]
     gora: tuple[int, ...]
     whists: tuple[tuple[int, ...], ...]
     """``whists[writer][target]``: whists written by ``writer`` on ``target``."""
+    accounts: tuple[int, ...] = ()
+    """The account at each seat; empty while nobody has been replaced (seat s is account s)."""
+    departed: tuple[Departed, ...] = ()
+    """The accounts of the players who left, in the order they left."""
+
+    def account(self, seat: int) -> int:
+        return self.accounts[seat] if self.accounts else seat
+
+    @property
+    def account_count(self) -> int:
+        return len(self.pool) + len(self.departed)
 
     @classmethod
     def empty(cls, players: int = 3) -> ScoreSheet:
         zeros = (0,) * players
         return cls(zeros, zeros, tuple(zeros for _ in range(players)))
+
+    def any_closed(self, rules: RuleSet) -> bool:
+        """Whether some player's pool is closed (at the target): from then on Classic's
+        ``half-until-closed`` whist is responsible (S000)."""
+        return any(p >= rules.pool_target for p in self.pool)
 
     def all_closed(self, rules: RuleSet) -> bool:
         """Whether the pools are complete: every pool at the target, or (Leningrad ending) their
@@ -153,7 +191,7 @@ def record(
         if points > 0:
             _leftover(gora, seat, points, rules, lose_excess)
     race = _race(pool, gora, whists, rules, order) if rules.races else None
-    new = ScoreSheet(tuple(pool), tuple(gora), tuple(tuple(r) for r in whists))
+    new = sheet._replace(pool=tuple(pool), gora=tuple(gora), whists=tuple(tuple(r) for r in whists))
     entry = _entry(sheet, new, helps, race)
     return new, entry
 
@@ -214,7 +252,7 @@ def close_all(sheet: ScoreSheet, score: DealScore, rules: RuleSet) -> tuple[Scor
         if rules.preferans_takes_whists:
             whists[declarer][other] += whists[other][declarer]
             whists[other][declarer] = 0
-    new = ScoreSheet(pool, gora, tuple(tuple(row) for row in whists))
+    new = sheet._replace(pool=pool, gora=gora, whists=tuple(tuple(row) for row in whists))
     entry = _entry(sheet, new, helps)
     return new, entry
 
@@ -228,13 +266,79 @@ def early_stop(sheet: ScoreSheet, rules: RuleSet) -> ScoreSheet:
 
 
 def settlement(sheet: ScoreSheet, rules: RuleSet) -> Settlement:
-    """The final settlement of a finished sheet: totals, pairwise amounts, any adjustment."""
+    """The final settlement of a finished sheet: totals, pairwise amounts, any adjustment.
+
+    It is by account (``accounts_sheet``): with nobody replaced, account s is seat s. A player
+    who left is settled with the others, as one more part of the sheet (decision S-13)."""
+    gora, whists = accounts_sheet(sheet)
     return settle_goras(
-        sheet.gora,
-        sheet.whists,
+        gora,
+        whists,
         rules.settlement_whists_per_gora,
         rules.settlement_method,
         rules.settlement_integer,
+    )
+
+
+def accounts_sheet(sheet: ScoreSheet) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Gora and whists (``[writer][target]``) by account number, those who left included."""
+    if not sheet.departed:
+        return sheet.gora, sheet.whists
+    k = sheet.account_count
+    gora = [0] * k
+    whists = [[0] * k for _ in range(k)]
+    for seat, g in enumerate(sheet.gora):
+        a = sheet.account(seat)
+        gora[a] = g
+        for target, w in enumerate(sheet.whists[seat]):
+            whists[a][sheet.account(target)] = w
+    for gone in sheet.departed:
+        gora[gone.account] = gone.gora
+        for other, w in gone.wrote:
+            whists[gone.account][other] = w
+        for other, w in gone.received:
+            whists[other][gone.account] = w
+    return tuple(gora), tuple(tuple(row) for row in whists)
+
+
+def leaving_gora(sheet: ScoreSheet, seat: int, rules: RuleSet) -> int:
+    """What a player leaving now writes to his gora: his missing pool points, as if the game
+    stopped for him (§3.4, S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ"); under the sum-of-pools ending,
+    the doubled difference from the mean (TV-38), which may write gora off."""
+    pool = sheet.pool[seat]
+    if rules.ending is Ending.POOL_SUM:
+        return 2 * (rules.pool_target - pool)
+    return max(0, rules.pool_target - pool)
+
+
+def replace(sheet: ScoreSheet, seat: int, rules: RuleSet) -> ScoreSheet:
+    """The player at ``seat`` leaves and another joins in his place (S000 "ПРАВИЛА ДЛЯ
+    ОСОБЫХ СЛУЧАЕВ", TV-27). The leaver closes his pool, writing the missing points to his
+    gora, and his account is kept for the settlement; the newcomer starts with the average
+    pool and gora of the others (``joining_position``) and no whists."""
+    account = sheet.account(seat)
+    others = [s for s in range(len(sheet.pool)) if s != seat]
+    gone = Departed(
+        account,
+        seat,
+        max(sheet.pool[seat], rules.pool_target),
+        sheet.gora[seat] + leaving_gora(sheet, seat, rules),
+        tuple((sheet.account(o), sheet.whists[seat][o]) for o in others),
+        tuple((sheet.account(o), sheet.whists[o][seat]) for o in others),
+    )
+    pool, gora = joining_position(sheet, seat)
+    accounts = [sheet.account(s) for s in range(len(sheet.pool))]
+    accounts[seat] = sheet.account_count
+    whists = tuple(
+        tuple(0 if seat in (writer, target) else w for target, w in enumerate(row))
+        for writer, row in enumerate(sheet.whists)
+    )
+    return ScoreSheet(
+        tuple(pool if s == seat else p for s, p in enumerate(sheet.pool)),
+        tuple(gora if s == seat else g for s, g in enumerate(sheet.gora)),
+        whists,
+        tuple(accounts),
+        (*sheet.departed, gone),
     )
 
 

@@ -10,11 +10,12 @@ strategy looked up by ``RuleSet.whist_kind`` in ``DEFENCE_SCORERS``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 from domain.rules.ruleset import PreferansEffect, RuleSet, Underbid
 from domain.rules.state import DealResult, DealState, Kind
-from domain.rules.whist_options import Obligations, ShortfallPayer, WhistSharing
+from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
 
 TRICKS = 10
 
@@ -90,11 +91,12 @@ def _two_whister_shortfalls(rules: RuleSet, level: int, t1: int, t2: int) -> tup
     if shortfall <= 0 or rules.is_checked(level):
         return 0, 0  # norm met, or A-17: a checked ten is defended at no risk
     share = rules.whister_shares.get(level)
-    if share is None:
+    second = rules.second_whister_share(level)
+    if share is None or second is None:
         if rules.shortfall_payer is ShortfallPayer.BOTH:
             return shortfall, shortfall
         return 0, shortfall
-    s1, s2 = max(0, share - t1), max(0, share - t2)
+    s1, s2 = max(0, share - t1), max(0, second - t2)
     if rules.penalty_capped:
         return min(s1, shortfall), min(s2, shortfall)
     return s1, s2
@@ -165,12 +167,15 @@ def score_result(
     rules: RuleSet,
     result: DealResult,
     raspasy_streak: int = 0,
+    pool_closed: bool = False,
     *,
     bomb: int = 0,
     dark: bool = False,
     sign: int = 0,
 ) -> DealScore:
     """The scoresheet entries of one finished deal, before pool closing and help.
+    ``pool_closed``: some player's pool was closed before this deal (the liability of
+    ``half-until-closed`` whist, S000 Classic).
 
     Classic (``domain.rules.bombs``, TV-26): ``bomb`` is the level of a bomb raspasy, ``dark``
     says the contract was a dark game, ``sign`` is the level of the bomb sign the declarer plays
@@ -184,15 +189,20 @@ def score_result(
                 return bombs.score_bomb(rules, result, bomb)
         elif bombs.multiplied(kind):
             if dark and kind is Kind.MISERE:
-                return bombs.scaled(bombs.dark_misere(rules, result), bombs.sign_factor(sign))
+                priced = bombs.dark_misere_rules(rules)
+                plain = _score_plain(priced, result, raspasy_streak, pool_closed)
+                return bombs.scaled(plain, bombs.sign_factor(sign))
             factor = bombs.game_factor(rules, dark=dark, sign=sign)
-            return bombs.scaled(_score_plain(rules, result, raspasy_streak), factor)
-    return _score_plain(rules, result, raspasy_streak)
+            return bombs.scaled(_score_plain(rules, result, raspasy_streak, pool_closed), factor)
+    return _score_plain(rules, result, raspasy_streak, pool_closed)
 
 
-def _score_plain(rules: RuleSet, result: DealResult, raspasy_streak: int) -> DealScore:
+def _score_plain(
+    rules: RuleSet, result: DealResult, raspasy_streak: int, pool_closed: bool
+) -> DealScore:
     """``score_result`` of a deal without Classic multipliers."""
     sheet = _Sheet(rules.players)
+    rules = _liable(rules.priced_for(result.contract), pool_closed)
     kind = result.kind
     declarer = result.declarer
     if kind is Kind.RASPASY:
@@ -207,6 +217,7 @@ def _score_plain(rules: RuleSet, result: DealResult, raspasy_streak: int) -> Dea
             sheet.pool[declarer] += rules.misere_value
         else:
             sheet.gora[declarer] += taken * rules.misere_trick_penalty
+        _misere_whisters(rules, result, sheet)
         return sheet.freeze()
     value = rules.value(contract.level)
     if kind is Kind.PREFERANS:  # every pool closes; he writes on each (RULES.md §3.1, TV-40)
@@ -228,7 +239,7 @@ def _score_plain(rules: RuleSet, result: DealResult, raspasy_streak: int) -> Dea
         return sheet.freeze()
     if kind is Kind.HALF_WHIST:
         sheet.pool[declarer] += value
-        half = rules.norm(contract.level) // 2 * rules.whist_price(contract.level)
+        half = rules.half_whist_price(contract.level)
         sheet.whists[result.half_whister][declarer] += half
         return sheet.freeze()
     taken = result.tricks[declarer]
@@ -240,15 +251,47 @@ def _score_plain(rules: RuleSet, result: DealResult, raspasy_streak: int) -> Dea
     return sheet.freeze()
 
 
-def score_deal(state: DealState, sign: int = 0) -> DealScore:
-    """Score a finished deal state; ``sign`` is the level of the bomb sign its declarer plays
-    on (Classic, ``bombs.first_sign`` of the game's ledger; 0 none)."""
+def _misere_whisters(rules: RuleSet, result: DealResult, sheet: _Sheet) -> None:
+    """Classic complicated whisting (S000, ``misere_whisted``): "при сыгранном мизере он
+    пишет 10 в гору", "на мизере дал взятку, то кроме подсада играющего вистующий пишет на
+    него висты". Decisions (RULES.md §5.1 open point): each whister writes the misère's value
+    in whists per trick the declarer took (the game's cost in whists, as "висты по стоимости
+    игры"), and the misère's value to gora when it is made, halved under half-responsible
+    whist like any shortfall ("за подсад на висте в гору пишется половина стоимости игры")."""
+    declarer = result.declarer
+    taken = result.tricks[declarer]
+    for w in result.whisters:
+        if taken:
+            sheet.whists[w][declarer] += taken * rules.misere_value
+        else:
+            half = rules.whist_liability is WhistLiability.HALF
+            sheet.gora[w] += rules.misere_value // 2 if half else rules.misere_value
+
+
+def _liable(rules: RuleSet, pool_closed: bool) -> RuleSet:
+    """``half-until-closed`` resolved for this deal: half before a pool is closed, full after
+    (S000 Classic); other liabilities are what they are."""
+    if rules.whist_liability is not WhistLiability.HALF_UNTIL_CLOSED:
+        return rules
+    return _resolved(rules, rules.half_liability(pool_closed))
+
+
+@lru_cache(maxsize=64)
+def _resolved(rules: RuleSet, half: bool) -> RuleSet:
+    return rules.with_options(whist_liability=WhistLiability.HALF if half else WhistLiability.FULL)
+
+
+def score_deal(state: DealState, pool_closed: bool = False, sign: int = 0) -> DealScore:
+    """Score a finished deal state; ``pool_closed`` as in ``score_result``; ``sign`` is the
+    level of the bomb sign its declarer plays on (Classic, ``bombs.first_sign`` of the game's
+    ledger; 0 none)."""
     if state.result is None:
         raise ValueError("the deal is not finished")
     return score_result(
         state.rules,
         state.result,
         state.raspasy_streak,
+        pool_closed,
         bomb=state.bomb,
         dark=state.dark,
         sign=sign,

@@ -9,10 +9,15 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from domain.rules.bids import LADDER
 from domain.rules.errors import InvalidAction
 
 if TYPE_CHECKING:
     from domain.rules.ruleset import RuleSet
+
+
+_CHEAPEST_BIDS = LADDER[:5]
+"""6♠ 6♣ 6♦ 6♥ 6NT: one contract of each strain."""
 
 
 class WhistLiability(StrEnum):
@@ -22,6 +27,10 @@ class WhistLiability(StrEnum):
     """Responsible whist: the whists-per-trick price per missing trick (the default)."""
     HALF = "half"
     """Half-responsible whist: half the whists-per-trick price (Leningrad, Rostov)."""
+    HALF_UNTIL_CLOSED = "half-until-closed"
+    """Half-responsible until some player's pool is closed, responsible from then on (S000
+    Classic options: "только до того момента, пока хотя бы у одного из игроков не будет
+    закрыта пуля")."""
 
 
 class ShortfallPayer(StrEnum):
@@ -68,7 +77,7 @@ def check_whisting(rules: RuleSet) -> None:
                 field=f"rules.{name}",
             )
     odd = [level for level in LEVELS if rules.whist_price(level) % 2]
-    if rules.whist_liability is WhistLiability.HALF and odd:
+    if rules.whist_liability is not WhistLiability.FULL and odd:
         raise InvalidAction(
             f"half-responsible whist halves the whists-per-trick price, odd on level {odd[0]};"
             " give even whist_prices",
@@ -94,7 +103,7 @@ def check_whisting(rules: RuleSet) -> None:
             field="rules.greedy_passer_consolation",
         )
     if rules.gentleman_split_penalties and any(
-        rules.shortfall_price(level) % 2 for level in LEVELS
+        rules.shortfall_price(level, closed) % 2 for level in LEVELS for closed in (False, True)
     ):
         raise InvalidAction(
             "splitting penalties in half needs an even penalty per trick on every level",
@@ -132,6 +141,7 @@ def check_whisting(rules: RuleSet) -> None:
             " (pass_pass_whist_levels) or offers an own whist (own_whist_levels), not both",
             field="rules.own_whist_levels",
         )
+    _check_complicated(rules)
     if rules.ten_checked and rules.ten_whisted:
         raise InvalidAction(
             "a ten is either whisted (ten_whisted) or checked (ten_checked), not both",
@@ -146,3 +156,39 @@ def check_whisting(rules: RuleSet) -> None:
         raise InvalidAction(
             "pass–pass–whist on 10 needs ten_whisted", field="rules.pass_pass_whist_levels"
         )
+
+
+def _check_complicated(rules: RuleSet) -> None:
+    """The options of Classic complicated whisting and the old price hierarchy (S000)."""
+    if not set(rules.second_whister_shares) <= set(rules.whister_shares):
+        raise InvalidAction(
+            "second_whister_shares differ from whister_shares on their levels only",
+            field="rules.second_whister_shares",
+        )
+    if rules.second_whister_shares and rules.whist_obligations is not Obligations.JOINT:
+        raise InvalidAction(
+            "second_whister_shares split the joint norm; individual obligations give each"
+            " whister the same quota (whister_shares)",
+            field="rules.second_whister_shares",
+        )
+    if not set(rules.half_whist_tricks) <= rules.half_whist_levels:
+        raise InvalidAction(
+            "half_whist_tricks are given for half-whist levels only",
+            field="rules.half_whist_tricks",
+        )
+    for level, tricks in rules.half_whist_tricks.items():
+        if not 1 <= tricks <= rules.norm(level):
+            raise InvalidAction(
+                f"a half-whist on level {level} writes for 1 to {rules.norm(level)} tricks",
+                field="rules.half_whist_tricks",
+            )
+    steps = rules.strain_price_steps
+    if steps:
+        if len(steps) != 5:
+            raise InvalidAction(
+                "strain_price_steps are five amounts, for spades, clubs, diamonds, hearts and"
+                " no trump",
+                field="rules.strain_price_steps",
+            )
+        for strain in range(5):
+            rules.priced_for(_CHEAPEST_BIDS[strain])  # each strain's prices must be valid

@@ -136,12 +136,20 @@ def declare(state: DealState, action: Action) -> DealState:
     state = state.with_(contract=contract)
     d1, _ = defenders(state)
     if contract.is_misere:
-        if state.rules.misere_defence_choice:
-            return state.with_(phase=Phase.DEFENCE, to_act=d1)
-        return start_play(state.with_(whist=state.whist._replace(open=True)), open_defence=True)
+        if state.rules.misere_whisted:  # S000 Classic complicated whisting
+            return state.with_(phase=Phase.WHISTING, to_act=d1)
+        return _defend_misere(state)
     if not state.rules.is_whisted(contract.level):
         return start_play(state, open_defence=False)
     return state.with_(phase=Phase.WHISTING, to_act=d1)
+
+
+def _defend_misere(state: DealState) -> DealState:
+    """The misère defence: open (§1.8), or its choice (A-24); whisted or not, it plays alike."""
+    if state.rules.misere_defence_choice:
+        d1, _ = defenders(state)
+        return state.with_(phase=Phase.DEFENCE, to_act=d1)
+    return start_play(state.with_(whist=state.whist._replace(open=True)), open_defence=True)
 
 
 # --- whisting ----------------------------------------------------------------------------
@@ -170,6 +178,9 @@ def _own_whist(state: DealState) -> bool:
 
 
 def whist_options(state: DealState) -> tuple[Action, ...]:
+    assert state.contract is not None
+    if state.contract.is_misere:
+        return _WHIST_OR_PASS  # a whisted misère (S000 Classic): each defender once
     calls = [call for _, call in state.whist.calls]
     if state.rules.own_whist_levels and calls:
         if type(calls[-1]) is OwnWhist:
@@ -221,6 +232,8 @@ def whist(state: DealState, action: Action) -> DealState:
         return given(state)
 
     assert state.contract is not None
+    if state.contract.is_misere:
+        return state.with_(to_act=d2) if len(said) == 1 else _defend_misere(state)
     if state.rules.is_checked(state.contract.level):
         return _check_ten(state, said)
     if len(said) == 1:
@@ -328,6 +341,7 @@ def finish_without_play(state: DealState, kind: Kind) -> DealState:
 
 DEFENCE_CHOICES: tuple[Action, ...] = (OPEN, CLOSED)
 _WHIST_ONLY: tuple[Action, ...] = (WHIST,)
+_WHIST_OR_PASS: tuple[Action, ...] = (WHIST, PASS)
 _ANSWERS: tuple[Action, ...] = (ALLOW, REFUSE)
 STALINGRAD = Bid.ordinary(6, Strain.SPADES)
 """The contract on which Stalingrad makes both defenders whist."""

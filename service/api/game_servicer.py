@@ -377,6 +377,28 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         return pb.CallTimeResponse(version=result.version, replayed=result.replayed)
 
     @refusing
+    async def ReplacePlayer(
+        self, request: pb.ReplacePlayerRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ReplacePlayerResponse:
+        """The creator's command (no seat token): the application checks the credential."""
+        game_id = parse_game_name(request.name)
+        result, token = await self._run(
+            lambda: self.app.replace_player(
+                game_id,
+                request.seat,
+                request.player.player_id,
+                request.created_with,
+                request.creator_secret,
+                request.request_id,
+            )
+        )
+        if not result.replayed:
+            self.after_write(game_id)
+        return pb.ReplacePlayerResponse(
+            version=result.version, replayed=result.replayed, seat_token=token
+        )
+
+    @refusing
     async def AgreeEarlyStop(
         self, request: pb.AgreeEarlyStopRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.AgreeEarlyStopResponse:

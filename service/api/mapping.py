@@ -55,8 +55,10 @@ from domain.rules import (
     PlayCard,
     RejectClaim,
     RuleSet,
+    ScoreSheet,
     TakeTalon,
     Whist,
+    accounts_sheet,
     cards_of,
     seat_view,
 )
@@ -441,6 +443,7 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
         settlement=game.settlement or [],
         rulings=[ruling_to_proto(r) for r in game.rulings],
         flags=[flag_to_proto(f) for f in game.flags],
+        accounts=accounts_to_proto(sheet, game.accounts),
     )
 
 
@@ -463,6 +466,21 @@ def bomb_signs_to_proto(
         )
         for s in range(seats)
     ]
+
+
+def accounts_to_proto(sheet: ScoreSheet, players: Sequence[str]) -> list[pb.ScoresheetAccount]:
+    """Every account of the sheet (``ScoreSheet.accounts``), in account order."""
+    _, whists = accounts_sheet(sheet)
+    out = [pb.ScoresheetAccount(account=a, player_id=players[a]) for a in range(len(whists))]
+    for seat, (pool, gora) in enumerate(zip(sheet.pool, sheet.gora, strict=True)):
+        row = out[sheet.account(seat)]
+        row.seat, row.pool, row.gora = seat, pool, gora
+    for gone in sheet.departed:
+        row = out[gone.account]
+        row.seat, row.pool, row.gora, row.left = gone.seat, gone.pool, gone.gora, True
+    for account, row in enumerate(out):
+        row.whists.extend(whists[account])
+    return out
 
 
 def ruling_to_proto(ruling: dict[str, Any]) -> pb.Ruling:
@@ -597,6 +615,14 @@ def _public_part(
     elif name == "EarlyStopAgreed":
         agreed = sorted(game.state.stop_agreed)  # the game just after the event
         out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))
+    elif name == "PlayerReplaced":
+        out.player_replaced.CopyFrom(
+            pb.PlayerReplacedEvent(
+                seat=event.seat,
+                player=pb.Player(player_id=event.player),
+                account=game.state.sheet.account(event.seat),
+            )
+        )
     return out, secret
 
 

@@ -27,7 +27,12 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
 
 from domain.model import Game, League, league_id_for
-from domain.model.codec import TIME_FINGERPRINT, action_fingerprint, stop_fingerprint
+from domain.model.codec import (
+    TIME_FINGERPRINT,
+    action_fingerprint,
+    replace_fingerprint,
+    stop_fingerprint,
+)
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
@@ -393,6 +398,48 @@ class PreferansApplication(Application[uuid.UUID]):
             lambda game: game.call_time(request_id, self._seed_of(game)),
             then,
         )
+
+    def replace_player(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        player: str,
+        created_with: str,
+        creator_secret: str,
+        request_id: str,
+    ) -> tuple[CommandResult, str]:
+        """The player at ``seat`` leaves and ``player`` joins in his place (S000 "ПРАВИЛА ДЛЯ
+        ОСОБЫХ СЛУЧАЕВ", TV-27; docs/SYSTEMS.md S-13); returns the result and the newcomer's
+        seat token.
+
+        Only the creator may do it (the table's consent is his to give, as for calling time).
+        Every token of the seat issued until the replacement is refused from then on; a retry
+        with the same request id has no second effect and returns a fresh token for the
+        newcomer."""
+        request_id = validation.request_id(request_id)
+        created_with = validation.request_id(created_with, field="created_with")
+        _check_creator_secret(creator_secret)
+        player = validation.player_id(player, "player.player_id")
+        if isinstance(seat, bool) or seat not in range(PLAYERS):
+            raise InvalidAction("seats are 0, 1 and 2", field="seat")
+        if not creator_secret or game_id not in self.keys.game_ids(created_with, creator_secret):
+            raise NotCreator(
+                "only the game's creator may replace a player: give the request id and the "
+                "creator_secret the game was created with"
+            )
+        now_ms = int(time.time() * 1000)
+        result = self._command(
+            game_id,
+            request_id,
+            replace_fingerprint(seat, player),
+            lambda game: game.replace_player(seat, player, now_ms, request_id),
+            lambda game: game.replaced_ms(request_id),
+            judged_again_on=IllegalAction,
+        )
+        moment = cast(int, result.answer)
+        if self.revocations.of_game(game_id).get(seat, -1) < moment:
+            self.revocations.revoke(game_id, [seat], now_ms=moment)
+        return result, self.keys.mint(game_id, seat, issued_ms=moment + 1)
 
     def agree_stop(
         self,

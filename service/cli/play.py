@@ -220,7 +220,10 @@ def scoresheet_table(
         if signs:
             cells.append(bomb_signs_text(signs.get(seat)))
         if sheet.settlement:
-            cells.append(format_result(sheet.settlement[seat]))
+            account = next(
+                (a.account for a in sheet.accounts if a.seat == seat and not a.left), seat
+            )
+            cells.append(format_result(sheet.settlement[account]))
         table.add_row(*cells)
     return table
 
@@ -452,10 +455,14 @@ def render_final(
     parts: list[RenderableType] = [scoresheet_table(final, players, pool_target)]
     if final.settlement:
         line = Text("Settlement: ", style="bold")
+        if len(final.accounts) > 3:  # somebody joined in place of another: by account
+            labels = [f"{a.player_id}" + (" (left)" if a.left else "") for a in final.accounts]
+        else:
+            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(3)]
         line.append(
             "   ".join(
-                f"{seat_name(s)} {players[s]} {format_result(v)}".replace("  ", " ")
-                for s, v in enumerate(final.settlement)
+                f"{label} {format_result(v)}"
+                for label, v in zip(labels, final.settlement, strict=False)
             )
         )
         parts.append(line)

@@ -34,6 +34,7 @@ from domain.rules import (
     finish_deal,
     new_game,
     parse_action,
+    replace_player,
     seat_view,
     settle_final,
     start_deal,
@@ -162,6 +163,7 @@ def event_action(event: Any) -> Action | None:
         "GameFinished",
         "TimeCalled",
         "EarlyStopAgreed",
+        "PlayerReplaced",
     ), name
     return None
 
@@ -210,6 +212,8 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
                 replay.settlement = settlement_to_strings(settle_final(after.sheet, rules))
         elif name in ("GameFinished", "GameCreated"):
             pass
+        elif name == "PlayerReplaced":
+            replay.game = replace_player(game, event.seat)
         elif name in ("TimeCalled", "EarlyStopAgreed"):
             replay.game = advance(game, event)
             if replay.game.finished:

@@ -438,3 +438,18 @@ def test_tv26_a_hand_computed_classic_sheet() -> None:
     totals = settle_final(game.sheet, DEFAULT)
     # A (44 − 26) × 10 + 40 − 88 = 132; B (44 − 90) × 10 + 80 = −380; C (44 − 16) × 10 + 8 − 40.
     assert totals == tuple(Fraction(x) for x in (132, -380, 248))
+
+
+def test_whisted_dark_misere_is_priced_at_the_dark_misere_throughout() -> None:
+    """Complicated whisting (S000) whists a misère at its value: on a dark misère that value is
+    20 (TV-26), doubled like a dark game's whists and penalties ("Вдвойне также пишутся и
+    ремизы, и висты"): a made dark misère costs its whister 20 gora; a trick given, 20 whists
+    per trick; on a single sign all of it ×2."""
+    rules = DEFAULT.with_options(misere_whisted=True)
+    made = result(Kind.MISERE, A, "misère", (0, 5, 5), (B,))
+    assert score_result(rules, made) == DealScore((10, 0, 0), (0, 10, 0), whists({}))
+    assert score_result(rules, made, dark=True) == DealScore((20, 0, 0), (0, 20, 0), whists({}))
+    given = result(Kind.MISERE, A, "misère", (2, 4, 4), (B, C))
+    assert score_result(rules, given, dark=True, sign=1) == DealScore(
+        NONE, (80, 0, 0), whists({(B, A): 80, (C, A): 80})
+    )

@@ -76,6 +76,17 @@ OPTION_SETS = {
         ten_checked=True,
         open_after_first_lead=True,
     ),
+    "classic-complicated": RuleSet(  # issue 12: S000 Classic's whisting variants
+        defence_norms={6: 4, 7: 3, 8: 2, 9: 1, 10: 1},
+        whister_shares={6: 2, 7: 1, 8: 1, 10: 1},
+        second_whister_shares={7: 2},
+        half_whist_levels=frozenset({6, 7, 8}),
+        half_whist_tricks={6: 2, 7: 2, 8: 1},
+        misere_whisted=True,
+        raspasy_trick_prices=(2, 4, 6),
+        whist_liability=WhistLiability.HALF_UNTIL_CLOSED,
+        strain_price_steps=(0, 2, 4, 6, 8),
+    ),
     "own-whist": RuleSet(
         own_whist_levels=frozenset({6, 7}),
         pass_pass_whist_levels=frozenset({8, 9}),

@@ -558,12 +558,14 @@ class GameSummary(_message.Message):
     """The game's version as far as the read model has followed it (may trail GetGame's)."""
     @_builtins.property
     def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The three player ids, by seat 0, 1, 2."""
+        """The three player ids by seat 0, 1, 2, then every player who joined in place of another
+        (ReplacePlayer), in order: the order of `settlement`.
+        """
 
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each seat's final result in whists as exact fractions ("27/2"), by seat; empty until
-        finished.
+        """Each player's final result in whists as exact fractions ("27/2"), in the order of
+        `player_ids`; empty until finished.
         """
 
     def __init__(
@@ -1193,6 +1195,82 @@ class CallTimeResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CallTimeResponse: _TypeAlias = CallTimeResponse  # noqa: Y015
+
+@_typing.final
+class ReplacePlayerRequest(_message.Message):
+    """ReplacePlayer's input: the creator's credential, not a seat token."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    CREATED_WITH_FIELD_NUMBER: _builtins.int
+    CREATOR_SECRET_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    seat: _builtins.int
+    """The seat whose player leaves: 0, 1 or 2."""
+    created_with: _builtins.str
+    """The request_id the game was created with (CreateGameRequest.request_id)."""
+    creator_secret: _builtins.str
+    """The creator_secret the game was created with."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect.
+    """
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The player who joins (player_id as in CreateGame; not one already at the table)."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        player: Global___Player | None = ...,
+        created_with: _builtins.str = ...,
+        creator_secret: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_with", b"created_with", "creator_secret", b"creator_secret", "name", b"name", "player", b"player", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplacePlayerRequest: _TypeAlias = ReplacePlayerRequest  # noqa: Y015
+
+@_typing.final
+class ReplacePlayerResponse(_message.Message):
+    """ReplacePlayer's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    seat_token: _builtins.str
+    """The newcomer's seat token (a fresh one on every retry)."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "seat_token", b"seat_token", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplacePlayerResponse: _TypeAlias = ReplacePlayerResponse  # noqa: Y015
 
 @_typing.final
 class AgreeEarlyStopRequest(_message.Message):
@@ -1954,6 +2032,7 @@ class Scoresheet(_message.Message):
     RULINGS_FIELD_NUMBER: _builtins.int
     FLAGS_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
+    ACCOUNTS_FIELD_NUMBER: _builtins.int
     BOMB_SIGNS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
@@ -1969,8 +2048,9 @@ class Scoresheet(_message.Message):
 
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each seat's result in whists as exact fractions ("-275/3"), once the game is over
-        (computed again after a ruling).
+        """Each account's result in whists as exact fractions ("-275/3"), once the game is over
+        (computed again after a ruling), in the order of `accounts`: by seat while nobody has
+        been replaced.
         """
 
     @_builtins.property
@@ -1984,6 +2064,13 @@ class Scoresheet(_message.Message):
     @_builtins.property
     def rules(self) -> Global___RuleSet:
         """The conventions the sheet is kept under, as in SeatView.rules."""
+
+    @_builtins.property
+    def accounts(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetAccount]:
+        """Every part of the sheet (account): the first players by seat, then each player who
+        joined in place of another (ReplacePlayer), in that order. `totals` are the accounts at
+        the table; a player who left keeps his part as it was when he left.
+        """
 
     @_builtins.property
     def bomb_signs(self) -> _containers.RepeatedCompositeFieldContainer[Global___BombSigns]:
@@ -2000,15 +2087,63 @@ class Scoresheet(_message.Message):
         rulings: _abc.Iterable[Global___Ruling] | None = ...,
         flags: _abc.Iterable[Global___DealFlag] | None = ...,
         rules: Global___RuleSet | None = ...,
+        accounts: _abc.Iterable[Global___ScoresheetAccount] | None = ...,
         bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Scoresheet: _TypeAlias = Scoresheet  # noqa: Y015
+
+@_typing.final
+class ScoresheetAccount(_message.Message):
+    """One part of the scoresheet: a player's account."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    GORA_FIELD_NUMBER: _builtins.int
+    WHISTS_FIELD_NUMBER: _builtins.int
+    account: _builtins.int
+    """The account's number: its place in Scoresheet.settlement."""
+    player_id: _builtins.str
+    """Its player."""
+    seat: _builtins.int
+    """The seat it is (or was) kept at."""
+    left: _builtins.bool
+    """True once its player has left (his pool closed, missing points in gora)."""
+    pool: _builtins.int
+    """Pool and gora (for an account at the table, as in `totals`)."""
+    gora: _builtins.int
+    @_builtins.property
+    def whists(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Whists this account has written on each account, by account number."""
+
+    def __init__(
+        self,
+        *,
+        account: _builtins.int = ...,
+        player_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        left: _builtins.bool = ...,
+        pool: _builtins.int = ...,
+        gora: _builtins.int = ...,
+        whists: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "gora", b"gora", "left", b"left", "player_id", b"player_id", "pool", b"pool", "seat", b"seat", "whists", b"whists"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScoresheetAccount: _TypeAlias = ScoresheetAccount  # noqa: Y015
 
 @_typing.final
 class GetScoresheetRequest(_message.Message):
@@ -2187,6 +2322,7 @@ class WatchGameResponse(_message.Message):
     RULING_RECORDED_FIELD_NUMBER: _builtins.int
     TIME_CALLED_FIELD_NUMBER: _builtins.int
     EARLY_STOP_AGREED_FIELD_NUMBER: _builtins.int
+    PLAYER_REPLACED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -2236,6 +2372,10 @@ class WatchGameResponse(_message.Message):
         """A seat agreed to stop early (AgreeEarlyStop)."""
 
     @_builtins.property
+    def player_replaced(self) -> Global___PlayerReplacedEvent:
+        """Another player took a seat (ReplacePlayer)."""
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
@@ -2262,14 +2402,15 @@ class WatchGameResponse(_message.Message):
         ruling_recorded: Global___Ruling | None = ...,
         time_called: Global___TimeCalledEvent | None = ...,
         early_stop_agreed: Global___EarlyStopAgreedEvent | None = ...,
+        player_replaced: Global___PlayerReplacedEvent | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -2467,7 +2608,9 @@ class GameFinishedEvent(_message.Message):
     """The secret seed in hex: its SHA-256 equals the published `seed_commitment`."""
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Each seat's result in whists, by seat, exact fractions ("-275/3"); they sum to zero."""
+        """Each account's result in whists, exact fractions ("-275/3"); they sum to zero. By seat
+        while nobody has been replaced; otherwise in the order of Scoresheet.accounts.
+        """
 
     def __init__(
         self,
@@ -2532,6 +2675,38 @@ class EarlyStopAgreedEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EarlyStopAgreedEvent: _TypeAlias = EarlyStopAgreedEvent  # noqa: Y015
+
+@_typing.final
+class PlayerReplacedEvent(_message.Message):
+    """Another player took a seat: the leaver's account is closed, the newcomer's opened."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    ACCOUNT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    account: _builtins.int
+    """The newcomer's account (its place in the settlement)."""
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The player who joined."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player: Global___Player | None = ...,
+        account: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "player", b"player", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerReplacedEvent: _TypeAlias = PlayerReplacedEvent  # noqa: Y015
 
 @_typing.final
 class Heartbeat(_message.Message):

@@ -116,6 +116,11 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.FromString,
                 _registered_method=True)
+        self.ReplacePlayer = channel.unary_unary(
+                '/preferans.v1.GameService/ReplacePlayer',
+                request_serializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -251,6 +256,22 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplacePlayer(self, request, context):
+        """The creator replaces the player at a seat (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27;
+        docs/SYSTEMS.md S-13), at any moment of a game not over. The leaver closes his pool, his
+        missing pool points going to his gora, and is settled with the others at the end (one
+        more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
+        and gora of the others and no whists, and plays the seat's hand from where it is. Every
+        seat token of that seat issued until now is refused from now on; the answer carries the
+        newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+        Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
+        FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
+        INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -313,6 +334,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.AgreeEarlyStop,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.SerializeToString,
+            ),
+            'ReplacePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplacePlayer,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -661,6 +687,33 @@ class GameService:
             '/preferans.v1.GameService/AgreeEarlyStop',
             preferans_dot_v1_dot_game__pb2.AgreeEarlyStopRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.AgreeEarlyStopResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplacePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/ReplacePlayer',
+            preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -112,6 +112,18 @@ class GameServiceStub:
     for the deal in progress; when every seat has agreed, the game ends at once (that deal
     unplayed) and is settled by the early-stop rule. Idempotent by request_id.
     """
+    ReplacePlayer: _grpc.UnaryUnaryMultiCallable[_game_pb2.ReplacePlayerRequest, _game_pb2.ReplacePlayerResponse]
+    """The creator replaces the player at a seat (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27;
+    docs/SYSTEMS.md S-13), at any moment of a game not over. The leaver closes his pool, his
+    missing pool points going to his gora, and is settled with the others at the end (one
+    more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
+    and gora of the others and no whists, and plays the seat's hand from where it is. Every
+    seat token of that seat issued until now is refused from now on; the answer carries the
+    newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+    Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
+    FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
+    INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -196,6 +208,18 @@ class GameServiceAsyncStub(GameServiceStub):
     """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
     for the deal in progress; when every seat has agreed, the game ends at once (that deal
     unplayed) and is settled by the early-stop rule. Idempotent by request_id.
+    """
+    ReplacePlayer: _aio.UnaryUnaryMultiCallable[_game_pb2.ReplacePlayerRequest, _game_pb2.ReplacePlayerResponse]  # type: ignore[assignment]
+    """The creator replaces the player at a seat (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27;
+    docs/SYSTEMS.md S-13), at any moment of a game not over. The leaver closes his pool, his
+    missing pool points going to his gora, and is settled with the others at the end (one
+    more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
+    and gora of the others and no whists, and plays the seat's hand from where it is. Every
+    seat token of that seat issued until now is refused from now on; the answer carries the
+    newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+    Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
+    FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
+    INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -350,6 +374,24 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """The token's seat agrees to stop the game early (RULES.md §3.0, TV-27). Agreements hold
         for the deal in progress; when every seat has agreed, the game ends at once (that deal
         unplayed) and is settled by the early-stop rule. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplacePlayer(
+        self,
+        request: _game_pb2.ReplacePlayerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.ReplacePlayerResponse, _abc.Awaitable[_game_pb2.ReplacePlayerResponse]]:
+        """The creator replaces the player at a seat (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27;
+        docs/SYSTEMS.md S-13), at any moment of a game not over. The leaver closes his pool, his
+        missing pool points going to his gora, and is settled with the others at the end (one
+        more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
+        and gora of the others and no whists, and plays the seat's hand from where it is. Every
+        seat token of that seat issued until now is refused from now on; the answer carries the
+        newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+        Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
+        FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
+        INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
