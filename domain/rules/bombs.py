@@ -206,6 +206,17 @@ def ledger_rows(owed: BombLedger, players: int) -> list[list[int]]:
     return [list(row) for row in _seats(owed, players)]
 
 
+def leaves(ledger: BombLedger, seat: int, players: int) -> BombLedger:
+    """The owed ledger after the player at ``seat`` leaves and another joins in his place
+    (TV-27): his signs leave with him — a sign is the declarer's own ("значок бомбы пишут себе
+    только игроки, объявившие бомбу") — and the newcomer owes none."""
+    if not ledger or not ledger[seat]:
+        return ledger
+    rows = _seats(ledger, players)
+    rows[seat] = []
+    return tuple(tuple(row) for row in rows)
+
+
 def robber_gora(rules: RuleSet, owing: Collection[int]) -> tuple[int, ...]:
     """The robber ("Разбойник", S000 Classic options, TV-26): each seat in ``owing`` (obliged to
     play a dark misère and has not by the end) writes ten tricks of a dark misère to gora —

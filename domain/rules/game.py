@@ -17,6 +17,7 @@ from domain.rules.bombs import (
     BombLedger,
     CrossedLedger,
     first_sign,
+    leaves,
     multiplied,
     signs_after,
 )
@@ -235,7 +236,8 @@ def replace_player(game: GameState, seat: int) -> GameState:
     """The player at ``seat`` leaves and another joins in his place, with the others' consent
     (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``scoresheet.replace``). It may happen at any
     moment of a game not over: the newcomer takes the seat's hand in the deal in progress and
-    that deal is his. The leaver's agreement to stop early, if any, leaves with him."""
+    that deal is his. The leaver's agreement to stop early, if any, leaves with him, and so do
+    the bomb signs he owes (Classic, ``bombs.leaves``)."""
     if game.finished:
         raise GameOver("the game is over")
     if not 0 <= seat < game.rules.players:
@@ -243,7 +245,9 @@ def replace_player(game: GameState, seat: int) -> GameState:
     if len(game.sheet.departed) >= MAX_REPLACEMENTS:
         raise IllegalAction(f"at most {MAX_REPLACEMENTS} players may join one game")
     return game._replace(
-        sheet=replace(game.sheet, seat, game.rules), stop_agreed=game.stop_agreed - {seat}
+        sheet=replace(game.sheet, seat, game.rules),
+        stop_agreed=game.stop_agreed - {seat},
+        bomb_signs=leaves(game.bomb_signs, seat, game.rules.players),
     )
 
 

@@ -453,3 +453,17 @@ def test_whisted_dark_misere_is_priced_at_the_dark_misere_throughout() -> None:
     assert score_result(rules, given, dark=True, sign=1) == DealScore(
         NONE, (80, 0, 0), whists({(B, A): 80, (C, A): 80})
     )
+
+
+def test_a_leaving_players_signs_leave_with_him() -> None:
+    """Decision (TV-27 joining, S000 "значок бомбы пишут себе только игроки, объявившие
+    бомбу"): the newcomer in a seat owes none of the leaver's signs; the others keep theirs;
+    the crossed-out history stays on the sheet."""
+    from domain.rules.game import replace_player
+
+    crossed = ((), (CrossedSign(1, 2, "6♠"),), ())
+    game = game_with(((1,), (2, 1), (3,)))._replace(bomb_signs_crossed=crossed)
+    after = replace_player(game, B)
+    assert after.bomb_signs == ((1,), (), (3,))
+    assert after.bomb_signs_crossed == crossed
+    assert replace_player(game_with(), A).bomb_signs == ()
