@@ -35,6 +35,14 @@ from domain.rules import (
     write_deal,
 )
 from domain.rules.actions import AcceptClaim
+from domain.rules.bombs import (
+    BombLedger,
+    CrossedLedger,
+    first_sign,
+    ledger_rows,
+    multiplied,
+    signs_after,
+)
 from domain.rules.cards import Card, card_list
 
 FORMAT = "preferans-hand-record"
@@ -92,14 +100,17 @@ def deal_section(
     score: Mapping[str, Any],
     entry: Mapping[str, Any],
     sheet_before: ScoreSheet,
+    signs_before: BombLedger = (),
 ) -> dict[str, Any]:
-    """One deal of a record: ``start`` as dealt, ``final`` scored after ``actions``."""
+    """One deal of a record: ``start`` as dealt, ``final`` scored after ``actions``;
+    ``signs_before`` the bomb signs owed before it (Classic), recorded only when there are any
+    (its declarer's game is played on his first: the score depends on it)."""
     result = final.result
     if result is None:
         raise ValueError(f"deal {number} is not finished")
     took_talon = any(isinstance(a, TakeTalon) for _, a in actions)
     defence = [{"seat": s, "open": a.open} for s, a in actions if isinstance(a, ChooseDefence)]
-    return {
+    out: dict[str, Any] = {
         "number": number,
         "dealer": final.dealer,
         "raspasy_streak": final.raspasy_streak,
@@ -134,6 +145,9 @@ def deal_section(
         "score": {k: score[k] for k in ("pool", "gora", "whists")},
         "entry": {k: entry[k] for k in ("pool", "gora", "whists", "helps")},
     }
+    if any(signs_before):
+        out["bomb_signs"] = ledger_rows(signs_before, final.players)
+    return out
 
 
 def _envelope(
@@ -194,6 +208,7 @@ def record_from_events(
     state: GameState | None = None
     start: DealState | None = None
     sheet_before = ScoreSheet.empty(rules.players)
+    signs_before: BombLedger = ()
     actions: list[tuple[int, Action]] = []
     for event in events:
         name = event_name(event)
@@ -208,6 +223,7 @@ def record_from_events(
                     event.score,
                     event.entry,
                     sheet_before,
+                    signs_before,
                 )
             )
         elif name == "TimeCalled":
@@ -237,6 +253,7 @@ def record_from_events(
         if name == "DealDealt":
             assert state.deal is not None
             start, sheet_before, actions = state.deal, state.sheet, []
+            signs_before = state.bomb_signs
     return _select(out, deal_number)
 
 
@@ -250,6 +267,8 @@ def record_from_game(
     rules = game.rules
     out = _envelope(rules, players, game.first_dealer, game_id, seed_commitment(game.seed))
     sheet = ScoreSheet.empty(rules.players)
+    owed: BombLedger = ()
+    crossed: CrossedLedger = ()
     for deal in game.deals:
         final = deal.final
         start = new_deal(
@@ -268,9 +287,23 @@ def record_from_game(
                 score_to_dict(deal.score),
                 entry_to_dict(deal.entry),
                 sheet,
+                owed,
             )
         )
         sheet = write_deal(sheet, final, deal.score, rules)[0]
+        result = final.result
+        assert result is not None
+        sign = first_sign(owed, result.declarer) if multiplied(result.kind) else 0
+        owed, crossed = signs_after(
+            owed,
+            crossed,
+            result,
+            bomb=final.bomb,
+            bombers=final.bombers,
+            sign=sign,
+            deal_number=deal.number,
+            players=rules.players,
+        )
     if game.finished:
         out["complete"] = True
         out["settlement"] = settlement_to_strings(game.settlement)

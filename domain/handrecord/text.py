@@ -36,6 +36,12 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
         lines.append(f"Raspasy   {deal['raspasy_streak']} in a row before this deal")
     if deal.get("dealer_run"):
         lines.append(f"Dealer    dealt {deal['dealer_run']} deal(s) in a row before this one")
+    if deal.get("bomb_signs"):
+        owed = "; ".join(
+            f"{seat_name(s)} {' '.join(map(str, row)) or '-'}"
+            for s, row in enumerate(deal["bomb_signs"])
+        )
+        lines.append(f"Bombs     signs owed before this deal (levels, in order): {owed}")
     for s in order:
         mask = mask_of(parse_cards(deal["hands"][s]))
         lines.append(f"Hand {seat_name(s)} H{hand_number(dealer, s, n)}: {format_cards(mask)}")

@@ -32,6 +32,7 @@ from domain.rules import (
     settle_final,
     shuffle_from_seed,
 )
+from domain.rules.bombs import ledger_rows
 from domain.rules.cards import card_list
 from domain.rules.seats import seat_name
 
@@ -152,7 +153,14 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
     playing = game._replace(dealer=deal["dealer"], deal_number=number, deal=state)
     after, score, entry = finish_deal(playing)
     expected = deal_section(
-        number, start, state, actions, score_to_dict(score), entry_to_dict(entry), game.sheet
+        number,
+        start,
+        state,
+        actions,
+        score_to_dict(score),
+        entry_to_dict(entry),
+        game.sheet,
+        game.bomb_signs,
     )
     return after, expected
 
@@ -188,6 +196,7 @@ def _verify(rec: Record) -> Verdict:
             None,
             False,
             first.get("dealer_run", 0),
+            bomb_signs=tuple(tuple(row) for row in first.get("bomb_signs", ())),
         )
     except (TypeError, KeyError) as exc:
         raise _Discrepancy(
@@ -197,8 +206,11 @@ def _verify(rec: Record) -> Verdict:
         first["dealer"] != rec["first_dealer"]
         or first["raspasy_streak"] != 0
         or game.sheet != ScoreSheet.empty(rules.players)
+        or any(game.bomb_signs)
     ):
-        raise _Discrepancy(1, "deal 1 must start the game: first dealer, empty sheet, no raspasy")
+        raise _Discrepancy(
+            1, "deal 1 must start the game: first dealer, empty sheet, no raspasy, no bombs"
+        )
     actions = 0
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
@@ -220,6 +232,13 @@ def _verify(rec: Record) -> Verdict:
                 number,
                 f"deal {number}: the dealer had dealt {game.dealer_run} deals in a row before "
                 f"it, not {deal.get('dealer_run', 0)}",
+            )
+        signs = ledger_rows(game.bomb_signs, rules.players)
+        if deal.get("bomb_signs", [[] for _ in signs]) != signs:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the bomb signs owed before it are {_show(signs)}, "
+                f"not {_show(deal.get('bomb_signs'))}",
             )
         if deal["raspasy_streak"] != game.raspasy_streak:
             raise _Discrepancy(

@@ -62,6 +62,7 @@ from domain.rules import (
     deal_cards,
     finish_deal,
     new_game,
+    played_sign,
     replace_player,
     settle_final,
     shuffle_from_seed,
@@ -600,7 +601,8 @@ class Game(Aggregate):
         entry: dict[str, Any],
     ) -> None:
         final = self.state.deal
-        assert final is not None
+        assert final is not None and final.result is not None
+        sign = played_sign(self.state, final.result)
         outcome = self._taken()
         self.state = outcome.after if outcome is not None else finish_deal(self.state)[0]
         self.deal_results.append(
@@ -615,6 +617,10 @@ class Game(Aggregate):
                 "dealt": [card_list(hand) for hand in final.dealt],
                 "talon": [str(Card(c)) for c in final.talon],
                 "discard": card_list(final.discard),
+                # Classic (TV-26), derived from the state: bomb level, dark, declarer's sign.
+                "bomb": final.bomb,
+                "dark": final.dark,
+                "sign": sign,
             }
         )
         self._note(request_id)

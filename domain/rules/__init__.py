@@ -40,6 +40,7 @@ from domain.rules.actions import (
     parse_action,
 )
 from domain.rules.bids import LADDER, MISERE, Bid, Strain
+from domain.rules.bombs import CrossedSign
 from domain.rules.cards import CARDS, Card, Rank, Suit, cards_of, format_cards, mask_of, parse_cards
 from domain.rules.dealing import DealtCards, Shuffle, deal_cards, seed_commitment, shuffle_from_seed
 from domain.rules.engine import actor, apply, legal_actions, new_deal
@@ -55,6 +56,7 @@ from domain.rules.game import (
     new_game,
     play_deal,
     play_game,
+    played_sign,
     replace_player,
     start_deal,
     stop_early,
@@ -115,6 +117,7 @@ __all__ = [
     "Card",
     "ChooseDefence",
     "Claim",
+    "CrossedSign",
     "DealRecord",
     "DealResult",
     "DealScore",
@@ -185,6 +188,7 @@ __all__ = [
     "parse_cards",
     "play_deal",
     "play_game",
+    "played_sign",
     "record",
     "replace_player",
     "rule_set",

@@ -13,6 +13,14 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from domain.rules.actions import Action
+from domain.rules.bombs import (
+    BombLedger,
+    CrossedLedger,
+    first_sign,
+    leaves,
+    multiplied,
+    signs_after,
+)
 from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction
@@ -58,6 +66,9 @@ class GameState(NamedTuple):
     bomb_signs: tuple[tuple[int, ...], ...] = ()
     """Classic (issue 12, TV-26): per seat, the bomb levels he owes in the order recorded (1
     single, 2 double …); his next games are played on them, the first crossed out when made."""
+    bomb_signs_crossed: CrossedLedger = ()
+    """Classic: per seat, the bomb signs he crossed out by making a game on them, in order, with
+    the deal and the game (the sheet shows which signs were made, S000 "Игра на бомбах")."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -92,11 +103,15 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     deal = game.deal
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
-    score = score_deal(deal, game.sheet.any_closed(game.rules))
+    sign = played_sign(game, deal.result)
+    score = score_deal(deal, game.sheet.any_closed(game.rules), sign)
     sheet, entry = write_deal(game.sheet, deal, score, game.rules)
+    signs, crossed = _signs_after(game, deal, sign)
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
-    streak = streak_after(game.rules, game.raspasy_streak, deal.result)
+    # S000 "КЛАССИКА": "после объявленной и разыгранной бомбы … производятся обычные одинарные
+    # распасы": a bomb ends the raspasy series (its own level is the auction's, not the streak's).
+    streak = 0 if deal.bomb else streak_after(game.rules, game.raspasy_streak, deal.result)
     return (
         game._replace(
             dealer=dealer,
@@ -107,9 +122,34 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             finished=_ended(game, sheet, races_run),
             races_run=races_run,
             stop_agreed=frozenset(),
+            bomb_signs=signs,
+            bomb_signs_crossed=crossed,
         ),
         score,
         entry,
+    )
+
+
+def played_sign(game: GameState, result: DealResult) -> int:
+    """The level of the bomb sign the declarer of ``result`` plays on: his first sign, on any
+    declared game but a void one or "preferans" (Classic, TV-26); 0 on none."""
+    if not game.bomb_signs or not multiplied(result.kind):
+        return 0
+    return first_sign(game.bomb_signs, result.declarer)
+
+
+def _signs_after(game: GameState, deal: DealState, sign: int) -> tuple[BombLedger, CrossedLedger]:
+    """The sign ledgers after ``deal`` (``bombs.signs_after``)."""
+    assert deal.result is not None
+    return signs_after(
+        game.bomb_signs,
+        game.bomb_signs_crossed,
+        deal.result,
+        bomb=deal.bomb,
+        bombers=deal.bombers,
+        sign=sign,
+        deal_number=game.deal_number,
+        players=game.rules.players,
     )
 
 
@@ -196,7 +236,8 @@ def replace_player(game: GameState, seat: int) -> GameState:
     """The player at ``seat`` leaves and another joins in his place, with the others' consent
     (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``scoresheet.replace``). It may happen at any
     moment of a game not over: the newcomer takes the seat's hand in the deal in progress and
-    that deal is his. The leaver's agreement to stop early, if any, leaves with him."""
+    that deal is his. The leaver's agreement to stop early, if any, leaves with him, and so do
+    the bomb signs he owes (Classic, ``bombs.leaves``)."""
     if game.finished:
         raise GameOver("the game is over")
     if not 0 <= seat < game.rules.players:
@@ -204,7 +245,9 @@ def replace_player(game: GameState, seat: int) -> GameState:
     if len(game.sheet.departed) >= MAX_REPLACEMENTS:
         raise IllegalAction(f"at most {MAX_REPLACEMENTS} players may join one game")
     return game._replace(
-        sheet=replace(game.sheet, seat, game.rules), stop_agreed=game.stop_agreed - {seat}
+        sheet=replace(game.sheet, seat, game.rules),
+        stop_agreed=game.stop_agreed - {seat},
+        bomb_signs=leaves(game.bomb_signs, seat, game.rules.players),
     )
 
 

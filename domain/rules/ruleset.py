@@ -382,6 +382,21 @@ class RuleSet:
     """TV-39: whists the race winner, and the player with the smallest gora, write on each
     other player (computed separately, C-6)."""
 
+    # Classic scoring (issue 12, RULES.md §3.5 "Classic", TV-26; ``domain.rules.bombs``). Inert
+    # unless the auction plays bombs or dark games (``DealState.bomb``, ``DealState.dark``).
+    bomb_trick_price: int = 2
+    """Gora per trick on a single bomb (a raspasy declared dark); each further bomb level doubles
+    it: 2/4/8/16/32 … (S000 "КЛАССИКА", TV-26). A player who takes no trick on a bomb writes the
+    bomb's trick price to pool (the 4-player dealer included; only 3 players here)."""
+    dark_multiplier: int = 2
+    """A dark game's value, undertricks, whists and whister penalties are multiplied by this (S000:
+    "ценится вдвойне … Вдвойне также пишутся и ремизы, и висты", TV-26)."""
+    dark_misere_value: int = 20
+    """Pool points for a made dark misère (S000: "Сыгранный мизер ценится в 20 очков", TV-26)."""
+    dark_misere_trick_penalty: int = 20
+    """Gora per trick the dark misère declarer takes (S000: "Каждая взятка также 20 очков");
+    ten tricks of it (200) is the robber's ("Разбойник") penalty for an unplayed dark misère."""
+
     def __post_init__(self) -> None:
         for name in _TABLES:
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
@@ -428,6 +443,9 @@ class RuleSet:
 
         self._check_recording()
         check_whisting(self)
+        for name in ("bomb_trick_price", "dark_multiplier"):
+            if getattr(self, name) < 1:
+                raise InvalidAction(f"{name} must be at least 1", field=f"rules.{name}")
         if self.concede_undertricks not in (0, 3, 4):
             raise InvalidAction(
                 'a concession is "without three" (3) or "without four" (4), or 0 for none',

@@ -37,6 +37,9 @@ MAX_RACES = 20
 MAX_SEQUENCE = 10
 """The most entries of a list option (raspasy prices and exit levels)."""
 
+MAX_DARK_MULTIPLIER = 8
+"""The largest multiplier of a dark game (the seeds know only 2)."""
+
 _LEVEL_NAMES = [str(level) for level in LEVELS]
 
 
@@ -169,5 +172,10 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "races": _integer(0, MAX_RACES),
             "race_prize_whists": price,
             "unwhisted_write_off": boolean,
+            # Classic scoring (issue 12, RULES.md §3.5 "Classic", TV-26)
+            "bomb_trick_price": _integer(1, MAX_PRICE),
+            "dark_multiplier": _integer(1, MAX_DARK_MULTIPLIER),
+            "dark_misere_value": price,
+            "dark_misere_trick_penalty": price,
         },
     }

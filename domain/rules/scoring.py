@@ -164,11 +164,43 @@ DEFENCE_SCORERS: dict[str, DefenceScorer] = {"responsible": responsible_defence}
 
 
 def score_result(
-    rules: RuleSet, result: DealResult, raspasy_streak: int = 0, pool_closed: bool = False
+    rules: RuleSet,
+    result: DealResult,
+    raspasy_streak: int = 0,
+    pool_closed: bool = False,
+    *,
+    bomb: int = 0,
+    dark: bool = False,
+    sign: int = 0,
 ) -> DealScore:
     """The scoresheet entries of one finished deal, before pool closing and help.
     ``pool_closed``: some player's pool was closed before this deal (the liability of
-    ``half-until-closed`` whist, S000 Classic)."""
+    ``half-until-closed`` whist, S000 Classic).
+
+    Classic (``domain.rules.bombs``, TV-26): ``bomb`` is the level of a bomb raspasy, ``dark``
+    says the contract was a dark game, ``sign`` is the level of the bomb sign the declarer plays
+    his game on (0: none); a multiplied game has every entry multiplied."""
+    if bomb or dark or sign:
+        from domain.rules import bombs  # bombs builds on this module
+
+        kind = result.kind
+        if kind is Kind.RASPASY:
+            if bomb:
+                return bombs.score_bomb(rules, result, bomb)
+        elif bombs.multiplied(kind):
+            if dark and kind is Kind.MISERE:
+                priced = bombs.dark_misere_rules(rules)
+                plain = _score_plain(priced, result, raspasy_streak, pool_closed)
+                return bombs.scaled(plain, bombs.sign_factor(sign))
+            factor = bombs.game_factor(rules, dark=dark, sign=sign)
+            return bombs.scaled(_score_plain(rules, result, raspasy_streak, pool_closed), factor)
+    return _score_plain(rules, result, raspasy_streak, pool_closed)
+
+
+def _score_plain(
+    rules: RuleSet, result: DealResult, raspasy_streak: int, pool_closed: bool
+) -> DealScore:
+    """``score_result`` of a deal without Classic multipliers."""
     sheet = _Sheet(rules.players)
     rules = _liable(rules.priced_for(result.contract), pool_closed)
     kind = result.kind
@@ -249,8 +281,18 @@ def _resolved(rules: RuleSet, half: bool) -> RuleSet:
     return rules.with_options(whist_liability=WhistLiability.HALF if half else WhistLiability.FULL)
 
 
-def score_deal(state: DealState, pool_closed: bool = False) -> DealScore:
-    """Score a finished deal state; ``pool_closed`` as in ``score_result``."""
+def score_deal(state: DealState, pool_closed: bool = False, sign: int = 0) -> DealScore:
+    """Score a finished deal state; ``pool_closed`` as in ``score_result``; ``sign`` is the
+    level of the bomb sign its declarer plays on (Classic, ``bombs.first_sign`` of the game's
+    ledger; 0 none)."""
     if state.result is None:
         raise ValueError("the deal is not finished")
-    return score_result(state.rules, state.result, state.raspasy_streak, pool_closed)
+    return score_result(
+        state.rules,
+        state.result,
+        state.raspasy_streak,
+        pool_closed,
+        bomb=state.bomb,
+        dark=state.dark,
+        sign=sign,
+    )

@@ -44,6 +44,7 @@ from domain.rules import (
     Card,
     ChooseDefence,
     Claim,
+    CrossedSign,
     Declare,
     Discard,
     HalfWhist,
@@ -410,6 +411,9 @@ def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
         ],
         talon=result["talon"],
         discard=result["discard"].split(),
+        bomb=result.get("bomb", 0),
+        dark=result.get("dark", False),
+        sign=result.get("sign", 0),
     )
 
 
@@ -429,14 +433,39 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
                 contract=d["contract"],
                 tricks=d["tricks"],
                 entries=_rows(d["entry"]),
+                bomb=d.get("bomb", 0),
+                dark=d.get("dark", False),
+                sign=d.get("sign", 0),
             )
             for d in game.deal_results
         ],
+        bomb_signs=bomb_signs_to_proto(game.state.bomb_signs, game.state.bomb_signs_crossed),
         settlement=game.settlement or [],
         rulings=[ruling_to_proto(r) for r in game.rulings],
         flags=[flag_to_proto(f) for f in game.flags],
         accounts=accounts_to_proto(sheet, game.accounts),
     )
+
+
+def bomb_signs_to_proto(
+    owed: Sequence[Sequence[int]], crossed: Sequence[Sequence[CrossedSign]]
+) -> list[pb.BombSigns]:
+    """Each seat's bomb signs (Classic, TV-26): owed in order, and crossed out with the deal
+    and the game made on them; none while no bomb was played."""
+    if not owed and not crossed:
+        return []
+    seats = max(len(owed), len(crossed))
+    return [
+        pb.BombSigns(
+            seat=s,
+            owed=owed[s] if s < len(owed) else (),
+            crossed=[
+                pb.CrossedBombSign(level=c.level, deal_number=c.deal_number, contract=c.contract)
+                for c in (crossed[s] if s < len(crossed) else ())
+            ],
+        )
+        for s in range(seats)
+    ]
 
 
 def accounts_to_proto(sheet: ScoreSheet, players: Sequence[str]) -> list[pb.ScoresheetAccount]:

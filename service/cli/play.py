@@ -205,15 +205,20 @@ def scoresheet_table(
     table.add_column("gora", justify="right")
     for other in range(3):
         table.add_column(f"whists on {seat_name(other)}", justify="right")
+    signs = {row.seat: row for row in sheet.bomb_signs}
+    if signs:
+        table.add_column("bombs")
     if sheet.settlement:
         table.add_column("result", justify="right", no_wrap=True)
     rows = {row.seat: row for row in sheet.totals}
     for seat in range(3):
         row = rows.get(seat)
         label = seat_name(seat) + (f" {players[seat]}" if players[seat] else "")
-        cells = [label, str(row.pool if row else 0), str(row.gora if row else 0)]
         whists = list(row.whists) if row else [0, 0, 0]
+        cells: list[str | Text] = [label, str(row.pool if row else 0), str(row.gora if row else 0)]
         cells += ["" if other == seat else str(whists[other]) for other in range(3)]
+        if signs:
+            cells.append(bomb_signs_text(signs.get(seat)))
         if sheet.settlement:
             account = next(
                 (a.account for a in sheet.accounts if a.seat == seat and not a.left), seat
@@ -221,6 +226,19 @@ def scoresheet_table(
             cells.append(format_result(sheet.settlement[account]))
         table.add_row(*cells)
     return table
+
+
+def bomb_signs_text(signs: pb.BombSigns | None) -> Text:
+    """A seat's bomb signs (Classic) as on a paper sheet: the crossed-out ones struck through
+    with the game made on them, then the levels still owed, in order."""
+    out = Text()
+    if signs is None:
+        return out
+    for crossed in signs.crossed:
+        out.append(str(crossed.level), style="strike dim")
+        out.append(f"({crossed.contract}) ", style="dim")
+    out.append(" ".join(str(level) for level in signs.owed))
+    return out
 
 
 def format_result(value: str) -> str:

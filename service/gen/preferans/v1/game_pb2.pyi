@@ -1823,6 +1823,9 @@ class ScoresheetDeal(_message.Message):
     CONTRACT_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     ENTRIES_FIELD_NUMBER: _builtins.int
+    BOMB_FIELD_NUMBER: _builtins.int
+    DARK_FIELD_NUMBER: _builtins.int
+    SIGN_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
     """The deal's number (1, 2, …)."""
     kind: _builtins.str
@@ -1831,6 +1834,14 @@ class ScoresheetDeal(_message.Message):
     """The declarer's seat; -1 on raspasy."""
     contract: _builtins.str
     """The contract played ("7♠", "misère"); "" on raspasy."""
+    bomb: _builtins.int
+    """Classic (TV-26): the bomb level of a bomb raspasy (1 single, 2 double …; 0 otherwise)."""
+    dark: _builtins.bool
+    """Classic: the contract was a dark game (its entries doubled; a dark misère 20)."""
+    sign: _builtins.int
+    """Classic: the level of the bomb sign the declarer played on (his entries ×2, ×4, ×8 …;
+    0 none). Made, it is crossed out (Scoresheet.bomb_signs).
+    """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken by each seat 0, 1, 2."""
@@ -1848,14 +1859,84 @@ class ScoresheetDeal(_message.Message):
         contract: _builtins.str = ...,
         tricks: _abc.Iterable[_builtins.int] | None = ...,
         entries: _abc.Iterable[Global___ScoresheetRow] | None = ...,
+        bomb: _builtins.int = ...,
+        dark: _builtins.bool = ...,
+        sign: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "deal_number", b"deal_number", "declarer", b"declarer", "entries", b"entries", "kind", b"kind", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "dark", b"dark", "deal_number", b"deal_number", "declarer", b"declarer", "entries", b"entries", "kind", b"kind", "sign", b"sign", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ScoresheetDeal: _TypeAlias = ScoresheetDeal  # noqa: Y015
+
+@_typing.final
+class CrossedBombSign(_message.Message):
+    """A bomb sign crossed out: its owner made a game on it (Classic, S000 "Игра на бомбах")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    DEAL_NUMBER_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """The sign's level: 1 single, 2 double, 3 triple …"""
+    deal_number: _builtins.int
+    """The deal in which the game on it was made."""
+    contract: _builtins.str
+    """The game made on it ("6♠", "misère")."""
+    def __init__(
+        self,
+        *,
+        level: _builtins.int = ...,
+        deal_number: _builtins.int = ...,
+        contract: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "deal_number", b"deal_number", "level", b"level"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CrossedBombSign: _TypeAlias = CrossedBombSign  # noqa: Y015
+
+@_typing.final
+class BombSigns(_message.Message):
+    """One seat's bomb signs (Classic, TV-26): the bombs he declared and that were played give
+    him a sign each; his next games are played on the first he owes, which is crossed out when
+    the game is made and stays when it fails.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    OWED_FIELD_NUMBER: _builtins.int
+    CROSSED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0, 1, 2)."""
+    @_builtins.property
+    def owed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The levels he still owes, the first to be played first."""
+
+    @_builtins.property
+    def crossed(self) -> _containers.RepeatedCompositeFieldContainer[Global___CrossedBombSign]:
+        """The signs he crossed out, in order."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        owed: _abc.Iterable[_builtins.int] | None = ...,
+        crossed: _abc.Iterable[Global___CrossedBombSign] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["crossed", b"crossed", "owed", b"owed", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BombSigns: _TypeAlias = BombSigns  # noqa: Y015
 
 @_typing.final
 class DealFlag(_message.Message):
@@ -1952,6 +2033,7 @@ class Scoresheet(_message.Message):
     FLAGS_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     ACCOUNTS_FIELD_NUMBER: _builtins.int
+    BOMB_SIGNS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     version: _builtins.int
@@ -1990,6 +2072,10 @@ class Scoresheet(_message.Message):
         the table; a player who left keeps his part as it was when he left.
         """
 
+    @_builtins.property
+    def bomb_signs(self) -> _containers.RepeatedCompositeFieldContainer[Global___BombSigns]:
+        """Classic: each seat's bomb signs, owed and crossed out; empty while no bomb was played."""
+
     def __init__(
         self,
         *,
@@ -2002,10 +2088,11 @@ class Scoresheet(_message.Message):
         flags: _abc.Iterable[Global___DealFlag] | None = ...,
         rules: Global___RuleSet | None = ...,
         accounts: _abc.Iterable[Global___ScoresheetAccount] | None = ...,
+        bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2446,6 +2533,9 @@ class DealScoredEvent(_message.Message):
     DEALT_HANDS_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     DISCARD_FIELD_NUMBER: _builtins.int
+    BOMB_FIELD_NUMBER: _builtins.int
+    DARK_FIELD_NUMBER: _builtins.int
+    SIGN_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
     """The deal's number."""
     kind: _builtins.str
@@ -2454,6 +2544,12 @@ class DealScoredEvent(_message.Message):
     """The declarer's seat; -1 on raspasy."""
     contract: _builtins.str
     """The contract ("7♠", "misère"); "" on raspasy."""
+    bomb: _builtins.int
+    """Classic (TV-26): the bomb level of a bomb raspasy, as in ScoresheetDeal.bomb."""
+    dark: _builtins.bool
+    """Classic: the contract was a dark game, as in ScoresheetDeal.dark."""
+    sign: _builtins.int
+    """Classic: the level of the bomb sign the declarer played on, as in ScoresheetDeal.sign."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken by each seat 0, 1, 2."""
@@ -2486,10 +2582,13 @@ class DealScoredEvent(_message.Message):
         dealt_hands: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
         discard: _abc.Iterable[_builtins.str] | None = ...,
+        bomb: _builtins.int = ...,
+        dark: _builtins.bool = ...,
+        sign: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "deal_number", b"deal_number", "dealt_hands", b"dealt_hands", "declarer", b"declarer", "discard", b"discard", "entries", b"entries", "kind", b"kind", "talon", b"talon", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "dark", b"dark", "deal_number", b"deal_number", "dealt_hands", b"dealt_hands", "declarer", b"declarer", "discard", b"discard", "entries", b"entries", "kind", b"kind", "sign", b"sign", "talon", b"talon", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
