@@ -58,6 +58,11 @@ class GameState(NamedTuple):
     bomb_signs: tuple[tuple[int, ...], ...] = ()
     """Classic (issue 12, TV-26): per seat, the bomb levels he owes in the order recorded (1
     single, 2 double …); his next games are played on them, the first crossed out when made."""
+    bomb_streak: int = 0
+    """Classic: bomb raspasy in a row before the current (or next) deal; a bomb declared in it
+    is one level higher (S000: "двойные и тройные бомбы получаются на следующих кругах");
+    back to 0 after any other deal ("после объявленной игры … бомба опять одинарная",
+    "после распасов и бомба одинарная")."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -83,7 +88,9 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
-    deal = new_deal(dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run)
+    deal = new_deal(
+        dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run, game.bomb_streak
+    )
     return game._replace(deal=deal, deal_number=game.deal_number + 1)
 
 
@@ -97,6 +104,9 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     races_run = game.races_run + (entry.race is not None)
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     streak = streak_after(game.rules, game.raspasy_streak, deal.result)
+    bomb = deal.bomb if deal.result.kind is Kind.RASPASY else 0
+    if bomb:
+        streak = 0  # S000: after a played bomb an all-pass deal is an ordinary single raspasy
     return (
         game._replace(
             dealer=dealer,
@@ -107,6 +117,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             finished=_ended(game, sheet, races_run),
             races_run=races_run,
             stop_agreed=frozenset(),
+            bomb_streak=bomb,
         ),
         score,
         entry,

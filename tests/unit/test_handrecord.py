@@ -285,8 +285,9 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
     deal = documented["$defs"]["deal"]
     rec = golden_record()
     assert set(rec) == set(documented["properties"]) == set(documented["required"])
-    optional = {"dealer_run"}  # added by issue 11 (RULES.md §3.3); older records lack it
-    assert set(rec["deals"][0]) == set(deal["properties"]) == set(deal["required"]) | optional
+    optional = {"dealer_run", "classic"}  # issue 11 (§3.3), older records lack it; issue 12
+    assert set(rec["deals"][0]) | {"classic"} == set(deal["properties"])
+    assert set(deal["properties"]) == set(deal["required"]) | optional
     assert documented["properties"]["format"]["const"] == FORMAT
     assert documented["properties"]["version"]["const"] == VERSION
     assert validate(rec) is rec
