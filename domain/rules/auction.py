@@ -243,9 +243,11 @@ def _misere_beats(state: DealState, high: int) -> bool:
 
 
 def _tier_misere_beats(state: DealState, tier: int) -> bool:
-    """Whether a misère of ``tier`` outranks the highest bid (never another misère)."""
+    """Whether a misère of ``tier`` outranks the highest bid (never a misère of the same tier:
+    the earlier hand's stands; a misère without talon or dark does beat an ordinary one,
+    S000: "Мизер без прикупа … старше девятерной")."""
     auction = state.auction
-    if auction.high == MISERE_INDEX:
+    if auction.high == MISERE_INDEX and auction.tier == tier:
         return False
     return rank(state.rules, MISERE_INDEX, tier) > _high_rank(state)
 
