@@ -459,3 +459,51 @@ def test_classic_auction_options_need_their_feature(options: dict[str, object], 
 
 def test_classic_auction_options_round_trip_through_their_json_form() -> None:
     assert RuleSet.from_dict(CLASSIC_AUCTION.to_dict()) == CLASSIC_AUCTION
+
+
+# --- the API -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("action", "kind"),
+    [
+        (LOOK, "look"),
+        (BOMB, "bomb"),
+        (DARK_CALLS[0], "dark_bid"),
+        (DARK_CALLS[MISERE_INDEX], "dark_bid"),
+        (NO_TALON_CALLS[Bid.parse("9NT").index], "no_talon_bid"),
+        (NO_TALON_CALLS[MISERE_INDEX], "no_talon_bid"),
+    ],
+)
+def test_classic_calls_round_trip_through_the_api_action(action: object, kind: str) -> None:
+    from service.api.mapping import action_from_proto, action_to_proto
+
+    message = action_to_proto(action)  # type: ignore[arg-type]
+    assert message.WhichOneof("kind") == kind
+    assert action_from_proto(message) == action
+
+
+def test_the_api_seat_view_hides_own_cards_until_look() -> None:
+    """The service's seat view follows ``seat_view``: no ``hand`` for a seat that has not
+    looked; the unseen seats and, later, the bomb are listed."""
+    from service.api.mapping import seat_view_to_proto
+    from tests.unit.test_decisions import SEED
+    from tests.unit.test_decisions import new_game as new_aggregate
+
+    game = new_aggregate(rules=CLASSIC_AUCTION)
+    deal_state = game.state.deal
+    assert deal_state is not None
+    h1 = deal_state.to_act
+    view = seat_view_to_proto(game, h1)
+    assert list(view.hand) == [] and list(view.unseen) == [0, 1, 2]
+    assert [a.WhichOneof("kind") for a in view.legal][:2] == ["look", "bomb"]
+    game.act(h1, LOOK, "look", SEED)
+    view = seat_view_to_proto(game, h1)
+    assert len(view.hand) == 10 and h1 not in view.unseen
+    assert list(seat_view_to_proto(game, (h1 + 1) % 3).hand) == []
+    game.act((h1 + 0) % 3, PASS, "pass", SEED)
+    game.act((h1 + 1) % 3, BOMB, "bomb", SEED)
+    game.act((h1 + 2) % 3, BOMB, "join", SEED)
+    view = seat_view_to_proto(game, h1)
+    assert view.bomb == 1 and sorted(view.bombers) == sorted({(h1 + 1) % 3, (h1 + 2) % 3})
+    assert len(view.hand) == 10 and list(view.unseen) == []

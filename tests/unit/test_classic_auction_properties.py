@@ -34,6 +34,8 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules.actions import Bomb, DarkCall, Look, NoTalonCall
+from domain.rules.auction import DARK
+from domain.rules.bids import MISERE, MISERE_INDEX
 from domain.rules.dealing import seed_commitment
 from domain.rules.ruleset import Bidding
 from domain.rules.view import visible_mask
@@ -109,8 +111,8 @@ def features(state: DealState) -> set[str]:
         out.add("no talon")
     if any(isinstance(a, Look) for a in calls):
         out.add("look")
-    misere = state.declarer >= 0 and state.bid is not None and state.bid.is_misere
-    if misere and any(isinstance(a, DarkCall) and not a.bid.is_misere for a in calls):
+    won_dark_trick_bid = state.auction.tier == DARK and state.auction.high != MISERE_INDEX
+    if state.declarer >= 0 and won_dark_trick_bid and state.bid == MISERE:
         out.add("switched to misère")
     return out
 
