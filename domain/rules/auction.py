@@ -195,7 +195,7 @@ def _may_say_here(state: DealState) -> bool:
 def legal(state: DealState) -> tuple[Action, ...]:
     seat = state.to_act
     auction = state.auction
-    if seat == auction.misere_seat:
+    if seat == auction.misere_seat or _overbid_misere(state, seat):
         return (PASS,)
     if (state.unseen >> seat) & 1:
         return _unseen_legal(state)
@@ -212,6 +212,18 @@ def legal(state: DealState) -> tuple[Action, ...]:
     if rules.no_talon_levels:
         out.extend(NO_TALON_CALLS[i] for i in tier_raises(state, NO_TALON))
     return tuple(out)
+
+
+def _overbid_misere(state: DealState, seat: int) -> bool:
+    """Whether ``seat`` called a misère that a misère of another tier has beaten (only with
+    dark misère or misère without talon): he may only pass, as after any overbid misère."""
+    rules = state.rules
+    if not (rules.dark_misere or rules.no_talon_misere):
+        return False
+    return any(
+        s == seat and isinstance(a, Call | DarkCall | NoTalonCall) and a.bid.is_misere
+        for s, a in state.auction.calls
+    )
 
 
 def _unseen_legal(state: DealState) -> tuple[Action, ...]:

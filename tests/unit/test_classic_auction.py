@@ -507,3 +507,13 @@ def test_the_api_seat_view_hides_own_cards_until_look() -> None:
     view = seat_view_to_proto(game, h1)
     assert view.bomb == 1 and sorted(view.bombers) == sorted({(h1 + 1) % 3, (h1 + 2) % 3})
     assert len(view.hand) == 10 and list(view.unseen) == []
+
+
+def test_classic_a_misere_beaten_by_a_misere_without_talon_may_only_pass() -> None:
+    """RULES.md §1.3: an overbid misère caller may only pass; S000: "Мизер без прикупа …
+    старше девятерной" — it beats the ordinary misère."""
+    state = act(classic(), "look", "misère", "look", "misère without talon", "look", "pass")
+    assert legal_actions(state) == (PASS,)
+    state = act(state, "pass")
+    assert state.declarer == B and state.no_talon and state.bid is not None
+    assert state.bid.is_misere
