@@ -111,7 +111,7 @@ def _bomb_floor(state: DealState) -> int:
     if not state.auction.bombers or state.auction.high >= 0:
         return 6
     if state.rules.bomb_beaten_by_rising_level:
-        return min(10, 6 + state.bomb_streak + 1)
+        return min(10, 6 + state.rules.bomb_level(state.bomb_streak))
     return 7
 
 
@@ -356,7 +356,7 @@ def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
     out = state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
     if state.unseen or auction.bombers:
-        bomb = state.bomb_streak + 1 if auction.bombers else 0
+        bomb = state.rules.bomb_level(state.bomb_streak) if auction.bombers else 0
         out = out.with_(unseen=0, bomb=bomb, bombers=auction.bombers)
     return out
 

@@ -268,6 +268,10 @@ class RuleSet:
     the first such pass declares a bomb, later ones join it; bombers leave the auction. A bomb
     is beaten by a seven (light or without talon, or misère) or by any dark bid; if no game
     is declared the deal is a raspasy on the bomb (``DealState.bomb``, ``bombers``)."""
+    bomb_level_limit: int = 0
+    """The highest bomb level when the table limits the bombs (S000: "если игроки не
+    ограничивали бомбу, то четверная – по 16 …"; e.g. 3: bombs up to the triple, then triple
+    again); 0: no limit."""
     bomb_beaten_by_rising_level: bool = False
     """S000 Classic option: a single bomb is beaten only by a seven, a double only by an
     eight, … (default: a seven beats every bomb)."""
@@ -483,6 +487,8 @@ class RuleSet:
             raise InvalidAction(
                 "levels without talon must be 6 to 10", field="rules.no_talon_levels"
             )
+        if self.bomb_level_limit and not self.bombs:
+            raise InvalidAction("bomb_level_limit needs bombs", field="rules.bomb_level_limit")
         if self.bomb_beaten_by_rising_level and not self.bombs:
             raise InvalidAction(
                 "bomb_beaten_by_rising_level needs bombs", field="rules.bomb_beaten_by_rising_level"
@@ -496,6 +502,11 @@ class RuleSet:
                 "no_talon_shown is about games without talon, and none is allowed",
                 field="rules.no_talon_shown",
             )
+
+    def bomb_level(self, bomb_streak: int) -> int:
+        """The level of a bomb declared after ``bomb_streak`` bomb raspasy in a row."""
+        level = bomb_streak + 1
+        return min(level, self.bomb_level_limit) if self.bomb_level_limit else level
 
     @property
     def dark_auction(self) -> bool:

@@ -123,6 +123,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "preferans_takes_whists": boolean,
             # Classic auction (issue 12, RULES.md §3.5, §3.1)
             "bombs": boolean,
+            "bomb_level_limit": _integer(0, MAX_SEQUENCE),
             "bomb_beaten_by_rising_level": boolean,
             "dark_bids": boolean,
             "dark_bids_on_ladder": boolean,

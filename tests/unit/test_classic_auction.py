@@ -189,6 +189,16 @@ def test_classic_bomb_beaten_by_rising_level_option() -> None:
     assert raises_of(double, Call) == ["8♠"]
 
 
+def test_classic_bomb_level_limit_option() -> None:
+    """S000: "Если игроки не ограничивали бомбу, то четверная – по 16, пятерная – по 32" — a
+    table may limit them (here to the double): the bomb after a double is a double again."""
+    rules = CLASSIC_AUCTION.with_options(bomb_level_limit=2)
+    assert [rules.bomb_level(streak) for streak in range(4)] == [1, 2, 2, 2]
+    assert [CLASSIC_AUCTION.bomb_level(streak) for streak in range(4)] == [1, 2, 3, 4]
+    state = act(new_deal(dealt(*SAMPLE), C, rules, bomb_streak=2), "bomb", "bomb", "bomb")
+    assert state.bomb == 2
+
+
 # --- bombs across deals --------------------------------------------------------------------
 
 
@@ -447,6 +457,7 @@ def test_classic_calls_read_back_from_their_notation(text: str, action: object) 
     [
         ({"dark_bids_on_ladder": True}, "rules.dark_bids_on_ladder"),
         ({"bomb_beaten_by_rising_level": True}, "rules.bomb_beaten_by_rising_level"),
+        ({"bomb_level_limit": 3}, "rules.bomb_level_limit"),
         ({"no_talon_shown": False}, "rules.no_talon_shown"),
         ({"no_talon_levels": frozenset({5})}, "rules.no_talon_levels"),
     ],
