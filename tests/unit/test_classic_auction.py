@@ -11,6 +11,7 @@ import pytest
 
 from domain.rules import (
     DEFAULT,
+    Action,
     Bid,
     InvalidAction,
     Kind,
@@ -528,3 +529,34 @@ def test_classic_a_misere_beaten_by_a_misere_without_talon_may_only_pass() -> No
     state = act(state, "pass")
     assert state.declarer == B and state.no_talon and state.bid is not None
     assert state.bid.is_misere
+
+
+def test_a_bomb_deal_is_exported_in_its_hand_record_and_verifies() -> None:
+    """Issue 12: the Classic decisions are exported in hand records (calls and outcome)."""
+    from domain.handrecord import record_from_deal, render_text, validate, verify_record
+
+    start = classic()
+    bombed = act(start, "bomb", "bomb", "look", "pass")
+    final = play_out(bombed)
+    actions: list[tuple[int, Action]] = [(A, BOMB), (B, BOMB), (C, LOOK), (C, PASS)]
+    actions += _plays(bombed, final)
+    record = validate(record_from_deal(start, actions))
+    section = record["deals"][0]
+    assert [c["call"] for c in section["auction"]] == ["bomb", "bomb", "look", "pass"]
+    assert section["classic"] == {
+        "bomb_streak": 0,
+        "bomb": 1,
+        "bombers": [A, B],
+        "dark": False,
+        "no_talon": False,
+    }
+    assert verify_record(record).consistent
+    assert "Classic   bomb of level 1 declared by A, B" in render_text(record)
+
+
+def _plays(start: DealState, final: DealState) -> list[tuple[int, Action]]:
+    """The card plays from ``start`` to ``final`` (seat, action), from the tricks played."""
+    from domain.rules.actions import PLAYS
+
+    assert not start.play.history
+    return [(s, PLAYS[c]) for trick in final.play.history for s, c in trick.cards]
