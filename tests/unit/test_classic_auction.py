@@ -560,3 +560,25 @@ def _plays(start: DealState, final: DealState) -> list[tuple[int, Action]]:
 
     assert not start.play.history
     return [(s, PLAYS[c]) for trick in final.play.history for s, c in trick.cards]
+
+
+def test_the_decision_table_tells_a_bomb_from_its_joining_and_a_switch_from_a_misere() -> None:
+    """Each Classic decision is its own event; one recorded where another belongs is a misfit
+    the audit reports (domain/model/decisions.py)."""
+    from domain.model.decisions import BY_NAME, record
+
+    fresh = classic()
+    standing = act(fresh, "bomb")
+    assert record(BOMB, fresh)[0].name == "BombDeclared"
+    assert record(BOMB, standing)[0].name == "BombJoined"
+    declared = BY_NAME["BombDeclared"]
+    assert not declared.fits(BOMB, standing)
+    assert declared.misfit is not None and "joined" in declared.misfit(standing)
+    talon = act(fresh, "6♠ dark", "look", "pass", "look", "pass", "look")
+    misere = CALLS[MISERE_INDEX]
+    assert record(misere, talon)[0].name == "DarkSwitchedToMisere"
+    assert record(misere, act(fresh, "look"))[0].name == "MisereCalled"
+    assert record(LOOK, fresh)[0].name == "CardsLooked"
+    assert record(DARK_CALLS[0], fresh) == (BY_NAME["DarkBidCalled"], {"bid": "6♠"})
+    no_talon = NO_TALON_CALLS[MISERE_INDEX]
+    assert record(no_talon, fresh) == (BY_NAME["NoTalonBidCalled"], {"bid": "misère"})
