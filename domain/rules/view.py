@@ -66,7 +66,7 @@ class SeatView(NamedTuple):
     bomb: int = 0
     """Classic: the bomb level of this raspasy (0 for none)."""
     bombers: int = 0
-    """Classic: the seats that declared or joined the bomb (mask)."""
+    """Classic: the seats that declared or joined the bomb standing or played (mask)."""
 
 
 def shown_cards(state: DealState) -> int:
@@ -151,6 +151,14 @@ def visible_cards(
     return hands, talon
 
 
+def _bombers(state: DealState) -> int:
+    """The bombers of the bomb played, or of the bomb standing in the auction (none once a game
+    has beaten it: "когда бомбу перебили … ее не записывают")."""
+    if state.bomb:
+        return state.bombers
+    return state.auction.bombers if state.auction.high < 0 else 0
+
+
 def seat_view(state: DealState, seat: int) -> SeatView:
     """The deal as ``seat`` sees it now."""
     from domain.rules.engine import actor, legal_actions
@@ -188,5 +196,5 @@ def seat_view(state: DealState, seat: int) -> SeatView:
         dark=state.dark,
         no_talon=state.no_talon,
         bomb=state.bomb,
-        bombers=state.bombers or state.auction.bombers,
+        bombers=_bombers(state),
     )

@@ -582,3 +582,12 @@ def test_the_decision_table_tells_a_bomb_from_its_joining_and_a_switch_from_a_mi
     assert record(DARK_CALLS[0], fresh) == (BY_NAME["DarkBidCalled"], {"bid": "6♠"})
     no_talon = NO_TALON_CALLS[MISERE_INDEX]
     assert record(no_talon, fresh) == (BY_NAME["NoTalonBidCalled"], {"bid": "misère"})
+
+
+def test_the_view_lists_the_bombers_only_while_the_bomb_stands_or_is_played() -> None:
+    standing = act(classic(), "bomb")
+    assert seat_view(standing, B).bombers == 1 << A
+    beaten = act(standing, "look", "7♠")
+    assert seat_view(beaten, C).bombers == 0
+    played = act(standing, "bomb", "bomb")
+    assert seat_view(played, A).bombers == ALL and seat_view(played, A).bomb == 1
