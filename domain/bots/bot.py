@@ -4,7 +4,9 @@
 ``domain.bots.auction`` and to the card play of ``domain.bots.tricks`` (trick contracts) and
 ``domain.bots.ducking`` (misère, raspasy). It reads only the view, so it never sees a hidden
 card, and it uses no randomness: the same view always gives the same action. Claims are never
-made; a claim by another player is rejected.
+made; a claim by another player is rejected. In a Classic dark auction (issue 12) it always
+looks at its cards first and then bids in the light: it never declares a bomb or bids dark
+or without talon.
 """
 
 from __future__ import annotations
@@ -13,7 +15,16 @@ from domain.bots import auction
 from domain.bots.ducking import ducking_card
 from domain.bots.knowledge import Table
 from domain.bots.tricks import trick_card
-from domain.rules.actions import PLAYS, PREFERANS, REJECT, TAKE_TALON, TO_POOL, Action, PlayCard
+from domain.rules.actions import (
+    LOOK,
+    PLAYS,
+    PREFERANS,
+    REJECT,
+    TAKE_TALON,
+    TO_POOL,
+    Action,
+    PlayCard,
+)
 from domain.rules.state import Phase
 from domain.rules.view import SeatView
 
@@ -37,6 +48,8 @@ class Bot:
         phase = view.phase
         if phase is Phase.PLAY:
             return play_card(view)
+        if LOOK in view.legal:  # Classic: it looks before it bids (never a bomb, never dark)
+            return LOOK
         if phase is Phase.BIDDING:
             return auction.bid(view, self.style)
         if phase is Phase.TALON:

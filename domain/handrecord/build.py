@@ -144,6 +144,24 @@ def deal_section(
         },
         "score": {k: score[k] for k in ("pool", "gora", "whists")},
         "entry": {k: entry[k] for k in ("pool", "gora", "whists", "helps")},
+        **_classic(final),
+    }
+
+
+def _classic(final: DealState) -> dict[str, Any]:
+    """The Classic auction's outcome (issue 12), only under rules that have one: bombs in a row
+    before the deal, the bomb played and its bombers, a dark game, a game without talon."""
+    rules = final.rules
+    if not (rules.dark_auction or rules.no_talon_levels or rules.no_talon_misere):
+        return {}
+    return {
+        "classic": {
+            "bomb_streak": final.bomb_streak,
+            "bomb": final.bomb,
+            "bombers": [s for s in range(final.players) if (final.bombers >> s) & 1],
+            "dark": final.dark,
+            "no_talon": final.no_talon,
+        }
     }
     if any(signs_before):
         out["bomb_signs"] = ledger_rows(signs_before, final.players)
@@ -277,6 +295,7 @@ def record_from_game(
             rules,
             final.raspasy_streak,
             final.dealer_run,
+            final.bomb_streak,
         )
         out["deals"].append(
             deal_section(

@@ -26,6 +26,22 @@ def _whists(rows: Sequence[Sequence[int]]) -> str:
     return ", ".join(parts) or "none"
 
 
+def _classic_text(classic: Mapping[str, Any] | None) -> str:
+    """The Classic auction's outcome in words (issue 12): a bomb and its bombers, a dark game,
+    a game without talon; "" when there is nothing to say."""
+    if not classic:
+        return ""
+    parts = []
+    if classic["bomb"]:
+        bombers = ", ".join(seat_name(s) for s in classic["bombers"])
+        parts.append(f"bomb of level {classic['bomb']} declared by {bombers}")
+    if classic["dark"]:
+        parts.append("a dark game (talon taken unseen)")
+    if classic["no_talon"]:
+        parts.append("without talon (talon put aside)")
+    return "; ".join(parts)
+
+
 def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[str]:
     """One deal of a record as lines of text."""
     n = len(players)
@@ -54,6 +70,9 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
         lines.append(f"Discard   {deal['discard']}")
     if deal["contract"] is not None:
         lines.append(f"Contract  {seat_name(deal['declarer'])} {deal['contract']}")
+    classic = _classic_text(deal.get("classic"))
+    if classic:
+        lines.append(f"Classic   {classic}")
     if deal["whist"]:
         whist = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["whist"])
         lines.append(f"Whist     {whist}")

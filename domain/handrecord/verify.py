@@ -124,6 +124,7 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
             rules,
             game.raspasy_streak,
             game.dealer_run,
+            game.bomb_streak,
         )
     except RulesError as exc:
         raise _Discrepancy(
@@ -197,6 +198,7 @@ def _verify(rec: Record) -> Verdict:
             False,
             first.get("dealer_run", 0),
             bomb_signs=tuple(tuple(row) for row in first.get("bomb_signs", ())),
+            bomb_streak=first.get("classic", {}).get("bomb_streak", 0),
         )
     except (TypeError, KeyError) as exc:
         raise _Discrepancy(
@@ -267,6 +269,13 @@ def _verify(rec: Record) -> Verdict:
                     f"deal {number}: the record gives {what} as {_show(deal[key])}; "
                     f"the decisions give {_show(expected[key])}",
                 )
+        if deal.get("classic") != expected.get("classic"):
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the record gives the Classic auction as "
+                f"{_show(deal.get('classic'))}; the decisions give "
+                f"{_show(expected.get('classic'))}",
+            )
         _compare_numbers(number, "score", deal["score"], expected["score"])
         _compare_numbers(number, "sheet entry", deal["entry"], expected["entry"])
     for left in joining:  # after the last deal (a game that stopped before another)

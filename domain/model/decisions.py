@@ -44,23 +44,31 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.actions import (
+    BOMB,
     CALLS,
     CONCEDE,
+    DARK_CALLS,
     DECLARES,
     DISCARDS,
+    LOOK,
+    NO_TALON_CALLS,
     PLAYS,
     PREFERANS,
     UNDERBID,
     AcceptClaim,
     AnswerOwnWhist,
+    Bomb,
     ChooseDefence,
     ClaimUnderbid,
     Concede,
+    DarkCall,
     Declare,
     DeclarePreferans,
     Discard,
     HalfWhist,
     Here,
+    Look,
+    NoTalonCall,
     OwnWhist,
     Pass,
     PlayCard,
@@ -170,7 +178,49 @@ DECISIONS: tuple[Decision, ...] = (
         misfit=lambda d: "a misère recorded as a bid (a misère is its own event)",
     ),
     Decision(
-        "MisereCalled", Call, lambda e: CALLS[MISERE_INDEX], fits=lambda a, d: a.bid.is_misere
+        "MisereCalled",
+        Call,
+        lambda e: CALLS[MISERE_INDEX],
+        fits=lambda a, d: a.bid.is_misere and d.phase is Phase.BIDDING,
+        misfit=lambda d: (
+            f"a misère call in the {_phase_name(d)} phase (a dark declarer's switch to misère"
+            " is its own event)"
+        ),
+    ),
+    # Classic (issue 12, RULES.md §3.5, §3.1 "Games without talon")
+    Decision("CardsLooked", Look, lambda e: LOOK),
+    Decision(
+        "BombDeclared",
+        Bomb,
+        lambda e: BOMB,
+        fits=lambda a, d: not d.auction.bombers,
+        misfit=lambda d: "a bomb recorded as declared, but one stands already (it is joined)",
+    ),
+    Decision(
+        "BombJoined",
+        Bomb,
+        lambda e: BOMB,
+        fits=lambda a, d: bool(d.auction.bombers),
+        misfit=lambda d: "a bomb recorded as joined, but none has been declared",
+    ),
+    Decision(
+        "DarkBidCalled",
+        DarkCall,
+        lambda e: DARK_CALLS[Bid.parse(e.bid).index],
+        lambda a, d: {"bid": str(a.bid)},
+    ),
+    Decision(
+        "NoTalonBidCalled",
+        NoTalonCall,
+        lambda e: NO_TALON_CALLS[Bid.parse(e.bid).index],
+        lambda a, d: {"bid": str(a.bid)},
+    ),
+    Decision(
+        "DarkSwitchedToMisere",
+        Call,
+        lambda e: CALLS[MISERE_INDEX],
+        fits=lambda a, d: a.bid.is_misere and d.phase is Phase.TALON,
+        misfit=lambda d: f"a switch to misère in the {_phase_name(d)} phase",
     ),
     Decision("HereSaid", Here, lambda e: HERE),
     Decision(

@@ -212,6 +212,39 @@ class Game(Aggregate):
     class MisereCalled(_Decided, Event):
         TOPIC = EVENT_PREFIX + "MisereCalled"
 
+    class CardsLooked(_Decided, Event):
+        """Classic: a seat that had not looked at its cards looks at them (RULES.md §3.5)."""
+
+        TOPIC = EVENT_PREFIX + "CardsLooked"
+
+    class BombDeclared(_Decided, Event):
+        """Classic: the first pass without looking while nobody declared a game ("бомба")."""
+
+        TOPIC = EVENT_PREFIX + "BombDeclared"
+
+    class BombJoined(_Decided, Event):
+        """Classic: a later "бомба" / "пас втемную" joins the standing bomb."""
+
+        TOPIC = EVENT_PREFIX + "BombJoined"
+
+    class DarkBidCalled(_Decided, Event):
+        """Classic: a bid (or misère) without looking ("пика втемную")."""
+
+        TOPIC = EVENT_PREFIX + "DarkBidCalled"
+        bid: str
+
+    class NoTalonBidCalled(_Decided, Event):
+        """A game (or misère) without talon (RULES.md §3.1)."""
+
+        TOPIC = EVENT_PREFIX + "NoTalonBidCalled"
+        bid: str
+
+    class DarkSwitchedToMisere(_Decided, Event):
+        """Classic: the dark declarer looked and, before taking the talon, chose an ordinary
+        misère instead (S000)."""
+
+        TOPIC = EVENT_PREFIX + "DarkSwitchedToMisere"
+
     class HereSaid(_Decided, Event):
         TOPIC = EVENT_PREFIX + "HereSaid"
 

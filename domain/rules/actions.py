@@ -41,6 +41,46 @@ class Pass:
 
 
 @dataclass(frozen=True, slots=True)
+class Look:
+    """Classic (RULES.md §3.5): a player who has not looked at his cards looks at them now
+    (before that he may only pass dark, declare a bomb or bid dark)."""
+
+    def __str__(self) -> str:
+        return "look"
+
+
+@dataclass(frozen=True, slots=True)
+class Bomb:
+    """Classic "бомба" / "пас втемную": a pass without looking while nobody has declared a
+    game (RULES.md §3.5, S000 "Бомба"); the first declares the bomb, the others join it."""
+
+    def __str__(self) -> str:
+        return "bomb"
+
+
+@dataclass(frozen=True, slots=True)
+class DarkCall:
+    """Classic: a bid (or misère) made without looking, "пика втемную" (S000): the auction
+    won on it is a dark game, its talon taken unseen by the others."""
+
+    bid: Bid
+
+    def __str__(self) -> str:
+        return f"{self.bid} dark"
+
+
+@dataclass(frozen=True, slots=True)
+class NoTalonCall:
+    """A game (or misère) without talon (RULES.md §3.1 "Games without talon"): the talon is
+    put aside; it beats the ordinary bids of its level (Classic)."""
+
+    bid: Bid
+
+    def __str__(self) -> str:
+        return f"{self.bid} without talon"
+
+
+@dataclass(frozen=True, slots=True)
 class TakeTalon:
     """The declarer turns the talon face up and takes it (§1.4)."""
 
@@ -201,6 +241,10 @@ class RejectClaim:
 
 Action = (
     Call
+    | Look
+    | Bomb
+    | DarkCall
+    | NoTalonCall
     | Here
     | Pass
     | TakeTalon
@@ -222,6 +266,8 @@ Action = (
 )
 
 HERE = Here()
+LOOK = Look()
+BOMB = Bomb()
 PASS = Pass()
 TAKE_TALON = TakeTalon()
 CONCEDE = Concede()
@@ -239,6 +285,8 @@ REJECT = RejectClaim()
 WRITE_OFF = WriteOff(True)
 TO_POOL = WriteOff(False)
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
+DARK_CALLS: tuple[DarkCall, ...] = tuple(DarkCall(bid) for bid in LADDER)
+NO_TALON_CALLS: tuple[NoTalonCall, ...] = tuple(NoTalonCall(bid) for bid in LADDER)
 DECLARES: tuple[Declare, ...] = tuple(Declare(bid) for bid in LADDER)
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
 DISCARDS: dict[tuple[int, int], Discard] = {
@@ -248,6 +296,12 @@ DISCARDS: dict[tuple[int, int], Discard] = {
 
 _WORDS: dict[str, Action] = {
     "here": HERE,
+    "look": LOOK,
+    "смотрю": LOOK,
+    "bomb": BOMB,
+    "бомба": BOMB,
+    "dark pass": BOMB,
+    "пас втемную": BOMB,
     "тут": HERE,
     "здесь": HERE,
     "pass": PASS,
@@ -286,6 +340,10 @@ _WORDS: dict[str, Action] = {
 }
 
 
+_DARK_WORDS = (" dark", " втемную")
+_NO_TALON_WORDS = (" without talon", " no talon", " без прикупа")
+
+
 def parse_action(text: str, *, cards_first: bool = False) -> Action:
     """Read an action from its notation; raise ``InvalidAction`` with a hint if it is none.
 
@@ -319,6 +377,10 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
                 "a claim gives each seat's remaining tricks: 'claim 3-0-0'"
             ) from None
         return Claim(tricks)
+    for suffixes, table in ((_DARK_WORDS, DARK_CALLS), (_NO_TALON_WORDS, NO_TALON_CALLS)):
+        for suffix in suffixes:
+            if low.endswith(suffix):
+                return table[Bid.parse(raw[: -len(suffix)]).index]
     try:
         return CALLS[Bid.parse(raw).index]
     except InvalidAction:
@@ -328,7 +390,7 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
     except InvalidAction:
         raise InvalidAction(
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
-            "discard 7♣ 8♦, declare 7♥, concede, underbid, preferans, whist, half-whist, own "
-            "whist, allow, refuse, open, closed, a card (10♠), claim 3-0-0, accept, reject, "
-            "write off or to pool"
+            "6♠ dark, 7♠ without talon, look, bomb, discard 7♣ 8♦, declare 7♥, concede, "
+            "underbid, preferans, whist, half-whist, own whist, allow, refuse, open, closed, "
+            "a card (10♠), claim 3-0-0, accept, reject, write off or to pool"
         ) from None

@@ -7,11 +7,53 @@ than the holder of the highest bid (under ``here_passes_to_later``: the seat hol
 of saying "here"); ``misère`` as the seat's first call while misère outranks the highest bid
 (never over another misère: the earlier hand's stands). A misère caller who has been overbid
 may only pass. Two passes with a bid standing end the auction; three passes start raspasy.
+
+Classic (issue 12, RULES.md §3.5, §3.1 "Games without talon"; S000 "КЛАССИКА"). A bid is made
+in one of three *tiers*: ``LIGHT`` (ordinary), ``NO_TALON`` (a game without talon) or
+``DARK`` (made without looking). Bids rank by (level, tier, strain): a game without talon
+beats the ordinary bids of its level, a dark bid beats both, and an ordinary bid of the next
+level beats them all ("пика втемную перебивается обычной семерной или «трефа втемную»"; "на
+уровне 7 … только заявкой 7 без прикупа"). Misère: the ordinary one above the eights (or the
+nines, S004), misère without talon between the ordinary nines and the nines without talon,
+dark misère between those and the dark nines; an ordinary ten beats both ("мизер втемную …
+только девятерной втемную или десятерной в светлую"; "мизер без прикупа — девятерной без
+прикупа или десятерной с прикупом"). Under ``dark_bids_on_ladder`` dark bids rank as ordinary.
+
+A seat that has not looked (``DealState.unseen``) may only look, bid dark, or pass dark: while
+nobody has declared a game and ``bombs`` is on, that pass is a bomb (the first declares it,
+later ones join it; bombers leave the auction); otherwise an ordinary pass without looking.
+While a bomb stands, ordinary bids and bids without talon start at the seven (or at 6 +
+the bomb's level under ``bomb_beaten_by_rising_level``). If nobody declares a game, the deal
+is raspasy on the bomb: ``DealState.bomb`` is its level (one more than the bombs in a row
+before the deal) and ``DealState.bombers`` those who declared it. An auction won on a dark bid
+is a dark game (``DealState.dark``); one won without talon a game without talon
+(``DealState.no_talon``): the talon is put aside (shown unless ``no_talon_shown`` is off) and
+the declarer goes straight to his contract. Everybody but a dark declarer has looked when
+the auction ends (they must play or whist); the dark declarer looks when he takes the talon,
+which the others do not see. Before taking it he may look and switch to an ordinary misère
+(S000), then taking the talon in the open.
 """
 
 from __future__ import annotations
 
-from domain.rules.actions import CALLS, HERE, PASS, TAKE_TALON, Action, Call, Here, Pass
+from domain.rules.actions import (
+    BOMB,
+    CALLS,
+    DARK_CALLS,
+    HERE,
+    LOOK,
+    NO_TALON_CALLS,
+    PASS,
+    TAKE_TALON,
+    Action,
+    Bomb,
+    Call,
+    DarkCall,
+    Here,
+    Look,
+    NoTalonCall,
+    Pass,
+)
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Bidding, RuleSet
@@ -39,8 +81,68 @@ def misere_ceiling(rules: RuleSet) -> int:
     return _TEN if rules.misere_beaten_by_ten else _NINE
 
 
+LIGHT, NO_TALON, DARK = 0, 1, 2
+"""The tiers of a bid (``AuctionState.tier``)."""
+_ABOVE_ALL = 9
+"""The tier rank of the ordinary misère: above every tier of its level."""
+
+
+def rank(rules: RuleSet, index: int, tier: int) -> tuple[int, int, int]:
+    """The order of the bid ``index`` made in ``tier`` (see the module docstring)."""
+    if index == MISERE_INDEX:
+        if tier == LIGHT:
+            return (9 if rules.misere_beaten_by_ten else 8, _ABOVE_ALL, 0)
+        return (9, tier, -1)
+    bid = LADDER[index]
+    if tier == DARK and rules.dark_bids_on_ladder:
+        tier = LIGHT
+    return (bid.level, tier, int(bid.strain))  # type: ignore[arg-type]
+
+
+def _high_rank(state: DealState) -> tuple[int, int, int]:
+    auction = state.auction
+    if auction.high < 0:
+        return (0, 0, 0)
+    return rank(state.rules, auction.high, auction.tier)
+
+
+def _bomb_floor(state: DealState) -> int:
+    """The lowest level of an ordinary bid (or one without talon) while a bomb stands."""
+    if not state.auction.bombers or state.auction.high >= 0:
+        return 6
+    if state.rules.bomb_beaten_by_rising_level:
+        return min(10, 6 + state.rules.bomb_level(state.bomb_streak))
+    return 7
+
+
+def tier_raises(state: DealState, tier: int) -> list[int]:
+    """Ladder indices of the trick bids of ``tier`` the seat on turn may make: above the
+    highest bid by rank, from the exit level (and, but for dark bids, the bomb floor), by
+    the ``bidding`` convention (sequential: the lowest; NT-skip: also the next after an NT;
+    jump: any)."""
+    rules = state.rules
+    floor = rules.min_level(state.raspasy_streak)
+    if tier != DARK:
+        floor = max(floor, _bomb_floor(state))
+    levels = rules.no_talon_levels if tier == NO_TALON else frozenset(range(floor, 11))
+    above = _high_rank(state)
+    out = [
+        i
+        for i in range(_FLOORS[floor], _TOP + 1)
+        if i != MISERE_INDEX and LADDER[i].level in levels and rank(rules, i, tier) > above
+    ]
+    if rules.bidding is Bidding.JUMP or not out:
+        return out
+    first = out[:1]
+    if rules.bidding is Bidding.NT_SKIP and LADDER[out[0]].strain is Strain.NO_TRUMP:
+        first = out[:2]
+    return first
+
+
 def raises(state: DealState) -> list[int]:
     """Ladder indices of the ordinary bids the seat on turn may raise to."""
+    if state.auction.tier != LIGHT or state.auction.bombers:
+        return tier_raises(state, LIGHT)
     rules = state.rules
     high = state.auction.high
     floor = _FLOORS[rules.min_level(state.raspasy_streak)]
@@ -84,6 +186,7 @@ def _may_say_here(state: DealState) -> bool:
     return (
         auction.high >= 0
         and auction.high != MISERE_INDEX
+        and auction.tier == LIGHT
         and _has_priority(state, state.to_act, auction.holder)
         and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
     )
@@ -92,35 +195,100 @@ def _may_say_here(state: DealState) -> bool:
 def legal(state: DealState) -> tuple[Action, ...]:
     seat = state.to_act
     auction = state.auction
-    if seat == auction.misere_seat:
+    if seat == auction.misere_seat or _overbid_misere(state, seat):
         return (PASS,)
+    if (state.unseen >> seat) & 1:
+        return _unseen_legal(state)
     out: list[Action] = [PASS]
     if _may_say_here(state):
         out.append(HERE)
-    if not (auction.called >> seat) & 1 and _misere_beats(state, auction.high):
+    first_call = not (auction.called >> seat) & 1
+    if first_call and _misere_beats(state, auction.high):
         out.append(CALLS[MISERE_INDEX])
     out.extend(CALLS[i] for i in raises(state))
+    rules = state.rules
+    if first_call and rules.no_talon_misere and _tier_misere_beats(state, NO_TALON):
+        out.append(NO_TALON_CALLS[MISERE_INDEX])
+    if rules.no_talon_levels:
+        out.extend(NO_TALON_CALLS[i] for i in tier_raises(state, NO_TALON))
     return tuple(out)
+
+
+def _overbid_misere(state: DealState, seat: int) -> bool:
+    """Whether ``seat`` called a misère that a misère of another tier has beaten (only with
+    dark misère or misère without talon): he may only pass, as after any overbid misère."""
+    rules = state.rules
+    if not (rules.dark_misere or rules.no_talon_misere):
+        return False
+    return any(
+        s == seat and isinstance(a, Call | DarkCall | NoTalonCall) and a.bid.is_misere
+        for s, a in state.auction.calls
+    )
+
+
+def _unseen_legal(state: DealState) -> tuple[Action, ...]:
+    """A seat that has not looked: look, pass dark (a bomb while nobody declared a game), or
+    bid dark."""
+    rules = state.rules
+    auction = state.auction
+    out: list[Action] = [LOOK, BOMB if _may_bomb(state) else PASS]
+    first_call = not (auction.called >> state.to_act) & 1
+    if first_call and rules.dark_misere and _tier_misere_beats(state, DARK):
+        out.append(DARK_CALLS[MISERE_INDEX])
+    if rules.dark_bids:
+        out.extend(DARK_CALLS[i] for i in tier_raises(state, DARK))
+    return tuple(out)
+
+
+def _may_bomb(state: DealState) -> bool:
+    """S000: a bomb is the pass of a player who has not looked, "при условии, что до него
+    никто не объявил игры"."""
+    return state.rules.bombs and state.auction.high < 0
 
 
 def _misere_beats(state: DealState, high: int) -> bool:
     """Whether misère outranks the highest bid ``high`` (never another misère: two misères
     cannot both stand, the earlier hand's has priority, RULES.md §3.1)."""
+    if state.auction.tier != LIGHT:
+        return _tier_misere_beats(state, LIGHT)
     return high < MISERE_INDEX or (high != MISERE_INDEX and high < misere_ceiling(state.rules))
+
+
+def _tier_misere_beats(state: DealState, tier: int) -> bool:
+    """Whether a misère of ``tier`` outranks the highest bid (never a misère of the same tier:
+    the earlier hand's stands; a misère without talon or dark does beat an ordinary one,
+    S000: "Мизер без прикупа … старше девятерной")."""
+    auction = state.auction
+    if auction.high == MISERE_INDEX and auction.tier == tier:
+        return False
+    return rank(state.rules, MISERE_INDEX, tier) > _high_rank(state)
 
 
 def describe(state: DealState) -> str:
     """What the seat on turn may say, in words: "the next bid is 7♠, here or pass"."""
     allowed = legal(state)
-    bids = [str(a) for a in allowed if isinstance(a, Call) and not a.bid.is_misere]
+    bids = [
+        str(a)
+        for a in allowed
+        if isinstance(a, Call | DarkCall | NoTalonCall) and not a.bid.is_misere
+    ]
     parts = []
+    if LOOK in allowed:
+        parts.append("look")
+    if BOMB in allowed:
+        parts.append("bomb")
     if bids:
         parts.append(("the next bid is " if len(bids) == 1 else "a bid of ") + ", ".join(bids))
     if HERE in allowed:
         parts.append(f"'here' ({LADDER[state.auction.high]})")
     if CALLS[MISERE_INDEX] in allowed:
         parts.append("misère")
-    parts.append("pass")
+    if DARK_CALLS[MISERE_INDEX] in allowed:
+        parts.append("misère dark")
+    if NO_TALON_CALLS[MISERE_INDEX] in allowed:
+        parts.append("misère without talon")
+    if PASS in allowed:
+        parts.append("pass")
     return " or ".join([", ".join(parts[:-1]), parts[-1]]) if len(parts) > 1 else parts[0]
 
 
@@ -130,36 +298,47 @@ def apply(state: DealState, action: Action) -> DealState:
     seat = state.to_act
     a = state.auction
     calls = (*a.calls, (seat, action))
+    if isinstance(action, Look):
+        return state.with_(auction=a._replace(calls=calls), unseen=state.unseen & ~(1 << seat))
     called = a.called | (1 << seat)
     high, holder, passed, misere_seat = a.high, a.holder, a.passed, a.misere_seat
-    turned = a.turned
+    turned, tier, bombers = a.turned, a.tier, a.bombers
     if isinstance(action, Pass):
         passed |= 1 << seat
+    elif isinstance(action, Bomb):
+        passed |= 1 << seat
+        bombers |= 1 << seat
     elif isinstance(action, Here):
         holder = seat
     else:
-        assert isinstance(action, Call)
-        if state.rules.here_passes_to_later and not action.bid.is_misere and _may_say_here(state):
+        assert isinstance(action, Call | DarkCall | NoTalonCall)
+        if (
+            state.rules.here_passes_to_later
+            and isinstance(action, Call)
+            and not action.bid.is_misere
+            and _may_say_here(state)
+        ):
             # A-06 (S000): he raised where he could have said "here"; the opponent may now.
             turned ^= _pair_bit(seat, holder, state.players)
         beats_misere = high == MISERE_INDEX
         high, holder = action.bid.index, seat
+        tier = (
+            DARK
+            if isinstance(action, DarkCall)
+            else NO_TALON
+            if isinstance(action, NoTalonCall)
+            else LIGHT
+        )
         if action.bid.is_misere:
             misere_seat = seat
         elif beats_misere and state.rules.misere_beaten_stops_auction:
             passed = _all_but(seat, state.players)
-    auction = AuctionState(calls, high, holder, passed, called, misere_seat, turned)
+    auction = AuctionState(calls, high, holder, passed, called, misere_seat, turned, tier, bombers)
     players = state.players
     if passed.bit_count() == players:
         return _start_raspasy(state, auction)
     if passed.bit_count() == players - 1 and high >= 0:
-        return state.with_(
-            auction=auction,
-            phase=Phase.TALON,
-            to_act=holder,
-            declarer=holder,
-            bid=LADDER[high],
-        )
+        return _won(state, auction)
     nxt = next_seat(seat, players)
     while (passed >> nxt) & 1:
         nxt = next_seat(nxt, players)
@@ -171,10 +350,75 @@ def _all_but(seat: int, players: int) -> int:
 
 
 def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
-    """Three passes: raspasy, led by the first hand (§1.9)."""
+    """Three passes: raspasy, led by the first hand (§1.9); on a bomb if anybody declared
+    one (Classic: one level above the bombs in a row before this deal)."""
     h1 = first_hand(state.dealer, state.players)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
-    return state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
+    out = state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
+    if state.unseen or auction.bombers:
+        bomb = state.rules.bomb_level(state.bomb_streak) if auction.bombers else 0
+        out = out.with_(unseen=0, bomb=bomb, bombers=auction.bombers)
+    return out
+
+
+def _won(state: DealState, auction: AuctionState) -> DealState:
+    """The auction is won: the talon phase; a game without talon goes to its contract with the
+    talon put aside. Everybody but a dark declarer has now looked."""
+    holder = auction.holder
+    out = state.with_(
+        auction=auction,
+        phase=Phase.TALON,
+        to_act=holder,
+        declarer=holder,
+        bid=LADDER[auction.high],
+    )
+    if auction.tier == LIGHT and not state.unseen:
+        return out
+    out = out.with_(
+        unseen=state.unseen & (1 << holder) if auction.tier == DARK else 0,
+        dark=auction.tier == DARK,
+        no_talon=auction.tier == NO_TALON,
+    )
+    if auction.tier != NO_TALON:
+        return out
+    talon = (1 << state.talon[0]) | (1 << state.talon[1])
+    return out.with_(phase=Phase.CONTRACT, discard=talon, talon_open=state.rules.no_talon_shown)
+
+
+# --- the talon of a dark game ------------------------------------------------------------
+
+
+def talon_options(state: DealState) -> tuple[Action, ...]:
+    """Take the talon; a dark declarer who has not looked may look first; having looked, the
+    declarer of a dark trick game may switch to an ordinary misère (S000)."""
+    if not state.dark:
+        return TALON_ACTIONS
+    if (state.unseen >> state.declarer) & 1:
+        return (TAKE_TALON, LOOK)
+    assert state.bid is not None
+    if not state.bid.is_misere:
+        return (TAKE_TALON, CALLS[MISERE_INDEX])
+    return TALON_ACTIONS
+
+
+def talon_apply(state: DealState, action: Action) -> DealState:
+    """The talon phase: ``whisting.take_talon``, with the dark game's talon unseen by the
+    others, or the dark declarer's look, or his switch to misère."""
+    from domain.rules.whisting import take_talon
+
+    if not state.dark:
+        return take_talon(state, action)
+    allowed = talon_options(state)
+    if action not in allowed:
+        what = "look at your cards" if LOOK in allowed else "switch to misère"
+        raise IllegalAction(f"the declarer must first take the talon (or {what})", allowed)
+    if isinstance(action, Look):
+        return state.with_(unseen=state.unseen & ~(1 << state.declarer))
+    if isinstance(action, Call):
+        # S000: "прикуп берется в открытую и играется обычный мизер – взятый в светлую".
+        return state.with_(bid=action.bid, dark=False)
+    taken = take_talon(state, action)
+    return taken.with_(talon_open=False, unseen=state.unseen & ~(1 << state.declarer))
 
 
 def _why(state: DealState, action: Action) -> str:
@@ -192,6 +436,24 @@ def _why(state: DealState, action: Action) -> str:
                 "(the earlier hand, until it raises instead)"
             )
         return "only an earlier hand may say 'here'"
+    if isinstance(action, Look | Bomb | DarkCall | NoTalonCall):
+        if isinstance(action, Bomb):
+            if not state.rules.bombs:
+                return "bombs are not played here"
+            if not (state.unseen >> state.to_act) & 1:
+                return "only a player who has not looked at his cards may declare a bomb"
+            return "a bomb is declared only while nobody has declared a game"
+        if isinstance(action, Look):
+            return "you have already looked at your cards"
+        if isinstance(action, DarkCall):
+            if (state.unseen >> state.to_act) & 1 or not (
+                state.rules.dark_bids or state.rules.dark_misere
+            ):
+                return f"you cannot bid {action} now"
+            return "only a player who has not looked may bid dark"
+        return f"you cannot bid {action} now"
+    if (state.unseen >> state.to_act) & 1 and isinstance(action, Call | Here):
+        return "look at your cards first, or pass or bid dark"
     if isinstance(action, Call):
         if action.bid.is_misere:
             if (auction.called >> state.to_act) & 1:

@@ -26,9 +26,12 @@ def new_deal(
     rules: RuleSet = DEFAULT,
     raspasy_streak: int = 0,
     dealer_run: int = 0,
+    bomb_streak: int = 0,
 ) -> DealState:
     """The state right after the deal: the first hand is to call — or, on a compulsory
-    raspasy (S000 "Любимовка", ``RuleSet.raspasy_compulsory``), to lead, with no auction."""
+    raspasy (S000 "Любимовка", ``RuleSet.raspasy_compulsory``), to lead, with no auction.
+    In a dark auction (Classic) nobody has looked at his cards yet (``DealState.unseen``);
+    ``bomb_streak`` is the number of bomb raspasy in a row before this deal."""
     players = rules.players
     if len(dealt.hands) != players:
         raise InvalidAction(f"a {players}-player deal needs {players} hands")
@@ -64,6 +67,8 @@ def new_deal(
         talon_open=False,
         result=None,
         dealer_run=dealer_run,
+        unseen=(1 << players) - 1 if rules.dark_auction and not compulsory else 0,
+        bomb_streak=bomb_streak,
     )
 
 
@@ -78,10 +83,6 @@ def actor(state: DealState) -> int:
     return state.to_act
 
 
-def _talon_options(state: DealState) -> tuple[Action, ...]:
-    return auction.TALON_ACTIONS
-
-
 def _scored(state: DealState) -> tuple[Action, ...]:
     return ()
 
@@ -92,7 +93,7 @@ def _claim_options(state: DealState) -> tuple[Action, ...]:
 
 _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
     Phase.BIDDING: auction.legal,
-    Phase.TALON: _talon_options,
+    Phase.TALON: auction.talon_options,
     Phase.DISCARD: whisting.discard_options,
     Phase.CONTRACT: whisting.contract_options,
     Phase.WHISTING: whisting.whist_options,
@@ -106,7 +107,7 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
 
 _APPLY: dict[Phase, Callable[[DealState, Action], DealState]] = {
     Phase.BIDDING: auction.apply,
-    Phase.TALON: whisting.take_talon,
+    Phase.TALON: auction.talon_apply,
     Phase.DISCARD: whisting.discard,
     Phase.CONTRACT: whisting.declare,
     Phase.WHISTING: whisting.whist,

@@ -69,6 +69,11 @@ class GameState(NamedTuple):
     bomb_signs_crossed: CrossedLedger = ()
     """Classic: per seat, the bomb signs he crossed out by making a game on them, in order, with
     the deal and the game (the sheet shows which signs were made, S000 "Игра на бомбах")."""
+    bomb_streak: int = 0
+    """Classic: bomb raspasy in a row before the current (or next) deal; a bomb declared in it
+    is one level higher (S000: "двойные и тройные бомбы получаются на следующих кругах");
+    back to 0 after any other deal ("после объявленной игры … бомба опять одинарная",
+    "после распасов и бомба одинарная")."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -94,7 +99,9 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
-    deal = new_deal(dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run)
+    deal = new_deal(
+        dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run, game.bomb_streak
+    )
     return game._replace(deal=deal, deal_number=game.deal_number + 1)
 
 
@@ -111,7 +118,8 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     # S000 "КЛАССИКА": "после объявленной и разыгранной бомбы … производятся обычные одинарные
     # распасы": a bomb ends the raspasy series (its own level is the auction's, not the streak's).
-    streak = 0 if deal.bomb else streak_after(game.rules, game.raspasy_streak, deal.result)
+    bomb = deal.bomb if deal.result.kind is Kind.RASPASY else 0
+    streak = 0 if bomb else streak_after(game.rules, game.raspasy_streak, deal.result)
     return (
         game._replace(
             dealer=dealer,
@@ -124,6 +132,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             stop_agreed=frozenset(),
             bomb_signs=signs,
             bomb_signs_crossed=crossed,
+            bomb_streak=bomb,
         ),
         score,
         entry,

@@ -264,6 +264,45 @@ class RuleSet:
     discards"): after taking the talon on misère the declarer's twelve cards are shown to all;
     the discard stays secret. Default: only the talon is shown."""
 
+    # Classic auction (issue 12, RULES.md §3.5 "Classic", §3.1 "Games without talon"). With
+    # any of ``bombs``, ``dark_bids``, ``dark_misere`` on, every seat starts a deal without
+    # having looked at his cards (``DealState.unseen``); "look" is then its own decision.
+    bombs: bool = False
+    """S000 "Бомба": a seat that has not looked may pass dark while nobody has declared a game:
+    the first such pass declares a bomb, later ones join it; bombers leave the auction. A bomb
+    is beaten by a seven (light or without talon, or misère) or by any dark bid; if no game
+    is declared the deal is a raspasy on the bomb (``DealState.bomb``, ``bombers``)."""
+    bomb_level_limit: int = 0
+    """The highest bomb level when the table limits the bombs (S000: "если игроки не
+    ограничивали бомбу, то четверная – по 16 …"; e.g. 3: bombs up to the triple, then triple
+    again); 0: no limit."""
+    bomb_beaten_by_rising_level: bool = False
+    """S000 Classic option: a single bomb is beaten only by a seven, a double only by an
+    eight, … (default: a seven beats every bomb)."""
+    dark_bids: bool = False
+    """S000 "Игры на взятие втемную": a seat that has not looked may bid dark; a dark bid
+    beats every ordinary bid of its level and is beaten by an ordinary bid of the next level
+    or a higher dark bid; the game won on it is dark (its talon unseen by the others). Before
+    taking the talon, the dark declarer may look and switch to an ordinary misère; a dark game
+    declared at the level won is whisted by both defenders (closed), one level higher
+    normally."""
+    dark_bids_on_ladder: bool = False
+    """S000 Classic option "раз втемную" beaten by an ordinary "два": dark bids rank with the
+    ordinary bids of the same rung (default: above every ordinary bid of their level)."""
+    dark_misere: bool = False
+    """S000 "Мизер втемную": misère called without looking (first call), taken unseen and
+    played closed; beaten only by a dark nine or an ordinary ten."""
+    no_talon_levels: frozenset[int] = frozenset()
+    """Levels at which a game without talon may be bid (S000 Classic: every level, 6 to 10;
+    S000 general ladder: 9 only). It beats the ordinary bids of its level and is beaten by a
+    bid without talon above it or by an ordinary bid of a higher level. Empty: none."""
+    no_talon_misere: bool = False
+    """Misère without talon (first call): above the ordinary nines, beaten by a nine without
+    talon or an ordinary ten (S000 Classic; S004 "big misère")."""
+    no_talon_shown: bool = True
+    """The talon of a game without talon is turned up for all, then put aside (S000); False:
+    "some companies" put it aside unseen."""
+
     # Whisting (§1.6, §1.7).
     whist_kind: str = "responsible"
     """Key into ``scoring.DEFENCE_SCORERS``: how defence whists and penalties are written."""
@@ -406,6 +445,7 @@ class RuleSet:
         object.__setattr__(self, "half_whist_levels", frozenset(self.half_whist_levels))
         object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
         object.__setattr__(self, "own_whist_levels", frozenset(self.own_whist_levels))
+        object.__setattr__(self, "no_talon_levels", frozenset(self.no_talon_levels))
         self._check()
 
     def _check(self) -> None:
@@ -442,6 +482,7 @@ class RuleSet:
         from domain.rules.raspasy import check_options
 
         self._check_recording()
+        self._check_classic_auction()
         check_whisting(self)
         for name in ("bomb_trick_price", "dark_multiplier"):
             if getattr(self, name) < 1:
@@ -483,6 +524,38 @@ class RuleSet:
                 f"unknown whist kind {self.whist_kind!r:.40}; known: {', '.join(DEFENCE_SCORERS)}",
                 field="rules.whist_kind",
             )
+
+    def _check_classic_auction(self) -> None:
+        """The Classic auction options (issue 12): the options of a feature need it."""
+        if not self.no_talon_levels <= set(LEVELS):
+            raise InvalidAction(
+                "levels without talon must be 6 to 10", field="rules.no_talon_levels"
+            )
+        if self.bomb_level_limit and not self.bombs:
+            raise InvalidAction("bomb_level_limit needs bombs", field="rules.bomb_level_limit")
+        if self.bomb_beaten_by_rising_level and not self.bombs:
+            raise InvalidAction(
+                "bomb_beaten_by_rising_level needs bombs", field="rules.bomb_beaten_by_rising_level"
+            )
+        if self.dark_bids_on_ladder and not self.dark_bids:
+            raise InvalidAction(
+                "dark_bids_on_ladder needs dark_bids", field="rules.dark_bids_on_ladder"
+            )
+        if not self.no_talon_shown and not (self.no_talon_levels or self.no_talon_misere):
+            raise InvalidAction(
+                "no_talon_shown is about games without talon, and none is allowed",
+                field="rules.no_talon_shown",
+            )
+
+    def bomb_level(self, bomb_streak: int) -> int:
+        """The level of a bomb declared after ``bomb_streak`` bomb raspasy in a row."""
+        level = bomb_streak + 1
+        return min(level, self.bomb_level_limit) if self.bomb_level_limit else level
+
+    @property
+    def dark_auction(self) -> bool:
+        """Whether seats start a deal without having looked (Classic: bombs or dark bids)."""
+        return self.bombs or self.dark_bids or self.dark_misere
 
     def _check_recording(self) -> None:
         """Recording, settlement and ending (issue 11, RULES.md §3.4)."""

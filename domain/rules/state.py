@@ -73,6 +73,11 @@ class AuctionState(NamedTuple):
     turned: int = 0
     """Pairs of seats whose "here" priority has passed from the earlier to the later hand
     (bit ``1 << (low_seat * players + high_seat)``; only under ``here_passes_to_later``, A-06)."""
+    tier: int = 0
+    """How the highest bid was made: ``LIGHT`` (0), ``NO_TALON`` (1) or ``DARK`` (2) (Classic,
+    ``domain.rules.auction``); it ranks the bid with its level."""
+    bombers: int = 0
+    """Mask of seats that declared or joined a bomb in this auction (Classic, S000 "Бомба")."""
 
 
 class Trick(NamedTuple):
@@ -188,6 +193,9 @@ class DealState(NamedTuple):
     """On a raspasy: its bomb level (0 an ordinary raspasy, 1 single, 2 double, 3 triple …)."""
     bombers: int = 0
     """On a bomb: the mask of seats that declared it and get its sign (TV-26)."""
+    bomb_streak: int = 0
+    """Bomb raspasy in a row just before this deal: a bomb declared now is one level higher
+    (S000: double and triple bombs come on the following rounds)."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""

@@ -4,6 +4,11 @@ A seat sees: its own hand; hands lying face up (open defence, misère defence on
 talon once the declarer has turned it up, or in raspasy each talon card from the trick it sets;
 its own discard if it is the declarer; every card played; all calls. Once the deal is scored it
 sees everything, for review. ``visible_mask`` is the one place that decides this.
+
+Classic (issue 12): a seat that has not looked (``DealState.unseen``) sees no card of its own
+(its ``hand`` is empty) until it looks; a dark game's talon is seen only by its declarer (in
+his hand); the talon of a game without talon is seen by all if it is shown, else by nobody
+until the deal is scored.
 """
 
 from __future__ import annotations
@@ -52,6 +57,16 @@ class SeatView(NamedTuple):
     shown: int | None = None
     """The misère declarer's twelve cards shown to all before his discard (S003/S004,
     ``RuleSet.misere_shows_twelve``), from the talon taking to the end of the deal."""
+    unseen: int = 0
+    """Classic: the seats that have not looked at their cards yet (mask)."""
+    dark: bool = False
+    """Classic: the contract is a dark game."""
+    no_talon: bool = False
+    """The contract is played without talon."""
+    bomb: int = 0
+    """Classic: the bomb level of this raspasy (0 for none)."""
+    bombers: int = 0
+    """Classic: the seats that declared or joined the bomb standing or played (mask)."""
 
 
 def shown_cards(state: DealState) -> int:
@@ -60,15 +75,21 @@ def shown_cards(state: DealState) -> int:
     bid = state.bid
     if not (state.rules.misere_shows_twelve and state.talon_open and bid is not None):
         return 0
+    if state.no_talon:
+        return 0
     if not bid.is_misere:
         return 0
     return state.dealt[state.declarer] | (1 << state.talon[0]) | (1 << state.talon[1])
 
 
 def _hand_visible(state: DealState, viewer: int, seat: int) -> bool:
+    if state.phase is Phase.SCORED:
+        return True
+    if (state.unseen >> seat) & 1 and not (state.open_hands >> seat) & 1:
+        return False  # Classic: not even its owner has looked at it
     if seat == state.declarer and state.phase is Phase.DISCARD and shown_cards(state):
         return True  # S003/S004: the misère declarer's twelve cards lie open until he discards
-    return seat == viewer or state.phase is Phase.SCORED or bool((state.open_hands >> seat) & 1)
+    return seat == viewer or bool((state.open_hands >> seat) & 1)
 
 
 def _talon_visible(state: DealState, index: int) -> bool:
@@ -92,7 +113,7 @@ def visible_mask(state: DealState, viewer: int) -> int:
     for index, card in enumerate(state.talon):
         if _talon_visible(state, index):
             mask |= 1 << card
-    if state.discard and (viewer == state.declarer or state.phase is Phase.SCORED):
+    if _discard_visible(state, viewer):
         mask |= state.discard
     for trick in state.play.history:
         for _, card in trick.cards:
@@ -100,6 +121,18 @@ def visible_mask(state: DealState, viewer: int) -> int:
     for _, card in state.play.trick:
         mask |= 1 << card
     return mask | shown_cards(state)
+
+
+def _discard_visible(state: DealState, viewer: int) -> bool:
+    """The declarer sees his discard (all do once the deal is over); the talon put aside by a
+    game without talon is seen as the talon is (``no_talon_shown``)."""
+    if not state.discard:
+        return False
+    if state.phase is Phase.SCORED:
+        return True
+    if state.no_talon:
+        return state.talon_open
+    return viewer == state.declarer
 
 
 def visible_cards(
@@ -118,6 +151,14 @@ def visible_cards(
     return hands, talon
 
 
+def _bombers(state: DealState) -> int:
+    """The bombers of the bomb played, or of the bomb standing in the auction (none once a game
+    has beaten it: "когда бомбу перебили … ее не записывают")."""
+    if state.bomb:
+        return state.bombers
+    return state.auction.bombers if state.auction.high < 0 else 0
+
+
 def seat_view(state: DealState, seat: int) -> SeatView:
     """The deal as ``seat`` sees it now."""
     from domain.rules.engine import actor, legal_actions
@@ -131,11 +172,11 @@ def seat_view(state: DealState, seat: int) -> SeatView:
         phase=state.phase,
         to_act=state.to_act,
         actor=who,
-        hand=state.play.hands[seat],
+        hand=state.play.hands[seat] if _hand_visible(state, seat, seat) else 0,
         hands=hands,
         dealt=state.dealt if over else None,
         talon=talon,
-        discard=state.discard if (seat == state.declarer or over) and state.discard else None,
+        discard=state.discard if _discard_visible(state, seat) else None,
         auction=state.auction.calls,
         declarer=state.declarer,
         bid=state.bid,
@@ -151,4 +192,9 @@ def seat_view(state: DealState, seat: int) -> SeatView:
         raspasy_streak=state.raspasy_streak,
         legal=legal_actions(state) if who == seat else (),
         shown=shown_cards(state) or None,
+        unseen=state.unseen,
+        dark=state.dark,
+        no_talon=state.no_talon,
+        bomb=state.bomb,
+        bombers=_bombers(state),
     )

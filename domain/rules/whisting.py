@@ -136,6 +136,10 @@ def declare(state: DealState, action: Action) -> DealState:
     state = state.with_(contract=contract)
     d1, _ = defenders(state)
     if contract.is_misere:
+        if state.dark:  # S000 "Мизер втемную": "розыгрыш ведется также втемную"
+            return start_play(
+                state.with_(whist=state.whist._replace(open=False)), open_defence=False
+            )
         if state.rules.misere_whisted:  # S000 Classic complicated whisting
             return state.with_(phase=Phase.WHISTING, to_act=d1)
         return _defend_misere(state)
@@ -161,8 +165,21 @@ def _half_whist_allowed(state: DealState) -> bool:
 
 
 def _stalingrad(state: DealState) -> bool:
-    """S000, S004: on 6♠ both defenders must whist."""
-    return state.rules.stalingrad and state.contract == STALINGRAD
+    """S000, S004: on 6♠ both defenders must whist; S000 Classic: so they must on a dark game
+    declared at the level it was won on (``_dark_same_level``)."""
+    return (state.rules.stalingrad and state.contract == STALINGRAD) or _dark_same_level(state)
+
+
+def _dark_same_level(state: DealState) -> bool:
+    """S000 "Игры на взятие втемную": "если после взятия прикупа игрок объявил игру того же
+    уровня, на который выторговал прикуп, то … оба игрока обязаны вистовать, и игра ведется
+    втемную"; one level higher, whisting is as usual."""
+    return (
+        state.dark
+        and state.bid is not None
+        and state.contract is not None
+        and state.contract.level == state.bid.level
+    )
 
 
 def _pass_pass_whist(state: DealState) -> bool:
@@ -206,6 +223,8 @@ def whist(state: DealState, action: Action) -> DealState:
     if action not in allowed:
         if isinstance(action, HalfWhist):
             why = "half-whist is only offered against a 6 or 7 after the first defender passes"
+        elif _dark_same_level(state):
+            why = "a dark game declared at the level it was won on: both defenders must whist"
         elif _stalingrad(state):
             why = "Stalingrad: on 6♠ both defenders must whist"
         else:

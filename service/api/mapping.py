@@ -63,15 +63,23 @@ from domain.rules import (
     seat_view,
 )
 from domain.rules.actions import (
+    BOMB,
     CALLS,
     CONCEDE,
+    DARK_CALLS,
     DECLARES,
+    LOOK,
+    NO_TALON_CALLS,
     PLAYS,
     PREFERANS,
     UNDERBID,
+    Bomb,
     ClaimUnderbid,
     Concede,
+    DarkCall,
     DeclarePreferans,
+    Look,
+    NoTalonCall,
     WriteOff,
 )
 from domain.rules.errors import InvalidAction
@@ -166,6 +174,10 @@ def action_from_proto(message: pb.Action) -> Action:
         return CALLS[_bid(message.bid, "action.bid").index]
     if kind == "declare":
         return DECLARES[_bid(message.declare, "action.declare").index]
+    if kind == "dark_bid":
+        return DARK_CALLS[_bid(message.dark_bid, "action.dark_bid").index]
+    if kind == "no_talon_bid":
+        return NO_TALON_CALLS[_bid(message.no_talon_bid, "action.no_talon_bid").index]
     if kind == "play_card":
         return PLAYS[_card(message.play_card, "action.play_card")]
     if kind == "discard":
@@ -187,6 +199,8 @@ def action_from_proto(message: pb.Action) -> Action:
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
+        "look": LOOK,
+        "bomb": BOMB,
         "take_talon": TAKE_TALON,
         "concede": CONCEDE,
         "claim_underbid": UNDERBID,
@@ -206,6 +220,14 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(bid=str(action.bid))
     if isinstance(action, Declare):
         return pb.Action(declare=str(action.contract))
+    if isinstance(action, DarkCall):
+        return pb.Action(dark_bid=str(action.bid))
+    if isinstance(action, NoTalonCall):
+        return pb.Action(no_talon_bid=str(action.bid))
+    if isinstance(action, Look):
+        return pb.Action(look=pb.Look())
+    if isinstance(action, Bomb):
+        return pb.Action(bomb=pb.Bomb())
     if isinstance(action, PlayCard):
         return pb.Action(play_card=str(action.card))
     if isinstance(action, Discard):
@@ -356,6 +378,11 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     out.leader = view.leader
     if view.shown is not None:
         out.shown_cards.extend(_cards(view.shown))
+    out.unseen.extend(s for s in range(len(view.tricks)) if (view.unseen >> s) & 1)
+    out.dark = view.dark
+    out.no_talon = view.no_talon
+    out.bomb = view.bomb
+    out.bombers.extend(s for s in range(len(view.tricks)) if (view.bombers >> s) & 1)
     if view.claim is not None:
         out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
         out.claimant = view.claim.claimant

@@ -137,6 +137,7 @@ def frames(rec: Record, deal_number: int | None = None) -> Iterator[RenderableTy
             rules,
             deal["raspasy_streak"],
             deal.get("dealer_run", 0),
+            deal.get("classic", {}).get("bomb_streak", 0),
         )
         yield render_table(
             state, deal, players, f"Deal {number} dealt by {seat_name(deal['dealer'])}"

@@ -131,6 +131,10 @@ _NO_ARGUMENT = {
     "UnderbidClaimed": "underbid",
     "UnderbidWaived": "pass",
     "PreferansDeclared": "preferans",
+    "CardsLooked": "look",
+    "BombDeclared": "bomb",
+    "BombJoined": "bomb",
+    "DarkSwitchedToMisere": "misère",
 }
 
 
@@ -142,6 +146,10 @@ def event_action(event: Any) -> Action | None:
         return parse_action(_NO_ARGUMENT[name])
     if name == "BidCalled":
         return parse_action(event.bid)
+    if name == "DarkBidCalled":
+        return parse_action(f"{event.bid} dark")
+    if name == "NoTalonBidCalled":
+        return parse_action(f"{event.bid} without talon")
     if name == "CardsDiscarded":
         return parse_action(f"discard {event.cards}")
     if name == "ContractDeclared":

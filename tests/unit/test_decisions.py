@@ -54,6 +54,15 @@ EVERY_DECISION = DEFAULT.with_options(
     concede_undertricks=3, concede_any_level=True, underbid_penalty=Underbid.TWO
 )
 """Rule options under which every decision event can occur (RULES.md §3.1 "without three")."""
+CLASSIC_AUCTION = DEFAULT.with_options(
+    name="classic-auction",
+    bombs=True,
+    dark_bids=True,
+    dark_misere=True,
+    no_talon_levels=frozenset({6, 7, 8, 9, 10}),
+    no_talon_misere=True,
+)
+"""The Classic auction (issue 12, RULES.md §3.5): bombs, dark bids, games without talon."""
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
@@ -112,7 +121,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 25
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 31
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -139,7 +148,15 @@ def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
 
 def test_every_decision_event_is_recorded_by_some_game() -> None:
     seen: set[str] = set()
-    mix = (WHIST_CALLS, DEFAULT, WHIST_CALLS, OPTIONAL, WHIST_CALLS, EVERY_DECISION)
+    mix = (
+        WHIST_CALLS,
+        DEFAULT,
+        WHIST_CALLS,
+        OPTIONAL,
+        WHIST_CALLS,
+        EVERY_DECISION,
+        CLASSIC_AUCTION,
+    )
     for seed in range(240):
         rules = mix[seed % len(mix)]
         for game, _, _ in walk(seed, deals=4, game=new_game(seed % 3, rules)):

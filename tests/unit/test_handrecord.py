@@ -286,7 +286,7 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
     rec = golden_record()
     assert set(rec) == set(documented["properties"]) == set(documented["required"])
     optional = {"dealer_run"}  # added by issue 11 (RULES.md §3.3); older records lack it
-    classic = {"bomb_signs"}  # issue 12: only when bomb signs are owed (none in the golden deal)
+    classic = {"bomb_signs", "classic"}  # issue 12: only in Classic deals (none in the golden)
     assert set(rec["deals"][0]) | classic == set(deal["properties"])
     assert set(deal["properties"]) == set(deal["required"]) | optional | classic
     assert documented["properties"]["format"]["const"] == FORMAT

@@ -617,12 +617,20 @@ class Action(_message.Message):
     CONCEDE_FIELD_NUMBER: _builtins.int
     CLAIM_UNDERBID_FIELD_NUMBER: _builtins.int
     DECLARE_PREFERANS_FIELD_NUMBER: _builtins.int
+    LOOK_FIELD_NUMBER: _builtins.int
+    BOMB_FIELD_NUMBER: _builtins.int
+    DARK_BID_FIELD_NUMBER: _builtins.int
+    NO_TALON_BID_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
     """The final contract: not below the winning bid ("misère" if won on misère)."""
     play_card: _builtins.str
     """A card to the current trick."""
+    dark_bid: _builtins.str
+    """Classic: a bid made without looking, "6♠" … "10NT" or "misère" (a dark game)."""
+    no_talon_bid: _builtins.str
+    """A game without talon, "6♠" … "10NT" or "misère" (where the rule set allows it)."""
     @_builtins.property
     def here(self) -> Global___Here:
         """"Here": an earlier hand holds the later hand's bid."""
@@ -697,6 +705,16 @@ class Action(_message.Message):
         the rule set plays it, and only with such a hand).
         """
 
+    @_builtins.property
+    def look(self) -> Global___Look:
+        """Classic: look at one's cards (a seat that has not looked sees none of them)."""
+
+    @_builtins.property
+    def bomb(self) -> Global___Bomb:
+        """Classic "бомба" / "пас втемную": a pass without looking while nobody has declared a
+        game; the first declares the bomb, the others join it.
+        """
+
     def __init__(
         self,
         *,
@@ -718,16 +736,54 @@ class Action(_message.Message):
         concede: Global___Concede | None = ...,
         claim_underbid: Global___ClaimUnderbid | None = ...,
         declare_preferans: Global___DeclarePreferans | None = ...,
+        look: Global___Look | None = ...,
+        bomb: Global___Bomb | None = ...,
+        dark_bid: _builtins.str = ...,
+        no_talon_bid: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class Look(_message.Message):
+    """Looking at one's cards (Action.look): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Look: _TypeAlias = Look  # noqa: Y015
+
+@_typing.final
+class Bomb(_message.Message):
+    """A bomb, or joining one (Action.bomb): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Bomb: _TypeAlias = Bomb  # noqa: Y015
 
 @_typing.final
 class Pass(_message.Message):
@@ -1548,6 +1604,11 @@ class SeatView(_message.Message):
     CAN_CLAIM_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     SHOWN_CARDS_FIELD_NUMBER: _builtins.int
+    UNSEEN_FIELD_NUMBER: _builtins.int
+    DARK_FIELD_NUMBER: _builtins.int
+    NO_TALON_FIELD_NUMBER: _builtins.int
+    BOMB_FIELD_NUMBER: _builtins.int
+    BOMBERS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1590,6 +1651,12 @@ class SeatView(_message.Message):
     """This seat may propose a claim now: a Claim giving each seat a share of the
     `10 - tricks_played` remaining tricks (any split is allowed).
     """
+    dark: _builtins.bool
+    """Classic: the contract is a dark game (its talon was not shown)."""
+    no_talon: _builtins.bool
+    """The contract is played without talon."""
+    bomb: _builtins.int
+    """Classic: the bomb level of this raspasy (0 none, 1 single, 2 double …)."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -1672,6 +1739,16 @@ class SeatView(_message.Message):
         secret. Empty otherwise.
         """
 
+    @_builtins.property
+    def unseen(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Classic: the seats that have not looked at their cards yet (a seat that has not looked
+        gets no `hand`).
+        """
+
+    @_builtins.property
+    def bombers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Classic: the seats that declared or joined the bomb."""
+
     def __init__(
         self,
         *,
@@ -1710,10 +1787,15 @@ class SeatView(_message.Message):
         can_claim: _builtins.bool = ...,
         rules: Global___RuleSet | None = ...,
         shown_cards: _abc.Iterable[_builtins.str] | None = ...,
+        unseen: _abc.Iterable[_builtins.int] | None = ...,
+        dark: _builtins.bool = ...,
+        no_talon: _builtins.bool = ...,
+        bomb: _builtins.int = ...,
+        bombers: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
