@@ -146,6 +146,9 @@ def deal_section(
         "entry": {k: entry[k] for k in ("pool", "gora", "whists", "helps")},
         **_classic(final),
     }
+    if any(signs_before):
+        out["bomb_signs"] = ledger_rows(signs_before, final.players)
+    return out
 
 
 def _classic(final: DealState) -> dict[str, Any]:
@@ -163,9 +166,6 @@ def _classic(final: DealState) -> dict[str, Any]:
             "no_talon": final.no_talon,
         }
     }
-    if any(signs_before):
-        out["bomb_signs"] = ledger_rows(signs_before, final.players)
-    return out
 
 
 def _envelope(
