@@ -10,18 +10,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from domain.rules.actions import Action
-from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
+from domain.rules.dealing import DealtCards, Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
-from domain.rules.errors import GameOver, IllegalAction
+from domain.rules.errors import GameOver, IllegalAction, NotYourTurn
 from domain.rules.raspasy import dealer_after, streak_after
-from domain.rules.recording import Ending
+from domain.rules.recording import Ending, InitialRounds
 from domain.rules.ruleset import DEFAULT, RuleSet
 from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, settle
 from domain.rules.scoring import DealScore, score_deal
-from domain.rules.seats import seat_of_hand
+from domain.rules.seats import first_hand, next_dealer, seat_name, seat_of_hand
+from domain.rules.start import (
+    BOMBS,
+    GameOrder,
+    bombers,
+    check_order,
+    dealer_stays,
+    initial_deals,
+    initial_level,
+    orderer,
+)
 from domain.rules.state import DealResult, DealState, Kind, Phase
 from domain.rules.view import SeatView, seat_view
 
@@ -58,6 +69,9 @@ class GameState(NamedTuple):
     bomb_signs: tuple[tuple[int, ...], ...] = ()
     """Classic (issue 12, TV-26): per seat, the bomb levels he owes in the order recorded (1
     single, 2 double …); his next games are played on them, the first crossed out when made."""
+    order: GameOrder | None = None
+    """The order of the game (``rules.order_game``, ``GameOrdered``): its pool length replaces
+    ``rules.pool_target`` from then on (``table_rules``); ``None`` before it is ordered."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -71,10 +85,69 @@ def with_deal(game: GameState, deal: DealState) -> GameState:
 
 
 def new_game(rules: RuleSet = DEFAULT, first_dealer: int = 0) -> GameState:
-    """A new pulya; the first dealer is chosen by lot at the service edge."""
+    """A new pulya; the first dealer is chosen by lot at the service edge. Under the simplified
+    start (``initial_rounds="gora"``) every player starts with ``initial_gora`` in gora."""
     if not 0 <= first_dealer < rules.players:
         raise IllegalAction(f"no seat {first_dealer} at a {rules.players}-player table")
-    return GameState(rules, first_dealer, 0, 0, ScoreSheet.empty(rules.players), None, False)
+    sheet = ScoreSheet.empty(rules.players)
+    if rules.initial_rounds is InitialRounds.GORA:
+        sheet = sheet._replace(gora=(rules.initial_gora,) * rules.players)
+    return GameState(rules, first_dealer, 0, 0, sheet, None, False)
+
+
+@lru_cache(maxsize=64)
+def _with_pool(rules: RuleSet, pool: int) -> RuleSet:
+    return rules if pool == rules.pool_target else rules.with_options(pool_target=pool)
+
+
+def table_rules(game: GameState) -> RuleSet:
+    """The rules the game's deals and sheet are played by: ``game.rules``, with the ordered
+    pool length in place of ``pool_target`` once the game is ordered (the game's own rule set
+    is never changed: this is a copy)."""
+    if game.order is None:
+        return game.rules
+    return _with_pool(game.rules, game.order.pool)
+
+
+def awaiting_order(game: GameState) -> bool:
+    """Whether the game waits for its order (``rules.order_game``): the initial rounds are
+    played, the game is not ordered yet and no deal is in progress."""
+    return (
+        game.rules.order_game
+        and game.order is None
+        and not game.finished
+        and game.deal_number >= initial_deals(game.rules)
+        and (game.deal is None or game.deal.phase is Phase.SCORED)
+    )
+
+
+def game_orderer(game: GameState) -> int:
+    """The seat that orders the game: the largest gora, ties to the first hand of the next
+    deal (``domain.rules.start.orderer``)."""
+    return orderer(game.sheet.gora, first_hand(game.dealer, game.rules.players))
+
+
+def order_game(game: GameState, seat: int, pool: int, ends_at: int) -> GameState:
+    """The largest gora orders the game (a recorded decision, S000 "заказывает игру"): the pool
+    length from now on and, in a game played until time, its end time (data: never compared
+    with a clock here)."""
+    if not game.rules.order_game:
+        raise IllegalAction("this game is not ordered (rules.order_game)")
+    if game.finished:
+        raise GameOver("the game is over")
+    if game.order is not None:
+        raise IllegalAction("the game has already been ordered")
+    if not awaiting_order(game):
+        raise IllegalAction("the game is ordered after the initial rounds")
+    check_order(game.rules, pool, ends_at)
+    who = game_orderer(game)
+    if seat != who:
+        raise NotYourTurn(
+            f"{seat_name(who)} orders the game (the largest gora), not {seat_name(seat)}",
+            seat=seat,
+            to_act=who,
+        )
+    return game._replace(order=GameOrder(seat, pool, ends_at))
 
 
 def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
@@ -82,9 +155,26 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
         raise GameOver("the game is over")
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
-    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
-    deal = new_deal(dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run)
-    return game._replace(deal=deal, deal_number=game.deal_number + 1)
+    if awaiting_order(game):
+        raise IllegalAction(f"{seat_name(game_orderer(game))} must order the game first")
+    rules = table_rules(game)
+    number = game.deal_number + 1
+    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, rules.players)
+    if number <= initial_deals(rules):
+        deal = _initial_deal(rules, dealt, game.dealer, number)
+    else:
+        deal = new_deal(dealt, game.dealer, rules, game.raspasy_streak, game.dealer_run)
+    return game._replace(deal=deal, deal_number=number)
+
+
+def _initial_deal(rules: RuleSet, dealt: DealtCards, dealer: int, number: int) -> DealState:
+    """An initial deal (``domain.rules.start``): a raspasy without an auction, priced as the
+    raspasy of its level in a series, or a bomb of its level with every seat a bomber."""
+    level = initial_level(rules, number)
+    if rules.initial_rounds in BOMBS:
+        deal = new_deal(dealt, dealer, rules)
+        return deal.with_(phase=Phase.PLAY, bomb=level, bombers=bombers(rules, dealer))
+    return new_deal(dealt, dealer, rules, level - 1).with_(phase=Phase.PLAY)
 
 
 def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
@@ -93,10 +183,16 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
     score = score_deal(deal)
-    sheet, entry = write_deal(game.sheet, deal, score, game.rules)
+    rules = table_rules(game)
+    sheet, entry = write_deal(game.sheet, deal, score, rules)
     races_run = game.races_run + (entry.race is not None)
-    dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
-    streak = streak_after(game.rules, game.raspasy_streak, deal.result)
+    if game.deal_number <= initial_deals(rules):  # the initial rounds: no raspasy series
+        stays = dealer_stays(rules, game.deal_number)
+        dealer = game.dealer if stays else next_dealer(game.dealer, rules.players)
+        run, streak = 0, 0
+    else:
+        dealer, run = dealer_after(rules, game.dealer, game.dealer_run, deal.result)
+        streak = streak_after(rules, game.raspasy_streak, deal.result)
     return (
         game._replace(
             dealer=dealer,
@@ -140,12 +236,15 @@ def write_deal(
 
 def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:
     """The ending conditions after a deal (RULES.md §3.4): every pool closed (or their sum,
-    or the last race), the agreed number of deals, or time called during the deal."""
-    rules = game.rules
+    or the last race), the agreed number of deals, or time called during the deal. A game
+    played on after the pools close (``play_until_time``) ends only by time; a game to be
+    ordered is not ended by its pools before the order."""
+    rules = table_rules(game)
     if rules.races:
         return races_run >= rules.races or game.time_called
+    pools = not rules.play_until_time and not (rules.order_game and game.order is None)
     return (
-        sheet.all_closed(rules)
+        (pools and sheet.all_closed(rules))
         or game.time_called
         or (rules.ending is Ending.DEALS and game.deal_number >= rules.ending_deals)
     )
@@ -221,21 +320,34 @@ def play_game(
     rules: RuleSet = DEFAULT,
     first_dealer: int = 0,
     max_deals: int = 500,
+    order: tuple[int, int] | None = None,
 ) -> GameRecord:
-    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop)."""
+    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop). A game
+    to be ordered (``rules.order_game``) is ordered with ``order`` (pool length, end time) by
+    the seat whose order it is; by default the agreed ``pool_target`` and, until time, the
+    end time 1 (this driver has no clock: time is never called here)."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
+    if order is None:
+        order = (rules.pool_target, 1 if rules.ending_by_time else 0)
     while not game.finished and len(deals) < max_deals:
+        if awaiting_order(game):
+            game = order_game(game, game_orderer(game), *order)
         game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
         assert game.deal is not None
         final, actions = play_deal(game.deal, policies)
         dealer, number = game.dealer, game.deal_number
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))
-    sheet = final_sheet(game.sheet, rules)
     return GameRecord(
-        rules, seed, first_dealer, tuple(deals), game.sheet, settle(sheet, rules), game.finished
+        rules, seed, first_dealer, tuple(deals), game.sheet, settle_game(game), game.finished
     )
+
+
+def settle_game(game: GameState) -> tuple[Fraction, ...]:
+    """The settlement of the game as it stands (however it ended), by its table rules."""
+    rules = table_rules(game)
+    return settle(final_sheet(game.sheet, rules), rules)
 
 
 def results(record: GameRecord) -> list[DealResult]:

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending, Leftover, SettlementMethod
+from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
 from domain.rules.whist_options import (
     Obligations,
     ShortfallPayer,
@@ -357,6 +357,27 @@ class RuleSet:
     """TV-39: whists the race winner, and the player with the smallest gora, write on each
     other player (computed separately, C-6)."""
 
+    # The start and the end of a Classic game (issue 12, RULES.md §3.4, §3.5 "Classic")
+    initial_rounds: InitialRounds = InitialRounds.NONE
+    """What is played before the pool proper: nothing (the default), compulsory raspasy
+    rounds, bomb rounds (S000's two variants), or the simplified start with agreed gora."""
+    initial_levels: int = 0
+    """Rounds of the initial raspasy or bombs: 3 for single, double and triple (0 without)."""
+    initial_gora: int = 0
+    """The simplified start: the points in gora every player starts with (0 without)."""
+    order_game: bool = False
+    """After the initial rounds the player with the largest gora orders the game (a decision
+    event, ``GameOrdered``): the pool length, which replaces ``pool_target`` for the rest of
+    the game, and, in a game played until time, the end time (S000 "заказывает игру")."""
+    play_until_time: bool = False
+    """With ``ending_by_time``: closing every pool does not end the game; play goes on until
+    time is called (S000: "После закрытия пули игра должна вестись оставшееся … время")."""
+    classic_ending: bool = False
+    """S000 Classic variant (§3.4 "Classic ending"): win points go all to the pool only when
+    one's gora is empty, otherwise half off gora and half to the pool; points beyond a closed
+    pool help the largest pool (half as whists), nobody to help → off gora; with no gora when
+    every pool is closed, off the smallest gora of another player, writing 10× whists."""
+
     def __post_init__(self) -> None:
         for name in _TABLES:
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
@@ -465,6 +486,9 @@ class RuleSet:
             raise InvalidAction(
                 "race_prize_whists is set but races is 0", field="rules.race_prize_whists"
             )
+        from domain.rules.start import check_start
+
+        check_start(self)
         if not self.helps() and (
             not self.help_failed_whister or self.help_tie is not HelpTie.CLOCKWISE
         ):
