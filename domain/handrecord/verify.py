@@ -19,20 +19,24 @@ from domain.rules import (
     Phase,
     RulesError,
     RuleSet,
-    ScoreSheet,
     apply,
+    awaiting_order,
     deal_cards,
     finish_deal,
     mask_of,
-    new_deal,
+    new_game,
+    order_game,
     parse_action,
     parse_cards,
     seed_commitment,
     settle_final,
     shuffle_from_seed,
+    table_rules,
 )
 from domain.rules.cards import card_list
+from domain.rules.game import deal_state
 from domain.rules.seats import seat_name
+from domain.rules.start import GameOrder, initial_deals
 
 
 @dataclass(frozen=True)
@@ -110,16 +114,17 @@ def _compare_numbers(
 
 def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, dict[str, Any]]:
     number = deal["number"]
-    rules = game.rules
+    rules = table_rules(game)
     try:
         hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
         talon = parse_cards(deal["talon"])
         if len(talon) != 2:
             raise RulesError("the talon is two cards")
-        start = new_deal(
+        start = deal_state(
+            rules,
             DealtCards(hands, (talon[0], talon[1])),
             deal["dealer"],
-            rules,
+            number,
             game.raspasy_streak,
             game.dealer_run,
         )
@@ -180,14 +185,26 @@ def _verify(rec: Record) -> Verdict:
     if first["number"] == 1 and (
         first["dealer"] != rec["first_dealer"]
         or first["raspasy_streak"] != 0
-        or game.sheet != ScoreSheet.empty(rules.players)
+        or game.sheet != new_game(rules, rec["first_dealer"]).sheet
     ):
-        raise _Discrepancy(1, "deal 1 must start the game: first dealer, empty sheet, no raspasy")
+        raise _Discrepancy(
+            1, "deal 1 must start the game: first dealer, the starting sheet, no raspasy"
+        )
+    order = _order_of(rec)
+    if order is not None and rules.order_game and game.deal_number > initial_deals(rules):
+        game = game._replace(order=order)  # a record of deals after the first one ordered
     actions = 0
     for deal in rec["deals"]:
         number = deal["number"]
         if number != game.deal_number + 1:
             raise _Discrepancy(number, f"deal {number} follows deal {game.deal_number}")
+        if awaiting_order(game):
+            if order is None:
+                raise _Discrepancy(number, f"deal {number} is dealt before the game is ordered")
+            try:
+                game = order_game(game, order.seat, order.pool, order.ends_at)
+            except RulesError as exc:
+                raise _Discrepancy(number, f"the order of the game is not valid: {exc}") from None
         if game.finished:
             raise _Discrepancy(number, f"deal {number} was dealt after every pool closed")
         if deal["dealer"] != game.dealer:
@@ -236,7 +253,7 @@ def _verify(rec: Record) -> Verdict:
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
-        settlement = settlement_to_strings(settle_final(game.sheet, rules))
+        settlement = settlement_to_strings(settle_final(game.sheet, table_rules(game)))
         recorded = rec["settlement"]
         if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
             raise _Discrepancy(
@@ -246,6 +263,14 @@ def _verify(rec: Record) -> Verdict:
             )
     _verify_seed(rec)
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
+
+
+def _order_of(rec: Record) -> GameOrder | None:
+    """The order the record names (S000 Classic), if any."""
+    order = rec.get("order")
+    if order is None:
+        return None
+    return GameOrder(order["seat"], order["pool"], order["ends_at"])
 
 
 def _verify_seed(rec: Record) -> None:

@@ -160,11 +160,23 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
     rules = table_rules(game)
     number = game.deal_number + 1
     dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, rules.players)
-    if number <= initial_deals(rules):
-        deal = _initial_deal(rules, dealt, game.dealer, number)
-    else:
-        deal = new_deal(dealt, game.dealer, rules, game.raspasy_streak, game.dealer_run)
+    deal = deal_state(rules, dealt, game.dealer, number, game.raspasy_streak, game.dealer_run)
     return game._replace(deal=deal, deal_number=number)
+
+
+def deal_state(
+    rules: RuleSet,
+    dealt: DealtCards,
+    dealer: int,
+    number: int,
+    raspasy_streak: int = 0,
+    dealer_run: int = 0,
+) -> DealState:
+    """Deal ``number`` of a game by ``rules`` (its table rules) right after the deal: an
+    initial deal (``_initial_deal``) or an ordinary one (``new_deal``)."""
+    if number <= initial_deals(rules):
+        return _initial_deal(rules, dealt, dealer, number)
+    return new_deal(dealt, dealer, rules, raspasy_streak, dealer_run)
 
 
 def _initial_deal(rules: RuleSet, dealt: DealtCards, dealer: int, number: int) -> DealState:
@@ -299,6 +311,8 @@ class GameRecord(NamedTuple):
     settlement: tuple[Fraction, ...]
     finished: bool
     """False if the driver stopped at ``max_deals`` (then the settlement is an early stop)."""
+    order: GameOrder | None = None
+    """The order of the game (``rules.order_game``), as the driver made it."""
 
 
 def play_deal(
@@ -340,7 +354,14 @@ def play_game(
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))
     return GameRecord(
-        rules, seed, first_dealer, tuple(deals), game.sheet, settle_game(game), game.finished
+        rules,
+        seed,
+        first_dealer,
+        tuple(deals),
+        game.sheet,
+        settle_game(game),
+        game.finished,
+        game.order,
     )
 
 

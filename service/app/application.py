@@ -257,7 +257,7 @@ class PreferansApplication(Application[uuid.UUID]):
                 token_hashes=[self.token_hash(t) for t in tokens],
                 first_dealer=dealer,
             )
-            game.deal_next(seed, request_id)
+            game.deal_first(seed, request_id)
             try:
                 self._save(game)
             except IntegrityError:
