@@ -128,14 +128,14 @@ def check_order(rules: RuleSet, pool: int, ends_at: int) -> None:
     if isinstance(pool, bool) or not isinstance(pool, int) or not 1 <= pool <= MAX_POOL_TARGET:
         raise InvalidAction(f"the pool length must be 1 to {MAX_POOL_TARGET} points", field="pool")
     if isinstance(ends_at, bool) or not isinstance(ends_at, int):
-        raise InvalidAction("the end time must be a whole number of seconds", field="ends_at")
+        raise InvalidAction("the end time must be a whole number of seconds", field="end_time")
     if rules.ending_by_time and not 0 < ends_at <= MAX_END_TIME:
         raise InvalidAction(
-            "this game is played until time: the order names its end time", field="ends_at"
+            "this game is played until time: the order names its end time", field="end_time"
         )
     if not rules.ending_by_time and ends_at != 0:
         raise InvalidAction(
             "this game is not played until time (rules.ending_by_time): the order names no "
             "end time",
-            field="ends_at",
+            field="end_time",
         )

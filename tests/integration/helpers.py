@@ -35,7 +35,7 @@ from domain.rules import (
     new_game,
     parse_action,
     seat_view,
-    settle_final,
+    settle_game,
     start_deal,
 )
 from projections.db import Database
@@ -162,6 +162,7 @@ def event_action(event: Any) -> Action | None:
         "GameFinished",
         "TimeCalled",
         "EarlyStopAgreed",
+        "GameOrdered",
     ), name
     return None
 
@@ -207,13 +208,13 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             )
             replay.game = after
             if after.finished:
-                replay.settlement = settlement_to_strings(settle_final(after.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_game(after))
         elif name in ("GameFinished", "GameCreated"):
             pass
-        elif name in ("TimeCalled", "EarlyStopAgreed"):
+        elif name in ("TimeCalled", "EarlyStopAgreed", "GameOrdered"):
             replay.game = advance(game, event)
             if replay.game.finished:
-                replay.settlement = settlement_to_strings(settle_final(replay.game.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_game(replay.game))
         else:
             action = event_action(event)
             assert action is not None and game.deal is not None

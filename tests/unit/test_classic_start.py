@@ -172,7 +172,7 @@ def test_the_order_is_the_orderers_decision_validated_by_the_rules_core() -> Non
         assert bad.value.field == "pool"
     with pytest.raises(InvalidAction) as bad:
         order_game(game, B, 50, 0)  # until time: the end time is part of the order
-    assert bad.value.field == "ends_at"
+    assert bad.value.field == "end_time"
     ordered = order_game(game, B, 50, AT_2300)
     with pytest.raises(IllegalAction, match="already"):
         order_game(ordered, B, 40, AT_2300)
