@@ -183,10 +183,12 @@ def _initial_deal(rules: RuleSet, dealt: DealtCards, dealer: int, number: int) -
     """An initial deal (``domain.rules.start``): a raspasy without an auction, priced as the
     raspasy of its level in a series, or a bomb of its level with every seat a bomber."""
     level = initial_level(rules, number)
+    # No auction: everyone takes up his cards and plays (nobody stays unseen, whatever a
+    # Classic deal starts with).
     if rules.initial_rounds in BOMBS:
         deal = new_deal(dealt, dealer, rules)
-        return deal.with_(phase=Phase.PLAY, bomb=level, bombers=bombers(rules, dealer))
-    return new_deal(dealt, dealer, rules, level - 1).with_(phase=Phase.PLAY)
+        return deal.with_(phase=Phase.PLAY, unseen=0, bomb=level, bombers=bombers(rules, dealer))
+    return new_deal(dealt, dealer, rules, level - 1).with_(phase=Phase.PLAY, unseen=0)
 
 
 def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
