@@ -6,7 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from domain.rules import DEFAULT, DealScore, Ending, Help, InvalidAction, ScoreSheet, record
+from domain.rules import (
+    DEFAULT,
+    DealScore,
+    Ending,
+    Help,
+    InitialRounds,
+    InvalidAction,
+    ScoreSheet,
+    new_game,
+    order_game,
+    record,
+    table_rules,
+)
 from tests.unit.rules_helpers import A, B, C, whists
 
 CLASSIC = DEFAULT.with_options(classic_ending=True)
@@ -124,3 +136,14 @@ def test_classic_ending_needs_pools_ending_without_races() -> None:
     assert raised.value.field == "rules.classic_ending"
     with pytest.raises(InvalidAction):
         DEFAULT.with_options(classic_ending=True, races=5)
+
+
+def test_tv26_the_ordered_pool_of_50_is_the_target_of_pool_and_help() -> None:
+    """TV-26 "to 50": once ordered, the pools close at 50 (``table_rules``). A at 48 with no
+    gora makes a seven (4): 2 close his pool at 50, 2 help B (30, the largest open pool) at 10
+    whists a point; under the agreed 20 A's pool would have been closed long ago."""
+    rules = CLASSIC.with_options(initial_rounds=InitialRounds.GORA, initial_gora=1, order_game=True)
+    game = order_game(new_game(rules, C), A, 50, 0)
+    sheet, entry = record(sheet_of((48, 30, 20)), points((4, 0, 0)), table_rules(game), ORDER)
+    assert sheet.pool == (50, 32, 20) and entry.helps == (Help(A, B, 2),)
+    assert sheet.whists == whists({(A, B): 20})
