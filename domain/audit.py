@@ -46,10 +46,9 @@ from domain.rules import (
     finish_deal,
     new_game,
     order_game,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
     start_deal,
-    table_rules,
 )
 from domain.rules.cards import card_list
 from domain.rules.errors import IllegalAction, NotYourTurn, RulesError
@@ -433,7 +432,7 @@ class _Replay:
         recorded = getattr(event, "settlement", None)
         if self.ended:
             sheet = self.game.sheet
-            settlement = settlement_to_strings(settle_final(sheet, table_rules(self.game)))
+            settlement = settlement_to_strings(settle_game(self.game, sheet))
             if recorded is None or list(recorded) != settlement:
                 raise _Found(
                     DISPUTE,
@@ -470,7 +469,7 @@ class _Replay:
                 SETTLEMENT,
                 "the revealed seed does not match the seed commitment of the game's creation",
             )
-        settlement = settlement_to_strings(settle_final(game.sheet, table_rules(game)))
+        settlement = settlement_to_strings(settle_game(game))
         if list(event.settlement) != settlement:
             raise _Found(
                 SETTLEMENT,

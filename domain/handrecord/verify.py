@@ -29,7 +29,7 @@ from domain.rules import (
     parse_action,
     parse_cards,
     seed_commitment,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
     table_rules,
 )
@@ -253,7 +253,7 @@ def _verify(rec: Record) -> Verdict:
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
-        settlement = settlement_to_strings(settle_final(game.sheet, table_rules(game)))
+        settlement = settlement_to_strings(settle_game(game))
         recorded = rec["settlement"]
         if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
             raise _Discrepancy(

@@ -64,10 +64,9 @@ from domain.rules import (
     finish_deal,
     new_game,
     order_game,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
     start_deal,
-    table_rules,
 )
 from domain.rules.cards import card_list
 from domain.rules.errors import GameOver, InvalidAction
@@ -459,9 +458,7 @@ class Game(Aggregate):
             seat=-1,
             request_id=request_id,
             seed=seed.hex(),
-            settlement=settlement_to_strings(
-                settle_final(self.state.sheet, table_rules(self.state))
-            ),
+            settlement=settlement_to_strings(settle_game(self.state)),
         )
 
     def _check_scored(self, deal_number: int) -> None:
@@ -500,7 +497,7 @@ class Game(Aggregate):
         settlement = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle_final(sheet, table_rules(self.state)))
+            settlement = settlement_to_strings(settle_game(self.state, sheet))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,

@@ -72,6 +72,8 @@ class GameState(NamedTuple):
     order: GameOrder | None = None
     """The order of the game (``rules.order_game``, ``GameOrdered``): its pool length replaces
     ``rules.pool_target`` from then on (``table_rules``); ``None`` before it is ordered."""
+    dark_misere_played: int = 0
+    """Mask of seats that have played a dark misère (the robber's obligation, ``robber_gora``)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -207,6 +209,9 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     else:
         dealer, run = dealer_after(rules, game.dealer, game.dealer_run, deal.result)
         streak = streak_after(rules, game.raspasy_streak, deal.result)
+    played = game.dark_misere_played
+    if deal.dark and deal.result.kind is Kind.MISERE:
+        played |= 1 << deal.result.declarer
     return (
         game._replace(
             dealer=dealer,
@@ -217,6 +222,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             finished=_ended(game, sheet, races_run),
             races_run=races_run,
             stop_agreed=frozenset(),
+            dark_misere_played=played,
         ),
         score,
         entry,
@@ -367,10 +373,30 @@ def play_game(
     )
 
 
-def settle_game(game: GameState) -> tuple[Fraction, ...]:
-    """The settlement of the game as it stands (however it ended), by its table rules."""
+def settle_game(game: GameState, sheet: ScoreSheet | None = None) -> tuple[Fraction, ...]:
+    """The settlement of the game as it stands (however it ended), by its table rules, of its
+    sheet (or of ``sheet``: the game's sheet with an auditor's adjustments)."""
     rules = table_rules(game)
-    return settle(final_sheet(game.sheet, rules), rules)
+    return settle(game_final_sheet(game, sheet), rules)
+
+
+def game_final_sheet(game: GameState, sheet: ScoreSheet | None = None) -> ScoreSheet:
+    """The sheet the game is settled on: ``final_sheet`` by the table rules, and the robber's
+    penalty on every player who has not played a dark misère (``robber_gora``, TV-26)."""
+    rules = table_rules(game)
+    final = final_sheet(game.sheet if sheet is None else sheet, rules)
+    if not rules.robber_gora:
+        return final
+    owed = robber_penalties(game)
+    return final._replace(gora=tuple(g + p for g, p in zip(final.gora, owed, strict=True)))
+
+
+def robber_penalties(game: GameState) -> tuple[int, ...]:
+    """What each seat owes the robber at the end: ``robber_gora`` unless he has played a dark
+    misère (S000 "не выполнивший данное условие до конца игры пишет … 200 в гору")."""
+    price = game.rules.robber_gora
+    played = game.dark_misere_played
+    return tuple(0 if played >> s & 1 else price for s in range(game.rules.players))
 
 
 def results(record: GameRecord) -> list[DealResult]:

@@ -377,6 +377,10 @@ class RuleSet:
     one's gora is empty, otherwise half off gora and half to the pool; points beyond a closed
     pool help the largest pool (half as whists), nobody to help → off gora; with no gora when
     every pool is closed, off the smallest gora of another player, writing 10× whists."""
+    robber_gora: int = 0
+    """S000 Classic "Разбойник" (TV-26): every player must play a dark misère once before the
+    game ends; who has not writes this much to gora at the end (S000: "за десять взятых на
+    мизере – 200 в гору"). 0: no robber (the default)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:

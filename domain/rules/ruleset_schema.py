@@ -167,5 +167,6 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "order_game": boolean,
             "play_until_time": boolean,
             "classic_ending": boolean,
+            "robber_gora": price,
         },
     }

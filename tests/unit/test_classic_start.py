@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
+from fractions import Fraction
 
 import pytest
 
@@ -36,8 +37,9 @@ from domain.rules import (
     start_deal,
     table_rules,
 )
+from domain.rules.game import game_final_sheet, robber_penalties, settle_game
 from domain.rules.start import GameOrder
-from tests.unit.rules_helpers import A, B, C
+from tests.unit.rules_helpers import A, B, C, result
 
 BOT = make_bot()
 TRIPLE = {"initial_levels": 3, "order_game": True}
@@ -276,3 +278,31 @@ def test_options_of_the_start_are_checked_together() -> None:
             make()
         assert raised.value.field == field
     assert DEFAULT.initial_rounds is InitialRounds.NONE and not DEFAULT.order_game
+
+
+def test_tv26_robber_not_having_played_a_dark_misere_writes_200_to_gora() -> None:
+    """TV-26 / S000 "Разбойник": "не выполнивший данное условие до конца игры пишет за десять
+    взятых на мизере – 200 в гору". A plays a dark misère (made: 10 to pool); time is called.
+    Final sheet: early stop gives missing pool 10 / 20 / 20 to gora, the robber 0 / 200 / 200:
+    gora 10 / 220 / 220, mean 150, at 10 whists a point: A +1400, B and C −700 each. A light
+    misère does not count."""
+    rules = DEFAULT.with_options(robber_gora=200, ending_by_time=True)
+    game = start_deal(new_game(rules, C), shuffle_from_seed(seed(9), 1))
+    deal = game.deal
+    assert deal is not None
+    misere = result(Kind.MISERE, A, "misère", (0, 5, 5))
+
+    def played(dark: bool) -> GameState:
+        final = deal.with_(phase=Phase.SCORED, to_act=-1, result=misere, dark=dark)
+        return finish_deal(call_time(game._replace(deal=final)))[0]
+
+    light = played(False)
+    assert light.finished and light.dark_misere_played == 0
+    assert robber_penalties(light) == (200, 200, 200)
+    dark = played(True)
+    assert dark.dark_misere_played == 1 << A and dark.sheet.pool == (10, 0, 0)
+    assert robber_penalties(dark) == (0, 200, 200)
+    assert game_final_sheet(dark).gora == (10, 220, 220)
+    assert settle_game(dark) == (Fraction(1400), Fraction(-700), Fraction(-700))
+    no_robber = dark._replace(rules=DEFAULT.with_options(ending_by_time=True))
+    assert settle_game(no_robber) == (Fraction(200, 3), Fraction(-100, 3), Fraction(-100, 3))
