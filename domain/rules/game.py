@@ -31,6 +31,7 @@ from domain.rules.start import (
     dealer_stays,
     initial_deals,
     initial_level,
+    initial_streak,
     orderer,
 )
 from domain.rules.state import DealResult, DealState, Kind, Phase
@@ -190,7 +191,8 @@ def _initial_deal(rules: RuleSet, dealt: DealtCards, dealer: int, number: int) -
     if rules.initial_rounds in BOMBS:
         deal = new_deal(dealt, dealer, rules)
         return deal.with_(phase=Phase.PLAY, unseen=0, bomb=level, bombers=bombers(rules, dealer))
-    return new_deal(dealt, dealer, rules, level - 1).with_(phase=Phase.PLAY, unseen=0)
+    streak = initial_streak(rules, number)
+    return new_deal(dealt, dealer, rules, streak).with_(phase=Phase.PLAY, unseen=0)
 
 
 def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
@@ -205,7 +207,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if game.deal_number <= initial_deals(rules):  # the initial rounds: no raspasy series
         stays = dealer_stays(rules, game.deal_number)
         dealer = game.dealer if stays else next_dealer(game.dealer, rules.players)
-        run, streak = 0, 0
+        run, streak = 0, initial_streak(rules, game.deal_number + 1)
     else:
         dealer, run = dealer_after(rules, game.dealer, game.dealer_run, deal.result)
         streak = streak_after(rules, game.raspasy_streak, deal.result)

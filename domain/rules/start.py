@@ -96,6 +96,15 @@ def initial_level(rules: RuleSet, number: int) -> int:
     return k // rules.players + 1
 
 
+def initial_streak(rules: RuleSet, number: int) -> int:
+    """The raspasy streak deal ``number`` is dealt with: in the initial raspasy rounds, its
+    level − 1 (a round of doubles is priced as the second raspasy of a series); 0 for initial
+    bombs and for the first deal after the initial rounds (the pool starts a new series)."""
+    if rules.initial_rounds is not InitialRounds.RASPASY or number > initial_deals(rules):
+        return 0
+    return initial_level(rules, number) - 1
+
+
 def dealer_stays(rules: RuleSet, number: int) -> bool:
     """Whether the dealer of initial deal ``number`` also deals the next deal (bombs by
     dealer: until he has dealt every level)."""

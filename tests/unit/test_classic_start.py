@@ -13,6 +13,7 @@ from fractions import Fraction
 import pytest
 
 from domain.bots import make_bot
+from domain.handrecord import record_from_game, verify_record
 from domain.rules import (
     DEFAULT,
     DealScore,
@@ -306,3 +307,23 @@ def test_tv26_robber_not_having_played_a_dark_misere_writes_200_to_gora() -> Non
     assert settle_game(dark) == (Fraction(1400), Fraction(-700), Fraction(-700))
     no_robber = dark._replace(rules=DEFAULT.with_options(ending_by_time=True))
     assert settle_game(no_robber) == (Fraction(200, 3), Fraction(-100, 3), Fraction(-100, 3))
+
+
+def test_a_driven_classic_game_exports_a_hand_record_that_verifies() -> None:
+    """The pure driver's record (``record_from_game``) of a game with initial raspasy rounds,
+    an order to a pool of 6 and the Classic ending carries the order and replays consistently
+    (initial deals without an auction, the ordered pool length)."""
+    rules = DEFAULT.with_options(
+        initial_rounds=InitialRounds.RASPASY,
+        initial_levels=2,
+        raspasy_trick_prices=(1, 2),
+        order_game=True,
+        classic_ending=True,
+    )
+    game = play_game(seed(31), [BOT] * 3, rules, max_deals=25, order=(6, 0))
+    assert game.order is not None and game.order.pool == 6
+    rec = record_from_game(game)
+    assert rec["order"] == {"seat": game.order.seat, "pool": 6, "ends_at": 0}
+    verdict = verify_record(rec)
+    assert verdict.consistent, verdict.message
+    assert verdict.deals == len(game.deals) > 6

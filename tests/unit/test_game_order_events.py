@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -179,3 +180,42 @@ def test_time_up_without_an_end_time_rule_changes_nothing() -> None:
     play(game, lambda g: g.state.deal_number == 2, time_up=lambda g: True)
     names = [event_name(e) for e in game.collect_events()]
     assert "TimeCalled" not in names and not game.finished
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        {"initial_rounds": InitialRounds.BOMBS_BY_DEALER, "initial_levels": 2},
+        {"initial_rounds": InitialRounds.BOMBS_BY_ROUND, "initial_levels": 2},
+        {"initial_rounds": InitialRounds.RASPASY, "initial_levels": 2},
+        {"initial_rounds": InitialRounds.GORA, "initial_gora": 4},
+    ],
+)
+def test_every_start_with_the_classic_ending_is_verified_by_the_audit(start: Any) -> None:
+    """Each start, ordered to a short pool of 4 with the Classic ending and the robber, played
+    on after the pools close until the service calls time (after deal 14): the aggregate, the
+    replay, the audit and the hand record agree, and the settlement sums to zero."""
+    rules = DEFAULT.with_options(
+        order_game=True,
+        ending_by_time=True,
+        play_until_time=True,
+        classic_ending=True,
+        robber_gora=200,
+        **start,
+    )
+    game = created(rules, first_dealer=1)
+    play(game, lambda g: awaiting_order(g.state))
+    game.order(game_orderer(game.state), 4, AT_2300, "order", SEED)
+    play(game, lambda g: g.state.deal_number == 14)
+    play(game, lambda g: False, time_up=lambda g: True)
+    assert game.finished and game.settlement is not None
+    assert sum(Fraction(v) for v in game.settlement) == 0
+    events = game.collect_events()
+    report = verify(str(game.id), events)
+    assert report.verified, report.summary
+    state: GameState | None = None
+    for event in events:
+        state = advance(state, event)
+    assert state == game.state
+    rec = record_from_events(events)
+    assert verify_record(rec).consistent, verify_record(rec).message
