@@ -40,12 +40,14 @@ from domain.rules import (
     Shuffle,
     agree_stop,
     apply,
+    awaiting_order,
     call_time,
     deal_cards,
     finish_deal,
     new_game,
+    order_game,
     replace_player,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
     start_deal,
 )
@@ -242,6 +244,8 @@ class _Replay:
             self._ending(name, event)
         elif name == "PlayerReplaced":
             self._replaced(event)
+        elif name == "GameOrdered":
+            self._ordered(event)
         elif name == "RulingRecorded":
             self._ruled(event)
         elif name in BY_NAME:
@@ -266,6 +270,10 @@ class _Replay:
         game = self.game
         assert game is not None
         number = game.deal_number + 1
+        if awaiting_order(game):
+            raise _Found(
+                STRUCTURE, f"deal {number} is dealt before the game is ordered (GameOrdered)"
+            )
         if event.number != number:
             raise _Found(STRUCTURE, f"deal number {event.number}, but deal {number} is next")
         if event.dealer != game.dealer:
@@ -351,7 +359,12 @@ class _Replay:
                 )
         self.game = after
         self.scored = number
-        self.expect_next = "GameFinished" if after.finished else "DealDealt"
+        if after.finished:
+            self.expect_next = "GameFinished"
+        elif awaiting_order(after):
+            self.expect_next = None  # the order is the orderer's, whenever he makes it
+        else:
+            self.expect_next = "DealDealt"
 
     def _ending(self, name: str, event: Any) -> None:
         """Time called, or one seat's agreement to stop early (RULES.md §3.4, §3.0): legal only
@@ -380,6 +393,17 @@ class _Replay:
             self.game = replace_player(game, event.seat)
         except (RulesError, TypeError) as exc:
             raise _Found(ILLEGAL, f"PlayerReplaced is not allowed here: {exc}") from None
+
+    def _ordered(self, event: Any) -> None:
+        """The order of the game (S000 Classic): legal only as the rules core allows it (the
+        orderer, after the initial rounds, in range); the first deal of the pool follows."""
+        game = self.game
+        assert game is not None
+        try:
+            self.game = order_game(game, event.seat, event.pool, event.ends_at)
+        except (RulesError, TypeError, AttributeError) as exc:
+            raise _Found(ILLEGAL, f"GameOrdered is not allowed here: {exc}") from None
+        self.expect_next = "DealDealt"
 
     def _disputed(self, event: Any) -> int:
         """The deal a flag or ruling names, checked to be scored, and its reason checked."""
@@ -425,7 +449,8 @@ class _Replay:
         self.game = game._replace(sheet=adjusted(game.sheet, adjustment))
         recorded = getattr(event, "settlement", None)
         if self.ended:
-            settlement = settlement_to_strings(settle_final(self.game.sheet, self.rules))
+            sheet = self.game.sheet
+            settlement = settlement_to_strings(settle_game(self.game, sheet))
             if recorded is None or list(recorded) != settlement:
                 raise _Found(
                     DISPUTE,
@@ -462,7 +487,7 @@ class _Replay:
                 SETTLEMENT,
                 "the revealed seed does not match the seed commitment of the game's creation",
             )
-        settlement = settlement_to_strings(settle_final(game.sheet, self.rules))
+        settlement = settlement_to_strings(settle_game(game))
         if list(event.settlement) != settlement:
             raise _Found(
                 SETTLEMENT,

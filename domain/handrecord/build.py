@@ -29,7 +29,7 @@ from domain.rules import (
     ScoreSheet,
     TakeTalon,
     apply,
-    new_deal,
+    new_game,
     score_deal,
     seed_commitment,
     write_deal,
@@ -44,6 +44,8 @@ from domain.rules.bombs import (
     signs_after,
 )
 from domain.rules.cards import Card, card_list
+from domain.rules.game import deal_state
+from domain.rules.start import GameOrder
 
 FORMAT = "preferans-hand-record"
 VERSION = 1
@@ -192,6 +194,11 @@ def _envelope(
     }
 
 
+def order_dict(order: GameOrder) -> dict[str, int]:
+    """The order of a game (S000 Classic, ``GameOrdered``) as a record writes it."""
+    return {"seat": order.seat, "pool": order.pool, "ends_at": order.ends_at}
+
+
 def _select(out: Record, deal_number: int | None) -> Record:
     if deal_number is None:
         return out
@@ -256,6 +263,8 @@ def record_from_events(
                     "before_deal": state.deal_number + (0 if playing else 1),
                 }
             )
+        elif name == "GameOrdered":
+            out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at))
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)
@@ -284,15 +293,18 @@ def record_from_game(
     """The hand record of a game played by the pure driver (``play_game``)."""
     rules = game.rules
     out = _envelope(rules, players, game.first_dealer, game_id, seed_commitment(game.seed))
-    sheet = ScoreSheet.empty(rules.players)
+    sheet = new_game(rules, game.first_dealer).sheet
     owed: BombLedger = ()
     crossed: CrossedLedger = ()
+    if game.order is not None:
+        out["order"] = order_dict(game.order)
     for deal in game.deals:
         final = deal.final
-        start = new_deal(
+        start = deal_state(
+            final.rules,  # the table rules: the ordered pool length once ordered
             DealtCards(final.dealt, final.talon),
             deal.dealer,
-            rules,
+            deal.number,
             final.raspasy_streak,
             final.dealer_run,
             final.bomb_streak,
@@ -309,7 +321,7 @@ def record_from_game(
                 owed,
             )
         )
-        sheet = write_deal(sheet, final, deal.score, rules)[0]
+        sheet = write_deal(sheet, final, deal.score, final.rules)[0]
         result = final.result
         assert result is not None
         sign = first_sign(owed, result.declarer) if multiplied(result.kind) else 0

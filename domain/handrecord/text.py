@@ -4,6 +4,7 @@ a header of tags, then each deal section by section, then the settlement."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.handrecord.build import Record
@@ -119,6 +120,13 @@ def render_text(rec: Record) -> str:
     ]
     if rec["seed_commitment"]:
         lines.append(f'[SeedCommitment "{rec["seed_commitment"]}"]')
+    order = rec.get("order")
+    if order:
+        until = ""
+        if order["ends_at"]:
+            when = datetime.fromtimestamp(order["ends_at"], UTC)
+            until = f", until {when.strftime('%Y-%m-%d %H:%M')} UTC"
+        lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}"]')
     for deal in rec["deals"]:
         lines.append("")
         lines.extend(render_deal_text(deal, players))

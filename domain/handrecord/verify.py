@@ -21,20 +21,25 @@ from domain.rules import (
     RuleSet,
     ScoreSheet,
     apply,
+    awaiting_order,
     deal_cards,
     finish_deal,
     mask_of,
-    new_deal,
+    new_game,
+    order_game,
     parse_action,
     parse_cards,
     replace_player,
     seed_commitment,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
+    table_rules,
 )
 from domain.rules.bombs import ledger_rows
 from domain.rules.cards import card_list
+from domain.rules.game import deal_state
 from domain.rules.seats import seat_name
+from domain.rules.start import GameOrder, initial_deals
 
 
 @dataclass(frozen=True)
@@ -112,16 +117,17 @@ def _compare_numbers(
 
 def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, dict[str, Any]]:
     number = deal["number"]
-    rules = game.rules
+    rules = table_rules(game)
     try:
         hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
         talon = parse_cards(deal["talon"])
         if len(talon) != 2:
             raise RulesError("the talon is two cards")
-        start = new_deal(
+        start = deal_state(
+            rules,
             DealtCards(hands, (talon[0], talon[1])),
             deal["dealer"],
-            rules,
+            number,
             game.raspasy_streak,
             game.dealer_run,
             game.bomb_streak,
@@ -207,12 +213,15 @@ def _verify(rec: Record) -> Verdict:
     if first["number"] == 1 and (
         first["dealer"] != rec["first_dealer"]
         or first["raspasy_streak"] != 0
-        or game.sheet != ScoreSheet.empty(rules.players)
+        or game.sheet != new_game(rules, rec["first_dealer"]).sheet
         or any(game.bomb_signs)
     ):
         raise _Discrepancy(
-            1, "deal 1 must start the game: first dealer, empty sheet, no raspasy, no bombs"
+            1, "deal 1 must start the game: first dealer, the starting sheet, no raspasy, no bombs"
         )
+    order = _order_of(rec)
+    if order is not None and rules.order_game and game.deal_number > initial_deals(rules):
+        game = game._replace(order=order)  # a record of deals after the first one ordered
     actions = 0
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
@@ -221,6 +230,13 @@ def _verify(rec: Record) -> Verdict:
             game = _replace(game, joining.pop(0), number)
         if number != game.deal_number + 1:
             raise _Discrepancy(number, f"deal {number} follows deal {game.deal_number}")
+        if awaiting_order(game):
+            if order is None:
+                raise _Discrepancy(number, f"deal {number} is dealt before the game is ordered")
+            try:
+                game = order_game(game, order.seat, order.pool, order.ends_at)
+            except RulesError as exc:
+                raise _Discrepancy(number, f"the order of the game is not valid: {exc}") from None
         if game.finished:
             raise _Discrepancy(number, f"deal {number} was dealt after every pool closed")
         if deal["dealer"] != game.dealer:
@@ -285,7 +301,7 @@ def _verify(rec: Record) -> Verdict:
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
-        settlement = settlement_to_strings(settle_final(game.sheet, rules))
+        settlement = settlement_to_strings(settle_game(game))
         recorded = rec["settlement"]
         if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
             raise _Discrepancy(
@@ -295,6 +311,14 @@ def _verify(rec: Record) -> Verdict:
             )
     _verify_seed(rec)
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
+
+
+def _order_of(rec: Record) -> GameOrder | None:
+    """The order the record names (S000 Classic), if any."""
+    order = rec.get("order")
+    if order is None:
+        return None
+    return GameOrder(order["seat"], order["pool"], order["ends_at"])
 
 
 def _verify_seed(rec: Record) -> None:

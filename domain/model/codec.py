@@ -18,6 +18,11 @@ TIME_FINGERPRINT = "time"
 """What a ``TimeCalled`` request id stands for."""
 
 
+def order_fingerprint(seat: int, pool: int, ends_at: int) -> str:
+    """What a ``GameOrdered`` request id stands for."""
+    return f"{seat}:order {pool} {ends_at}"
+
+
 def stop_fingerprint(seat: int) -> str:
     """What an ``EarlyStopAgreed`` request id stands for."""
     return f"{seat}:stop"

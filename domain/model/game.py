@@ -36,6 +36,7 @@ from domain.model.codec import (
     TIME_FINGERPRINT,
     action_fingerprint,
     entry_to_dict,
+    order_fingerprint,
     replace_fingerprint,
     score_to_dict,
     settlement_to_strings,
@@ -58,13 +59,15 @@ from domain.rules import (
     Shuffle,
     agree_stop,
     apply,
+    awaiting_order,
     call_time,
     deal_cards,
     finish_deal,
     new_game,
+    order_game,
     played_sign,
     replace_player,
-    settle_final,
+    settle_game,
     shuffle_from_seed,
     start_deal,
 )
@@ -185,6 +188,16 @@ class Game(Aggregate):
         is played out; then the game ends and is settled by the early-stop rule."""
 
         TOPIC = EVENT_PREFIX + "TimeCalled"
+
+    class GameOrdered(Event):
+        """The seat with the largest gora ordered the game after the initial rounds (S000
+        Classic, ``rules.order_game``): the pool length in force from now on and, in a game
+        played until time, the end time (seconds since the Unix epoch, UTC; 0 otherwise). The
+        first deal of the pool proper follows in the same transaction."""
+
+        TOPIC = EVENT_PREFIX + "GameOrdered"
+        pool: int
+        ends_at: int
 
     class EarlyStopAgreed(Event):
         """A seat agrees to stop the game now (RULES.md §3.0, TV-27). When every seat has agreed
@@ -431,9 +444,15 @@ class Game(Aggregate):
                 talon=" ".join(str(Card(c)) for c in deal.talon),
             )
 
-    def act(self, seat: int, action: Action, request_id: str, seed: bytes) -> None:
+    def act(
+        self, seat: int, action: Action, request_id: str, seed: bytes, time_up: bool = False
+    ) -> None:
         """Validate one player's decision and record it, with whatever follows from it:
-        the deal's score (atomically with its last card), then the next deal or the end."""
+        the deal's score (atomically with its last card), then the next deal or the end.
+
+        ``time_up``: the service found the ordered end time passed (its clock, never read
+        here): a valid decision is then preceded by ``TimeCalled`` (once), so the deal in
+        progress is the last."""
         if self.finished:
             raise GameOver("the game is over: nothing more can be played")
         deal = self.state.deal
@@ -441,6 +460,10 @@ class Game(Aggregate):
             raise InvalidAction("no deal is in progress")
         after = apply(deal, action, seat)  # raises IllegalAction / NotYourTurn; nothing recorded
         row, fields = record(action, deal)
+        if time_up and self.state.rules.ending_by_time and not self.state.time_called:
+            called = call_time(self.state)
+            with self._computed(called):
+                self._time_called(seat=-1, request_id=f"{request_id}/time")
         with self._computed(with_deal(self.state, after), action):
             self.trigger_event(
                 DECISION_EVENTS[row.name], seat=seat, request_id=request_id, **fields
@@ -455,6 +478,22 @@ class Game(Aggregate):
             self._time_called(seat=-1, request_id=request_id)
         if after.finished:
             self._end(request_id, seed)
+
+    def order(self, seat: int, pool: int, ends_at: int, request_id: str, seed: bytes) -> None:
+        """The seat with the largest gora orders the game (the rules core checks the seat, the
+        moment and the ranges; the service checks that the end time is in the future); the
+        first deal of the pool proper is dealt with it."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        after = order_game(self.state, seat, pool, ends_at)  # raises; nothing recorded
+        with self._computed(after):
+            self._game_ordered(seat=seat, request_id=request_id, pool=pool, ends_at=ends_at)
+        self.deal_next(seed, request_id)
+
+    def deal_first(self, seed: bytes, request_id: str) -> None:
+        """Deal the first deal of a new game, unless it is to be ordered first."""
+        if not awaiting_order(self.state):
+            self.deal_next(seed, request_id)
 
     def agree_stop(self, seat: int, request_id: str, seed: bytes) -> None:
         """A seat agrees to stop early; the last agreement ends the game."""
@@ -491,7 +530,7 @@ class Game(Aggregate):
             seat=-1,
             request_id=request_id,
             seed=seed.hex(),
-            settlement=settlement_to_strings(settle_final(self.state.sheet, self.rule_set)),
+            settlement=settlement_to_strings(settle_game(self.state)),
         )
 
     def _check_scored(self, deal_number: int) -> None:
@@ -530,7 +569,7 @@ class Game(Aggregate):
         settlement = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle_final(sheet, self.rule_set))
+            settlement = settlement_to_strings(settle_game(self.state, sheet))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,
@@ -560,7 +599,7 @@ class Game(Aggregate):
             )
         if after.finished:
             self._end(request_id, seed)
-        else:
+        elif not awaiting_order(after):
             self.deal_next(seed, request_id)
 
     # ----------------------------------------------------------------------------------
@@ -669,6 +708,15 @@ class Game(Aggregate):
         outcome = self._taken()
         self.state = outcome.after if outcome is not None else call_time(self.state)
         self._note(request_id, TIME_FINGERPRINT)
+
+    @event(GameOrdered)
+    def _game_ordered(self, seat: int, request_id: str, pool: int, ends_at: int) -> None:
+        outcome = self._taken()
+        if outcome is not None:
+            self.state = outcome.after
+        else:
+            self.state = order_game(self.state, seat, pool, ends_at)
+        self._note(request_id, order_fingerprint(seat, pool, ends_at))
 
     @event(EarlyStopAgreed)
     def _stop_agreed(self, seat: int, request_id: str) -> None:

@@ -19,6 +19,7 @@ from domain.rules import (
     call_time,
     finish_deal,
     new_game,
+    order_game,
     replace_player,
     start_deal,
 )
@@ -47,6 +48,8 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return agree_stop(state, event.seat)
     if name == "PlayerReplaced":
         return replace_player(state, event.seat)
+    if name == "GameOrdered":
+        return order_game(state, event.seat, event.pool, event.ends_at)
     if name == "RulingRecorded":
         return apply_ruling(state, event.adjustment)
     row = BY_NAME.get(name)

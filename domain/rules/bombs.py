@@ -19,20 +19,18 @@ TV-26; seed S000 "КЛАССИКА").
   alike — the pool value, the declarer's undertricks, the whists and consolation the defenders
   write and a whister's penalty — so the deal's whole ``DealScore`` is scaled (``scaled``). A
   void game (underbid) and a "preferans" are not multiplied and do not cross out a sign.
-* The **robber** ("Разбойник"): a player obliged to play a dark misère who has not by the end
-  writes ten tricks of it, 200, to gora (``robber_gora``); the ending calls it.
+* The **robber** ("Разбойник", ``RuleSet.robber_gora``) is the ending's:
+  ``domain.rules.game.robber_penalties``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from functools import lru_cache
 from typing import NamedTuple, TypeVar
 
 from domain.rules.ruleset import RASPASY_PRICE_CEILING, RuleSet
-from domain.rules.scoresheet import ScoreSheet
 from domain.rules.scoring import DealScore
-from domain.rules.state import DealResult, DealState, Kind
+from domain.rules.state import DealResult, Kind
 
 TRICKS = 10
 T = TypeVar("T")
@@ -215,27 +213,3 @@ def leaves(ledger: BombLedger, seat: int, players: int) -> BombLedger:
     rows = _seats(ledger, players)
     rows[seat] = []
     return tuple(tuple(row) for row in rows)
-
-
-def robber_gora(rules: RuleSet, owing: Collection[int]) -> tuple[int, ...]:
-    """The robber ("Разбойник", S000 Classic options, TV-26): each seat in ``owing`` (obliged to
-    play a dark misère and has not by the end) writes ten tricks of a dark misère to gora —
-    10 × 20 = 200 (S000: "пишет за десять взятых на мизере – 200 в гору")."""
-    price = TRICKS * rules.dark_misere_trick_penalty
-    return tuple(price if seat in owing else 0 for seat in range(rules.players))
-
-
-def dark_misere_declarer(deal: DealState) -> int:
-    """The seat that declared and played a dark misère in ``deal`` (made or not: the robber's
-    condition is to declare it, "объявил по разу мизер втемную"), or -1."""
-    result = deal.result
-    if deal.dark and result is not None and result.kind is Kind.MISERE:
-        return result.declarer
-    return -1
-
-
-def with_robber(sheet: ScoreSheet, rules: RuleSet, owing: Collection[int]) -> ScoreSheet:
-    """The sheet with the robber's penalty (``robber_gora``) written on each seat in ``owing``;
-    the ending writes it before the settlement."""
-    extra = robber_gora(rules, owing)
-    return sheet._replace(gora=tuple(g + x for g, x in zip(sheet.gora, extra, strict=True)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from domain.rules.actions import Action
@@ -21,15 +22,26 @@ from domain.rules.bombs import (
     multiplied,
     signs_after,
 )
-from domain.rules.dealing import Shuffle, deal_cards, shuffle_from_seed
+from domain.rules.dealing import DealtCards, Shuffle, deal_cards, shuffle_from_seed
 from domain.rules.engine import actor, apply, new_deal
-from domain.rules.errors import GameOver, IllegalAction
+from domain.rules.errors import GameOver, IllegalAction, NotYourTurn
 from domain.rules.raspasy import dealer_after, streak_after
-from domain.rules.recording import Ending
+from domain.rules.recording import Ending, InitialRounds
 from domain.rules.ruleset import DEFAULT, RuleSet
 from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, replace, settle
 from domain.rules.scoring import DealScore, score_deal
-from domain.rules.seats import seat_of_hand
+from domain.rules.seats import first_hand, next_dealer, seat_name, seat_of_hand
+from domain.rules.start import (
+    BOMBS,
+    GameOrder,
+    bombers,
+    check_order,
+    dealer_stays,
+    initial_deals,
+    initial_level,
+    initial_streak,
+    orderer,
+)
 from domain.rules.state import DealResult, DealState, Kind, Phase
 from domain.rules.view import SeatView, seat_view
 
@@ -74,6 +86,11 @@ class GameState(NamedTuple):
     is one level higher (S000: "двойные и тройные бомбы получаются на следующих кругах");
     back to 0 after any other deal ("после объявленной игры … бомба опять одинарная",
     "после распасов и бомба одинарная")."""
+    order: GameOrder | None = None
+    """The order of the game (``rules.order_game``, ``GameOrdered``): its pool length replaces
+    ``rules.pool_target`` from then on (``table_rules``); ``None`` before it is ordered."""
+    dark_misere_played: int = 0
+    """Mask of seats that have played a dark misère (the robber's obligation, ``robber_gora``)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -87,10 +104,69 @@ def with_deal(game: GameState, deal: DealState) -> GameState:
 
 
 def new_game(rules: RuleSet = DEFAULT, first_dealer: int = 0) -> GameState:
-    """A new pulya; the first dealer is chosen by lot at the service edge."""
+    """A new pulya; the first dealer is chosen by lot at the service edge. Under the simplified
+    start (``initial_rounds="gora"``) every player starts with ``initial_gora`` in gora."""
     if not 0 <= first_dealer < rules.players:
         raise IllegalAction(f"no seat {first_dealer} at a {rules.players}-player table")
-    return GameState(rules, first_dealer, 0, 0, ScoreSheet.empty(rules.players), None, False)
+    sheet = ScoreSheet.empty(rules.players)
+    if rules.initial_rounds is InitialRounds.GORA:
+        sheet = sheet._replace(gora=(rules.initial_gora,) * rules.players)
+    return GameState(rules, first_dealer, 0, 0, sheet, None, False)
+
+
+@lru_cache(maxsize=64)
+def _with_pool(rules: RuleSet, pool: int) -> RuleSet:
+    return rules if pool == rules.pool_target else rules.with_options(pool_target=pool)
+
+
+def table_rules(game: GameState) -> RuleSet:
+    """The rules the game's deals and sheet are played by: ``game.rules``, with the ordered
+    pool length in place of ``pool_target`` once the game is ordered (the game's own rule set
+    is never changed: this is a copy)."""
+    if game.order is None:
+        return game.rules
+    return _with_pool(game.rules, game.order.pool)
+
+
+def awaiting_order(game: GameState) -> bool:
+    """Whether the game waits for its order (``rules.order_game``): the initial rounds are
+    played, the game is not ordered yet and no deal is in progress."""
+    return (
+        game.rules.order_game
+        and game.order is None
+        and not game.finished
+        and game.deal_number >= initial_deals(game.rules)
+        and (game.deal is None or game.deal.phase is Phase.SCORED)
+    )
+
+
+def game_orderer(game: GameState) -> int:
+    """The seat that orders the game: the largest gora, ties to the first hand of the next
+    deal (``domain.rules.start.orderer``)."""
+    return orderer(game.sheet.gora, first_hand(game.dealer, game.rules.players))
+
+
+def order_game(game: GameState, seat: int, pool: int, ends_at: int) -> GameState:
+    """The largest gora orders the game (a recorded decision, S000 "заказывает игру"): the pool
+    length from now on and, in a game played until time, its end time (data: never compared
+    with a clock here)."""
+    if not game.rules.order_game:
+        raise IllegalAction("this game is not ordered (rules.order_game)")
+    if game.finished:
+        raise GameOver("the game is over")
+    if game.order is not None:
+        raise IllegalAction("the game has already been ordered")
+    if not awaiting_order(game):
+        raise IllegalAction("the game is ordered after the initial rounds")
+    check_order(game.rules, pool, ends_at)
+    who = game_orderer(game)
+    if seat != who:
+        raise NotYourTurn(
+            f"{seat_name(who)} orders the game (the largest gora), not {seat_name(seat)}",
+            seat=seat,
+            to_act=who,
+        )
+    return game._replace(order=GameOrder(seat, pool, ends_at))
 
 
 def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
@@ -98,11 +174,44 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
         raise GameOver("the game is over")
     if game.deal is not None and game.deal.phase is not Phase.SCORED:
         raise IllegalAction("the current deal is not finished")
-    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
-    deal = new_deal(
-        dealt, game.dealer, game.rules, game.raspasy_streak, game.dealer_run, game.bomb_streak
+    if awaiting_order(game):
+        raise IllegalAction(f"{seat_name(game_orderer(game))} must order the game first")
+    rules = table_rules(game)
+    number = game.deal_number + 1
+    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, rules.players)
+    deal = deal_state(
+        rules, dealt, game.dealer, number, game.raspasy_streak, game.dealer_run, game.bomb_streak
     )
-    return game._replace(deal=deal, deal_number=game.deal_number + 1)
+    return game._replace(deal=deal, deal_number=number)
+
+
+def deal_state(
+    rules: RuleSet,
+    dealt: DealtCards,
+    dealer: int,
+    number: int,
+    raspasy_streak: int = 0,
+    dealer_run: int = 0,
+    bomb_streak: int = 0,
+) -> DealState:
+    """Deal ``number`` of a game by ``rules`` (its table rules) right after the deal: an
+    initial deal (``_initial_deal``) or an ordinary one (``new_deal``)."""
+    if number <= initial_deals(rules):
+        return _initial_deal(rules, dealt, dealer, number)
+    return new_deal(dealt, dealer, rules, raspasy_streak, dealer_run, bomb_streak)
+
+
+def _initial_deal(rules: RuleSet, dealt: DealtCards, dealer: int, number: int) -> DealState:
+    """An initial deal (``domain.rules.start``): a raspasy without an auction, priced as the
+    raspasy of its level in a series, or a bomb of its level with every seat a bomber."""
+    level = initial_level(rules, number)
+    # No auction: everyone takes up his cards and plays (nobody stays unseen, whatever a
+    # Classic deal starts with).
+    if rules.initial_rounds in BOMBS:
+        deal = new_deal(dealt, dealer, rules)
+        return deal.with_(phase=Phase.PLAY, unseen=0, bomb=level, bombers=bombers(rules, dealer))
+    streak = initial_streak(rules, number)
+    return new_deal(dealt, dealer, rules, streak).with_(phase=Phase.PLAY, unseen=0)
 
 
 def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
@@ -111,15 +220,24 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     if deal is None or deal.result is None:
         raise IllegalAction("there is no finished deal to record")
     sign = played_sign(game, deal.result)
-    score = score_deal(deal, game.sheet.any_closed(game.rules), sign)
-    sheet, entry = write_deal(game.sheet, deal, score, game.rules)
+    rules = table_rules(game)
+    score = score_deal(deal, game.sheet.any_closed(rules), sign)
+    sheet, entry = write_deal(game.sheet, deal, score, rules)
     signs, crossed = _signs_after(game, deal, sign)
     races_run = game.races_run + (entry.race is not None)
-    dealer, run = dealer_after(game.rules, game.dealer, game.dealer_run, deal.result)
     # S000 "КЛАССИКА": "после объявленной и разыгранной бомбы … производятся обычные одинарные
     # распасы": a bomb ends the raspasy series (its own level is the auction's, not the streak's).
     bomb = deal.bomb if deal.result.kind is Kind.RASPASY else 0
-    streak = 0 if bomb else streak_after(game.rules, game.raspasy_streak, deal.result)
+    if game.deal_number <= initial_deals(rules):  # the initial rounds: no raspasy series
+        stays = dealer_stays(rules, game.deal_number)
+        dealer = game.dealer if stays else next_dealer(game.dealer, rules.players)
+        run, streak, bomb = 0, initial_streak(rules, game.deal_number + 1), 0
+    else:
+        dealer, run = dealer_after(rules, game.dealer, game.dealer_run, deal.result)
+        streak = 0 if bomb else streak_after(rules, game.raspasy_streak, deal.result)
+    played = game.dark_misere_played
+    if deal.dark and deal.result.kind is Kind.MISERE:
+        played |= 1 << deal.result.declarer
     return (
         game._replace(
             dealer=dealer,
@@ -133,6 +251,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             bomb_signs=signs,
             bomb_signs_crossed=crossed,
             bomb_streak=bomb,
+            dark_misere_played=played,
         ),
         score,
         entry,
@@ -189,12 +308,15 @@ def write_deal(
 
 def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:
     """The ending conditions after a deal (RULES.md §3.4): every pool closed (or their sum,
-    or the last race), the agreed number of deals, or time called during the deal."""
-    rules = game.rules
+    or the last race), the agreed number of deals, or time called during the deal. A game
+    played on after the pools close (``play_until_time``) ends only by time; a game to be
+    ordered is not ended by its pools before the order."""
+    rules = table_rules(game)
     if rules.races:
         return races_run >= rules.races or game.time_called
+    pools = not rules.play_until_time and not (rules.order_game and game.order is None)
     return (
-        sheet.all_closed(rules)
+        (pools and sheet.all_closed(rules))
         or game.time_called
         or (rules.ending is Ending.DEALS and game.deal_number >= rules.ending_deals)
     )
@@ -273,6 +395,8 @@ class GameRecord(NamedTuple):
     settlement: tuple[Fraction, ...]
     finished: bool
     """False if the driver stopped at ``max_deals`` (then the settlement is an early stop)."""
+    order: GameOrder | None = None
+    """The order of the game (``rules.order_game``), as the driver made it."""
 
 
 def play_deal(
@@ -294,21 +418,61 @@ def play_game(
     rules: RuleSet = DEFAULT,
     first_dealer: int = 0,
     max_deals: int = 500,
+    order: tuple[int, int] | None = None,
 ) -> GameRecord:
-    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop)."""
+    """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop). A game
+    to be ordered (``rules.order_game``) is ordered with ``order`` (pool length, end time) by
+    the seat whose order it is; by default the agreed ``pool_target`` and, until time, the
+    end time 1 (this driver has no clock: time is never called here)."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
+    if order is None:
+        order = (rules.pool_target, 1 if rules.ending_by_time else 0)
     while not game.finished and len(deals) < max_deals:
+        if awaiting_order(game):
+            game = order_game(game, game_orderer(game), *order)
         game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
         assert game.deal is not None
         final, actions = play_deal(game.deal, policies)
         dealer, number = game.dealer, game.deal_number
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))
-    sheet = final_sheet(game.sheet, rules)
     return GameRecord(
-        rules, seed, first_dealer, tuple(deals), game.sheet, settle(sheet, rules), game.finished
+        rules,
+        seed,
+        first_dealer,
+        tuple(deals),
+        game.sheet,
+        settle_game(game),
+        game.finished,
+        game.order,
     )
+
+
+def settle_game(game: GameState, sheet: ScoreSheet | None = None) -> tuple[Fraction, ...]:
+    """The settlement of the game as it stands (however it ended), by its table rules, of its
+    sheet (or of ``sheet``: the game's sheet with an auditor's adjustments)."""
+    rules = table_rules(game)
+    return settle(game_final_sheet(game, sheet), rules)
+
+
+def game_final_sheet(game: GameState, sheet: ScoreSheet | None = None) -> ScoreSheet:
+    """The sheet the game is settled on: ``final_sheet`` by the table rules, and the robber's
+    penalty on every player who has not played a dark misère (``robber_gora``, TV-26)."""
+    rules = table_rules(game)
+    final = final_sheet(game.sheet if sheet is None else sheet, rules)
+    if not rules.robber_gora:
+        return final
+    owed = robber_penalties(game)
+    return final._replace(gora=tuple(g + p for g, p in zip(final.gora, owed, strict=True)))
+
+
+def robber_penalties(game: GameState) -> tuple[int, ...]:
+    """What each seat owes the robber at the end: ``robber_gora`` unless he has played a dark
+    misère (S000 "не выполнивший данное условие до конца игры пишет … 200 в гору")."""
+    price = game.rules.robber_gora
+    played = game.dark_misere_played
+    return tuple(0 if played >> s & 1 else price for s in range(game.rules.players))
 
 
 def results(record: GameRecord) -> list[DealResult]:

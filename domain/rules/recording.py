@@ -41,3 +41,23 @@ class Ending(StrEnum):
     DEALS = "deals"
     """After a fixed number of deals (``ending_deals``; S004); unclosed pools are settled by the
     early-stop rule. The game also ends if every pool closes first."""
+
+
+class InitialRounds(StrEnum):
+    """How a game starts before the pool proper (S000 "КЛАССИКА", RULES.md §3.5 "Classic")."""
+
+    NONE = "none"
+    """The pool starts with the first deal (the default)."""
+    RASPASY = "raspasy"
+    """``initial_levels`` rounds of compulsory raspasy without an auction: a round (one deal by
+    each dealer in turn) of single raspasy, then of double, … (S000: "сначала одинарных, а
+    затем двойных"); the round's raspasy is priced as that raspasy of a series."""
+    BOMBS_BY_DEALER = "bombs-by-dealer"
+    """S000 "Первый вариант": each dealer in turn deals a single, a double, a triple … bomb
+    (``initial_levels`` deals), then the deal passes on."""
+    BOMBS_BY_ROUND = "bombs-by-round"
+    """S000 "Второй вариант": a round of single bombs with the dealer passing, then a round of
+    double bombs, then of triple …"""
+    GORA = "gora"
+    """The simplified start: every player starts with ``initial_gora`` points in gora instead
+    of initial rounds (S000 "с упрощенным началом")."""

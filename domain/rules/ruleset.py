@@ -28,7 +28,7 @@ from typing import Any
 
 from domain.rules.bids import Bid
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending, Leftover, SettlementMethod
+from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
 from domain.rules.whist_options import (
     Obligations,
     ShortfallPayer,
@@ -435,6 +435,30 @@ class RuleSet:
     dark_misere_trick_penalty: int = 20
     """Gora per trick the dark misère declarer takes (S000: "Каждая взятка также 20 очков");
     ten tricks of it (200) is the robber's ("Разбойник") penalty for an unplayed dark misère."""
+    # The start and the end of a Classic game (issue 12, RULES.md §3.4, §3.5 "Classic")
+    initial_rounds: InitialRounds = InitialRounds.NONE
+    """What is played before the pool proper: nothing (the default), compulsory raspasy
+    rounds, bomb rounds (S000's two variants), or the simplified start with agreed gora."""
+    initial_levels: int = 0
+    """Rounds of the initial raspasy or bombs: 3 for single, double and triple (0 without)."""
+    initial_gora: int = 0
+    """The simplified start: the points in gora every player starts with (0 without)."""
+    order_game: bool = False
+    """After the initial rounds the player with the largest gora orders the game (a decision
+    event, ``GameOrdered``): the pool length, which replaces ``pool_target`` for the rest of
+    the game, and, in a game played until time, the end time (S000 "заказывает игру")."""
+    play_until_time: bool = False
+    """With ``ending_by_time``: closing every pool does not end the game; play goes on until
+    time is called (S000: "После закрытия пули игра должна вестись оставшееся … время")."""
+    classic_ending: bool = False
+    """S000 Classic variant (§3.4 "Classic ending"): win points go all to the pool only when
+    one's gora is empty, otherwise half off gora and half to the pool; points beyond a closed
+    pool help the largest pool (half as whists), nobody to help → off gora; with no gora when
+    every pool is closed, off the smallest gora of another player, writing 10× whists."""
+    robber_gora: int = 0
+    """S000 Classic "Разбойник" (TV-26): every player must play a dark misère once before the
+    game ends; who has not writes this much to gora at the end (S000: "за десять взятых на
+    мизере – 200 в гору"). 0: no robber (the default)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -582,6 +606,9 @@ class RuleSet:
             raise InvalidAction(
                 "race_prize_whists is set but races is 0", field="rules.race_prize_whists"
             )
+        from domain.rules.start import check_start
+
+        check_start(self)
         if not self.helps() and (
             not self.help_failed_whister or self.help_tie is not HelpTie.CLOCKWISE
         ):

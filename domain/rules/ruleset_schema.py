@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.recording import Ending, Leftover, SettlementMethod
+from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
 from domain.rules.ruleset import (
     LEVELS,
     Bidding,
@@ -187,5 +187,13 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "dark_multiplier": _integer(1, MAX_DARK_MULTIPLIER),
             "dark_misere_value": price,
             "dark_misere_trick_penalty": price,
+            # The start and the end of a Classic game (issue 12, RULES.md §3.4, §3.5)
+            "initial_rounds": {"enum": [x.value for x in InitialRounds]},
+            "initial_levels": _integer(0, MAX_SEQUENCE),
+            "initial_gora": price,
+            "order_game": boolean,
+            "play_until_time": boolean,
+            "classic_ending": boolean,
+            "robber_gora": price,
         },
     }

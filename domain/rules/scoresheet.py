@@ -152,6 +152,12 @@ def record(
     (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it."""
     if score.closes_all >= 0:
         return close_all(sheet, score, rules)
+    if rules.classic_ending:  # S000 Classic: half off gora, half to the pool (RULES.md §3.4)
+        from domain.rules.classic_ending import record_classic  # it builds on this module
+
+        return record_classic(
+            sheet, score, rules, order, failed=failed, raspasy=raspasy, written_off=written_off
+        )
     n = rules.players
     target = rules.pool_target
     pool = list(sheet.pool)

@@ -34,6 +34,7 @@ from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits
 from service.api.mapping import (
     action_from_proto,
+    end_time_from_proto,
     game_to_proto,
     parse_game_name,
     rules_from_proto,
@@ -413,6 +414,20 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         return pb.AgreeEarlyStopResponse(
             version=result.version, replayed=result.replayed, finished=bool(result.answer)
         )
+
+    @refusing
+    async def OrderGame(
+        self, request: pb.OrderGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.OrderGameResponse:
+        """The token's seat orders the game (S000 Classic): pool length and end time."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        ends_at = end_time_from_proto(request)
+        result = await self._write(
+            game_id,
+            lambda: self.app.order_game(game_id, seat, request.pool, ends_at, request.request_id),
+        )
+        return pb.OrderGameResponse(version=result.version, replayed=result.replayed)
 
     @refusing
     async def GetScoresheet(

@@ -59,7 +59,9 @@ from domain.rules import (
     TakeTalon,
     Whist,
     accounts_sheet,
+    awaiting_order,
     cards_of,
+    game_orderer,
     seat_view,
 )
 from domain.rules.actions import (
@@ -83,6 +85,7 @@ from domain.rules.actions import (
     WriteOff,
 )
 from domain.rules.errors import InvalidAction
+from domain.rules.start import MAX_END_TIME, GameOrder
 from domain.rules.state import DealState
 from domain.rules.systems import RULE_SETS
 from domain.rules.view import SeatView, visible_cards
@@ -278,6 +281,32 @@ def _timestamp(value: Any) -> Timestamp:
     return stamp
 
 
+def end_time_from_proto(request: pb.OrderGameRequest) -> int:
+    """An order's end time in whole seconds since the epoch (0 when unset), or ``BadInput``
+    for a timestamp that is not a time after the epoch (the application checks it is in the
+    future by the server's clock)."""
+    if not request.HasField("end_time"):
+        return 0
+    stamp = request.end_time
+    if not 0 < stamp.seconds <= MAX_END_TIME or not 0 <= stamp.nanos < 1_000_000_000:
+        raise BadInput("end_time", "end_time must be a valid time after 1970")
+    return int(stamp.seconds)
+
+
+def order_to_proto(order: GameOrder) -> pb.GameOrder:
+    """The order of a game (S000 Classic); the end time unset when the game is not played
+    until time."""
+    out = pb.GameOrder(seat=order.seat, pool=order.pool)
+    if order.ends_at:
+        out.end_time.FromSeconds(order.ends_at)
+    return out
+
+
+def _orderer(game: Game) -> int:
+    """The seat that must order the game now, or -1."""
+    return game_orderer(game.state) if awaiting_order(game.state) else -1
+
+
 def game_to_proto(game: Game) -> pb.Game:
     status = pb.GAME_STATUS_FINISHED if game.finished else pb.GAME_STATUS_PLAYING
     return pb.Game(
@@ -294,6 +323,8 @@ def game_to_proto(game: Game) -> pb.Game:
         create_time=_timestamp(game.created_on),
         time_called=game.state.time_called,
         stop_agreed=sorted(game.state.stop_agreed),
+        order=order_to_proto(game.state.order) if game.state.order is not None else None,
+        orderer=_orderer(game),
     )
 
 
@@ -328,11 +359,17 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         version=game.version,
     )
     out.rules.CopyFrom(rules_in_force(game.rule_set))
+    if game.state.order is not None:
+        out.order.CopyFrom(order_to_proto(game.state.order))
+    out.orderer = _orderer(game)
     if game.deal_results:
         out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
-    if deal is None:  # the game is over
+    if deal is None:  # the game is over, or waits for its order (``orderer``)
         out.phase = pb.PHASE_SCORED
-        out.to_act = out.actor = out.declarer = -1
+        out.to_act = out.declarer = -1
+        out.actor = out.orderer
+        if out.orderer >= 0:
+            out.dealer = game.state.dealer  # of the first deal after the order
         return out
     view: SeatView = seat_view(deal, seat)
     out.dealer = view.dealer
@@ -471,6 +508,7 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
         rulings=[ruling_to_proto(r) for r in game.rulings],
         flags=[flag_to_proto(f) for f in game.flags],
         accounts=accounts_to_proto(sheet, game.accounts),
+        order=order_to_proto(game.state.order) if game.state.order is not None else None,
     )
 
 
@@ -639,6 +677,8 @@ def _public_part(
         out.ruling_recorded.CopyFrom(ruling_to_proto(game.rulings[-1]))
     elif name == "TimeCalled":
         out.time_called.CopyFrom(pb.TimeCalledEvent(deal_number=game.state.deal_number))
+    elif name == "GameOrdered":
+        out.game_ordered.CopyFrom(order_to_proto(GameOrder(event.seat, event.pool, event.ends_at)))
     elif name == "EarlyStopAgreed":
         agreed = sorted(game.state.stop_agreed)  # the game just after the event
         out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))

@@ -30,6 +30,7 @@ from domain.model import Game, League, league_id_for
 from domain.model.codec import (
     TIME_FINGERPRINT,
     action_fingerprint,
+    order_fingerprint,
     replace_fingerprint,
     stop_fingerprint,
 )
@@ -262,7 +263,7 @@ class PreferansApplication(Application[uuid.UUID]):
                 token_hashes=[self.token_hash(t) for t in tokens],
                 first_dealer=dealer,
             )
-            game.deal_next(seed, request_id)
+            game.deal_first(seed, request_id)
             try:
                 self._save(game)
             except IntegrityError:
@@ -348,10 +349,57 @@ class PreferansApplication(Application[uuid.UUID]):
             game_id,
             request_id,
             action_fingerprint(seat, action),
-            lambda game: game.act(seat, action, request_id, self._seed_of(game)),
+            lambda game: game.act(
+                seat, action, request_id, self._seed_of(game), time_up=self._time_up(game)
+            ),
             then,
             judged_again_on=IllegalAction,
             in_memory=in_memory,
+        )
+
+    clock: Callable[[], float] = staticmethod(time.time)
+    """The server's clock (seconds since the epoch): the one place the time of a game played
+    until its ordered end time is read (tests replace it)."""
+
+    def _time_up(self, game: Game) -> bool:
+        """Whether the ordered end time of a game played until time has passed, and time is
+        not called yet: then the next valid decision records ``TimeCalled`` first."""
+        state = game.state
+        order = state.order
+        return (
+            order is not None
+            and order.ends_at > 0
+            and not state.time_called
+            and self.clock() >= order.ends_at
+        )
+
+    def order_game(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        pool: int,
+        ends_at: int,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """The seat with the largest gora orders the game (S000 Classic, ``rules.order_game``):
+        the pool length and, in a game played until time, the end time (seconds since the
+        epoch), which must be in the future by the server's clock. The rules core checks the
+        rest (the seat, the moment, the ranges). Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+
+        def decide(game: Game) -> None:
+            if ends_at and ends_at <= self.clock():
+                raise InvalidAction("the end time must be in the future", field="end_time")
+            game.order(seat, pool, ends_at, request_id, self._seed_of(game))
+
+        return self._command(
+            game_id,
+            request_id,
+            order_fingerprint(seat, pool, ends_at),
+            decide,
+            then,
+            judged_again_on=IllegalAction,
         )
 
     def flag_deal(

@@ -123,6 +123,21 @@ class SeatClient:
         )
         return response
 
+    def order_game(
+        self, pool: int, end_time: int = 0, request_id: str | None = None
+    ) -> pb.OrderGameResponse:
+        """Order the game (S000 Classic): the pool length and, in a game played until time, the
+        end time in seconds since the epoch (0: none)."""
+        request = pb.OrderGameRequest(
+            name=self.name, pool=pool, request_id=request_id or uuid.uuid4().hex
+        )
+        if end_time:
+            request.end_time.FromSeconds(end_time)
+        response: pb.OrderGameResponse = _retry(
+            self.client.stub.OrderGame, request, metadata=self.metadata
+        )
+        return response
+
     def watch(self, from_version: int = 0, heartbeat_seconds: int = 15) -> Iterator[Any]:
         request = pb.WatchGameRequest(
             name=self.name, from_version=from_version, heartbeat_seconds=heartbeat_seconds

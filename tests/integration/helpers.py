@@ -36,7 +36,7 @@ from domain.rules import (
     parse_action,
     replace_player,
     seat_view,
-    settle_final,
+    settle_game,
     start_deal,
 )
 from projections.db import Database
@@ -172,6 +172,7 @@ def event_action(event: Any) -> Action | None:
         "TimeCalled",
         "EarlyStopAgreed",
         "PlayerReplaced",
+        "GameOrdered",
     ), name
     return None
 
@@ -217,15 +218,15 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             )
             replay.game = after
             if after.finished:
-                replay.settlement = settlement_to_strings(settle_final(after.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_game(after))
         elif name in ("GameFinished", "GameCreated"):
             pass
         elif name == "PlayerReplaced":
             replay.game = replace_player(game, event.seat)
-        elif name in ("TimeCalled", "EarlyStopAgreed"):
+        elif name in ("TimeCalled", "EarlyStopAgreed", "GameOrdered"):
             replay.game = advance(game, event)
             if replay.game.finished:
-                replay.settlement = settlement_to_strings(settle_final(replay.game.sheet, rules))
+                replay.settlement = settlement_to_strings(settle_game(replay.game))
         else:
             action = event_action(event)
             assert action is not None and game.deal is not None

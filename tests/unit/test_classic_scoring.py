@@ -21,19 +21,15 @@ from domain.rules import (
     Phase,
     ScoreSheet,
     score_result,
-    settle,
     settle_final,
 )
 from domain.rules.bombs import (
     CrossedSign,
     add_signs,
     bomb_trick_price,
-    dark_misere_declarer,
     game_factor,
-    robber_gora,
     score_bomb,
     sign_factor,
-    with_robber,
 )
 from domain.rules.game import finish_deal, new_game
 from domain.rules.ruleset import RASPASY_PRICE_CEILING, RuleSet
@@ -338,35 +334,9 @@ def test_classic_fields_round_trip_through_the_recorded_form() -> None:
     assert RuleSet.from_dict(rules.to_dict()) == rules
 
 
-# --- the robber --------------------------------------------------------------------------
-
-
-def test_tv26_robber_two_hundred() -> None:
-    """TV-26 (S000 "Разбойник"): not having played the dark misère by the end → "за десять
-    взятых на мизере – 200 в гору" (10 × 20)."""
-    assert robber_gora(DEFAULT, {B}) == (0, 200, 0)
-    assert robber_gora(DEFAULT, ()) == NONE
-
-
 def test_add_signs_without_bombers_is_unchanged() -> None:
     assert add_signs((), 0, 2, 3) == ()
     assert add_signs(((1,), (), ()), 0b010, 2, 3) == ((1,), (2,), ())
-
-
-def test_robber_is_written_on_the_sheet_and_settles_to_zero() -> None:
-    sheet = ScoreSheet((20, 20, 20), (10, 0, 4), ((0, 5, 0), (0, 0, 0), (7, 0, 0)))
-    robbed = with_robber(sheet, DEFAULT, {A, C})
-    assert robbed.gora == (210, 0, 204) and robbed.pool == sheet.pool
-    assert sum(settle(robbed, DEFAULT)) == 0
-
-
-def test_dark_misere_declarer_counts_a_dark_misere_made_or_not() -> None:
-    """The robber's condition is to have declared (and played) a dark misère once."""
-    failed = scored(result(Kind.MISERE, B, "misère", (4, 3, 3)), dark=True)
-    assert dark_misere_declarer(failed) == B
-    assert dark_misere_declarer(scored(result(Kind.MISERE, B, "misère", (5, 0, 5)))) == -1
-    dark_game = scored(result(Kind.GAME, A, "6♠", (6, 4, 0), (B, C)), dark=True)
-    assert dark_misere_declarer(dark_game) == -1
 
 
 @pytest.mark.parametrize(

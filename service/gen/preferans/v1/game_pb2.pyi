@@ -354,6 +354,8 @@ class Game(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     TIME_CALLED_FIELD_NUMBER: _builtins.int
     STOP_AGREED_FIELD_NUMBER: _builtins.int
+    ORDER_FIELD_NUMBER: _builtins.int
+    ORDERER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -376,6 +378,10 @@ class Game(_message.Message):
     """The game's event count: every command returns the version it produced."""
     time_called: _builtins.bool
     """True once time has been called (CallTime): the current deal is the last."""
+    orderer: _builtins.int
+    """The seat that must order the game now (OrderGame), after the initial rounds; -1 when
+    the game is not waiting for its order.
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The three players, by seat 0, 1, 2."""
@@ -391,6 +397,10 @@ class Game(_message.Message):
     @_builtins.property
     def stop_agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats that have agreed to stop early during the current deal (AgreeEarlyStop)."""
+
+    @_builtins.property
+    def order(self) -> Global___GameOrder:
+        """The order of the game (OrderGame), once made; unset before and in games not ordered."""
 
     def __init__(
         self,
@@ -408,14 +418,48 @@ class Game(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         time_called: _builtins.bool = ...,
         stop_agreed: _abc.Iterable[_builtins.int] | None = ...,
+        order: Global___GameOrder | None = ...,
+        orderer: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "order", b"order", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Game: _TypeAlias = Game  # noqa: Y015
+
+@_typing.final
+class GameOrder(_message.Message):
+    """The order of a game (S000 Classic: "до 50 очков в пулю до 23 часов")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    END_TIME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that ordered it (the largest gora after the initial rounds)."""
+    pool: _builtins.int
+    """The pool length in force from the order on (instead of RuleSet.pool_target)."""
+    @_builtins.property
+    def end_time(self) -> _timestamp_pb2.Timestamp:
+        """The end time of a game played until time; unset otherwise."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        pool: _builtins.int = ...,
+        end_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "pool", b"pool", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameOrder: _TypeAlias = GameOrder  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
@@ -1329,6 +1373,70 @@ class ReplacePlayerResponse(_message.Message):
 Global___ReplacePlayerResponse: _TypeAlias = ReplacePlayerResponse  # noqa: Y015
 
 @_typing.final
+class OrderGameRequest(_message.Message):
+    """OrderGame's input; the ordering seat is the token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    END_TIME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    pool: _builtins.int
+    """The pool length: the points each pool must reach from now on (1 to 200)."""
+    @_builtins.property
+    def end_time(self) -> _timestamp_pb2.Timestamp:
+        """The end time, in the future, in a game played until time; unset otherwise."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        pool: _builtins.int = ...,
+        end_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "name", b"name", "pool", b"pool", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OrderGameRequest: _TypeAlias = OrderGameRequest  # noqa: Y015
+
+@_typing.final
+class OrderGameResponse(_message.Message):
+    """OrderGame's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OrderGameResponse: _TypeAlias = OrderGameResponse  # noqa: Y015
+
+@_typing.final
 class AgreeEarlyStopRequest(_message.Message):
     """AgreeEarlyStop's input; the agreeing seat is the token's."""
 
@@ -1609,6 +1717,8 @@ class SeatView(_message.Message):
     NO_TALON_FIELD_NUMBER: _builtins.int
     BOMB_FIELD_NUMBER: _builtins.int
     BOMBERS_FIELD_NUMBER: _builtins.int
+    ORDER_FIELD_NUMBER: _builtins.int
+    ORDERER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1657,6 +1767,11 @@ class SeatView(_message.Message):
     """The contract is played without talon."""
     bomb: _builtins.int
     """Classic: the bomb level of this raspasy (0 none, 1 single, 2 double …)."""
+    orderer: _builtins.int
+    """The seat that must order the game now (OrderGame), after the initial rounds; -1
+    otherwise. While the game waits for its order there is no deal: `phase` is
+    PHASE_SCORED (the last initial deal's), `to_act` -1 and `actor` the orderer.
+    """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -1749,6 +1864,10 @@ class SeatView(_message.Message):
     def bombers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Classic: the seats that declared or joined the bomb."""
 
+    @_builtins.property
+    def order(self) -> Global___GameOrder:
+        """The order of the game (OrderGame), once made: its pool length is the one in force."""
+
     def __init__(
         self,
         *,
@@ -1792,10 +1911,12 @@ class SeatView(_message.Message):
         no_talon: _builtins.bool = ...,
         bomb: _builtins.int = ...,
         bombers: _abc.Iterable[_builtins.int] | None = ...,
+        order: Global___GameOrder | None = ...,
+        orderer: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -2116,6 +2237,7 @@ class Scoresheet(_message.Message):
     RULES_FIELD_NUMBER: _builtins.int
     ACCOUNTS_FIELD_NUMBER: _builtins.int
     BOMB_SIGNS_FIELD_NUMBER: _builtins.int
+    ORDER_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     version: _builtins.int
@@ -2158,6 +2280,10 @@ class Scoresheet(_message.Message):
     def bomb_signs(self) -> _containers.RepeatedCompositeFieldContainer[Global___BombSigns]:
         """Classic: each seat's bomb signs, owed and crossed out; empty while no bomb was played."""
 
+    @_builtins.property
+    def order(self) -> Global___GameOrder:
+        """The order of the game (OrderGame), once made: the pools close at its `pool`."""
+
     def __init__(
         self,
         *,
@@ -2171,10 +2297,11 @@ class Scoresheet(_message.Message):
         rules: Global___RuleSet | None = ...,
         accounts: _abc.Iterable[Global___ScoresheetAccount] | None = ...,
         bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
+        order: Global___GameOrder | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["order", b"order", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "order", b"order", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2405,6 +2532,7 @@ class WatchGameResponse(_message.Message):
     TIME_CALLED_FIELD_NUMBER: _builtins.int
     EARLY_STOP_AGREED_FIELD_NUMBER: _builtins.int
     PLAYER_REPLACED_FIELD_NUMBER: _builtins.int
+    GAME_ORDERED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     version: _builtins.int
@@ -2458,6 +2586,10 @@ class WatchGameResponse(_message.Message):
         """Another player took a seat (ReplacePlayer)."""
 
     @_builtins.property
+    def game_ordered(self) -> Global___GameOrder:
+        """The largest gora ordered the game (OrderGame)."""
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
@@ -2485,14 +2617,15 @@ class WatchGameResponse(_message.Message):
         time_called: Global___TimeCalledEvent | None = ...,
         early_stop_agreed: Global___EarlyStopAgreedEvent | None = ...,
         player_replaced: Global___PlayerReplacedEvent | None = ...,
+        game_ordered: Global___GameOrder | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

@@ -121,6 +121,11 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.FromString,
                 _registered_method=True)
+        self.OrderGame = channel.unary_unary(
+                '/preferans.v1.GameService/OrderGame',
+                request_serializer=preferans_dot_v1_dot_game__pb2.OrderGameRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.OrderGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -272,6 +277,22 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def OrderGame(self, request, context):
+        """Orders the game (S000 Classic, rule option `order_game`): after the initial rounds the
+        seat with the largest gora (Game.orderer, SeatView.orderer; ties go to the first of them
+        from the next deal's first hand) names the pool length, which replaces the agreed pool
+        target for the rest of the game, and, in a game played until time (`ending_by_time`), the
+        end time. The first deal of the pool is dealt with it. When the end time has passed, the
+        server records time called (TimeCalled) before the next decision any seat submits: that
+        deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
+        an end time missing (until time), given (not until time) or not in the future;
+        FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
+        rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -339,6 +360,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ReplacePlayer,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.SerializeToString,
+            ),
+            'OrderGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.OrderGame,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.OrderGameRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.OrderGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -714,6 +740,33 @@ class GameService:
             '/preferans.v1.GameService/ReplacePlayer',
             preferans_dot_v1_dot_game__pb2.ReplacePlayerRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.ReplacePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OrderGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/OrderGame',
+            preferans_dot_v1_dot_game__pb2.OrderGameRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.OrderGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

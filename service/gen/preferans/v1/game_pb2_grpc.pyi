@@ -124,6 +124,18 @@ class GameServiceStub:
     FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
     INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
     """
+    OrderGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.OrderGameRequest, _game_pb2.OrderGameResponse]
+    """Orders the game (S000 Classic, rule option `order_game`): after the initial rounds the
+    seat with the largest gora (Game.orderer, SeatView.orderer; ties go to the first of them
+    from the next deal's first hand) names the pool length, which replaces the agreed pool
+    target for the rest of the game, and, in a game played until time (`ending_by_time`), the
+    end time. The first deal of the pool is dealt with it. When the end time has passed, the
+    server records time called (TimeCalled) before the next decision any seat submits: that
+    deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
+    an end time missing (until time), given (not until time) or not in the future;
+    FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
+    rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -220,6 +232,18 @@ class GameServiceAsyncStub(GameServiceStub):
     Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
     FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
     INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
+    """
+    OrderGame: _aio.UnaryUnaryMultiCallable[_game_pb2.OrderGameRequest, _game_pb2.OrderGameResponse]  # type: ignore[assignment]
+    """Orders the game (S000 Classic, rule option `order_game`): after the initial rounds the
+    seat with the largest gora (Game.orderer, SeatView.orderer; ties go to the first of them
+    from the next deal's first hand) names the pool length, which replaces the agreed pool
+    target for the rest of the game, and, in a game played until time (`ending_by_time`), the
+    end time. The first deal of the pool is dealt with it. When the end time has passed, the
+    server records time called (TimeCalled) before the next decision any seat submits: that
+    deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
+    an end time missing (until time), given (not until time) or not in the future;
+    FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
+    rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -392,6 +416,24 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
         FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
         INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
+        """
+
+    @_abc_1.abstractmethod
+    def OrderGame(
+        self,
+        request: _game_pb2.OrderGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.OrderGameResponse, _abc.Awaitable[_game_pb2.OrderGameResponse]]:
+        """Orders the game (S000 Classic, rule option `order_game`): after the initial rounds the
+        seat with the largest gora (Game.orderer, SeatView.orderer; ties go to the first of them
+        from the next deal's first hand) names the pool length, which replaces the agreed pool
+        target for the rest of the game, and, in a game played until time (`ending_by_time`), the
+        end time. The first deal of the pool is dealt with it. When the end time has passed, the
+        server records time called (TimeCalled) before the next decision any seat submits: that
+        deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
+        an end time missing (until time), given (not until time) or not in the future;
+        FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
+        rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
