@@ -12,7 +12,7 @@ Nothing in the rules core tests a system's name: the name only finds the values 
 from __future__ import annotations
 
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending
+from domain.rules.recording import Ending, InitialRounds
 from domain.rules.ruleset import (
     DEFAULT,
     HelpTie,
@@ -97,11 +97,39 @@ ROSTOV = DEFAULT.with_options(
 )
 """Rostov / Moscow pool (Ростовка, московская пулька): "for raspasy masters"."""
 
+CLASSIC = SOCHI.with_options(
+    name="classic",
+    # "Классика весьма похожа на сочинку … порядок записи и подсчет результата аналогичны
+    # сочинке" (S000 КЛАССИКА): Sochi's whisting, prices and recording, plus what follows.
+    # Bombs (raspasy declared dark), dark bids and dark misère, and games and misère without
+    # talon at every level (S000 "Бомба", "Игры на взятие втемную", "Мизер втемную", "игры
+    # без прикупа … на каждом уровне"; TV-26).
+    bombs=True,
+    dark_bids=True,
+    dark_misere=True,
+    no_talon_levels=frozenset({6, 7, 8, 9, 10}),
+    no_talon_misere=True,
+    # The start: three rounds of bombs, the same dealer dealing the single, the double and the
+    # triple (S000 "Первый вариант"; "играть три круга бомб … каждый получил по 9 бомб"), then
+    # the largest gora orders the game: its pool length and end time ("до 50 очков в пулю до
+    # 23 часов"), and play goes on after the pools close until that time ("Игра ведется не до
+    # закрытия пули, а по времени").
+    initial_rounds=InitialRounds.BOMBS_BY_DEALER,
+    initial_levels=3,
+    order_game=True,
+    ending_by_time=True,
+    play_until_time=True,
+)
+"""Classic (Классика): Sochi with bombs, dark games and games without talon, started by bomb
+rounds and played until the ordered time (S000 КЛАССИКА, RULES.md §3.5; the variants of
+"Варианты правил для классики" are options, docs/SYSTEMS.md)."""
+
 RULE_SETS: dict[str, RuleSet] = {
     "default": DEFAULT,
     "sochi": SOCHI,
     "leningrad": LENINGRAD,
     "rostov": ROSTOV,
+    "classic": CLASSIC,
 }
 """Named rule sets a game may be created with (docs/SYSTEMS.md compares them)."""
 

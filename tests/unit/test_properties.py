@@ -113,7 +113,7 @@ def choose(rng: random.Random, legal: Sequence[Action]) -> Action:
     """A random legal action, weighted so that every path of a deal is reached often: passes in
     the auction, low contracts (half-whist exists only on 6 and 7), rare claims."""
     assert legal, "the actor always has a legal action"
-    if any(isinstance(a, Call) for a in legal) and rng.random() < 0.4:
+    if PASS in legal and any(isinstance(a, Call) for a in legal) and rng.random() < 0.4:
         return PASS
     declares = [a for a in legal if isinstance(a, Declare)]
     if declares and rng.random() < 0.6:
