@@ -76,6 +76,25 @@ LENINGRAD = DEFAULT.with_options(
 )
 """Leningrad (Ленинградка, "Питер") as S004 defines it: "the game against the declarer"."""
 
+LENINGRAD_S000_PRICES = {6: 6, 7: 12, 8: 18, 9: 16, 10: 24}
+"""S000's Leningrad list (6 = 3, 7 = 6, 8 = 9, 9 = 8 (sic, A-09), 10 = 12) doubled for whists
+and undertricks, as S004's records double theirs (docs/SYSTEMS.md W-13)."""
+
+LENINGRAD_S000 = LENINGRAD.with_options(
+    name="leningrad-s000",
+    # S000 "ленинградская роспись" (A-09): 3/6/9/8/12, misère 15, raspasy 3/6/9 ("rarely 12").
+    contract_values={6: 3, 7: 6, 8: 9, 9: 8, 10: 12},
+    misere_value=15,
+    whist_prices=LENINGRAD_S000_PRICES,
+    undertrick_prices=LENINGRAD_S000_PRICES,
+    raspasy_trick_prices=(3,),
+    raspasy_progression_step=3,
+    # Halved, 3/6/9/8/12 is odd: the gora stays the whister's, as S000 says of gentleman
+    # whist ("в гору за подсад пишет только вистующий", C-3).
+    gentleman_split_penalties=False,
+)
+"""Leningrad with S000's price list (A-09): the second of the two seed tables, as a variant."""
+
 ROSTOV = DEFAULT.with_options(
     name="rostov",
     here_passes_to_later=True,  # S000 main text (A-06), as Sochi
@@ -128,6 +147,7 @@ RULE_SETS: dict[str, RuleSet] = {
     "default": DEFAULT,
     "sochi": SOCHI,
     "leningrad": LENINGRAD,
+    "leningrad-s000": LENINGRAD_S000,
     "rostov": ROSTOV,
     "classic": CLASSIC,
 }

@@ -21,7 +21,7 @@ from domain.rules.bids import Bid
 from domain.rules.dealing import Shuffle
 from domain.rules.game import GameState, finish_deal, new_game, start_deal
 from domain.rules.scoresheet import final_sheet, settle_final
-from domain.rules.systems import LENINGRAD, ROSTOV, SOCHI
+from domain.rules.systems import LENINGRAD, LENINGRAD_S000, ROSTOV, SOCHI
 
 A, B, C = 0, 1, 2
 SHUFFLE = Shuffle(tuple(range(32)), 5)
@@ -184,6 +184,58 @@ def test_leningrad_pulya_by_the_sum_of_pools() -> None:
         Fraction(586, 3),
         Fraction(220, 3),
         Fraction(-806, 3),
+    )
+
+
+def test_a09_leningrad_pulya_with_s000_prices() -> None:
+    """Leningrad with S000's price list (A-09, docs/SYSTEMS.md W-13): pool values 3/6/9/8/12 and
+    misère 15, doubled for whists and undertricks (W = 6/12/18/16/24), raspasy 3-6-9, the
+    gentleman split of whists only (the gora stays the whister's), ending by the sum of pools
+    (pool to 10: the sum 30)."""
+    rules = LENINGRAD_S000.with_options(pool_target=10)
+    after = play(
+        rules,
+        [
+            # 1 A 6♠ made; B whists alone (D = 4), made: no split, B writes 4 × 6 = 24; A 3.
+            game_(A, "6♠", (6, 3, 1), (B,), (C,)),
+            # 2 B 6♣ one down, C whists, A passes: (5 × 6 + 1 × 6 + 1 × 6) / 2 = 21 each;
+            #   B gora 1 × 6.
+            game_(B, "6♣", (1, 5, 4), (C,), (A,)),
+            # 3 raspasy 1st: 3 a trick: B 12, C 18; A's zero: 3 to pool.
+            raspasy((0, 4, 6)),
+            # 4 raspasy 2nd: 6 a trick: A 12, B 18, C 30; the next auction is from 7.
+            raspasy((2, 3, 5)),
+            # 5 B 7♥ made; C and A whist 2 and 1: 2 × 12 = 24 and 1 × 12 = 12; B 6.
+            game_(B, "7♥", (1, 7, 2), (C, A)),
+            # 6 C's misère, one trick: 20 gora (Leningrad's misère penalty).
+            misere(C, (5, 4, 1)),
+            # 7 A 6♦ with 8; B and C whist 2 and 0 (D = 2 < 4): C answers for his 2 tricks at
+            #   half of W: 2 × 3 = 6 gora; B writes 2 × 6 = 12; A 3.
+            game_(A, "6♦", (8, 2, 0), (B, C)),
+            # 8 C 8♠ made; A whists alone (D = 2), made: A writes 2 × 18 = 36; C 9.
+            game_(C, "8♠", (1, 1, 8), (A,), (B,)),
+            # 9 C 7♣; A passes, B half-whists: C 6 to pool, B writes 1 × 12 = 12. The pools
+            #   are 9 + 6 + 15 = 30: over.
+            half_whist(C, "7♣", A, B),
+        ],
+    )
+    assert after[1].sheet.whists[C][B] == after[1].sheet.whists[A][B] == 21
+    assert rules.min_level(after[3].raspasy_streak) == 7, "hard exit after the double"
+    end = after[-1]
+    assert end.finished and not after[-2].finished
+    assert end.sheet == ScoreSheet(
+        (9, 6, 15),
+        (12, 36, 74),
+        whists({(B, A): 24 + 12, (C, B): 21 + 24, (A, B): 21 + 12, (A, C): 36, (B, C): 12}),
+    )
+    # TV-38: mean 10: A +2 × 1, B +2 × 4, C −2 × 5 → gora 14, 44, 64.
+    assert final_sheet(end.sheet, rules).gora == (14, 44, 64)
+    # avg 122/3; A 800/3 + 69 − 36 = 899/3; B −100/3 + 48 − 78 = −190/3;
+    # C −700/3 + 45 − 48 = −709/3.
+    assert settle_final(end.sheet, rules) == (
+        Fraction(899, 3),
+        Fraction(-190, 3),
+        Fraction(-709, 3),
     )
 
 
