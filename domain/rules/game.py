@@ -368,7 +368,8 @@ def replace_player(game: GameState, seat: int) -> GameState:
     (S000 "ПРАВИЛА ДЛЯ ОСОБЫХ СЛУЧАЕВ", TV-27; ``scoresheet.replace``). It may happen at any
     moment of a game not over: the newcomer takes the seat's hand in the deal in progress and
     that deal is his. The leaver's agreement to stop early, if any, leaves with him, and so do
-    the bomb signs he owes (Classic, ``bombs.leaves``)."""
+    the bomb signs he owes (Classic, ``bombs.leaves``); the newcomer owes the robber his own
+    dark misère. The leaver closes his pool at the length in force (an ordered one, Classic)."""
     if game.finished:
         raise GameOver("the game is over")
     if not 0 <= seat < game.rules.players:
@@ -376,9 +377,10 @@ def replace_player(game: GameState, seat: int) -> GameState:
     if len(game.sheet.departed) >= MAX_REPLACEMENTS:
         raise IllegalAction(f"at most {MAX_REPLACEMENTS} players may join one game")
     return game._replace(
-        sheet=replace(game.sheet, seat, game.rules),
+        sheet=replace(game.sheet, seat, table_rules(game)),
         stop_agreed=game.stop_agreed - {seat},
         bomb_signs=leaves(game.bomb_signs, seat, game.rules.players),
+        dark_misere_played=game.dark_misere_played & ~(1 << seat),
     )
 
 

@@ -153,3 +153,20 @@ def test_replacement_refused_after_the_end_for_a_bad_seat_and_beyond_the_bound()
         replace_player(game, 0)
     totals = settle(game.sheet, DEFAULT)
     assert len(totals) == 3 + MAX_REPLACEMENTS and sum(totals, Fraction(0)) == 0
+
+
+def test_classic_leaver_takes_his_signs_and_the_newcomer_owes_his_own_dark_misere() -> None:
+    """Classic (TV-26): bomb signs are the player's ("значок бомбы пишут себе только игроки,
+    объявившие бомбу"), and so is the robber's obligation; the ordered pool length is the one
+    the leaver closes his pool at."""
+    from domain.rules.start import GameOrder
+
+    game = new_game(rule_set("classic"))._replace(
+        bomb_signs=((1, 2), (1,), ()),
+        dark_misere_played=0b011,
+        order=GameOrder(0, 50, 1),
+    )
+    after = replace_player(game, 0)
+    assert after.bomb_signs[0] == () and after.bomb_signs[1] == (1,)
+    assert after.dark_misere_played == 0b010
+    assert after.sheet.departed[0].gora == 50  # an empty pool of 50 closed into gora
