@@ -107,7 +107,7 @@ def _first_hand(view: SeatView) -> bool:
 def unseen_call(view: SeatView) -> Action | None:
     """For a seat that has not looked: the bomb, the join or the dark six, or ``None`` (look)."""
     legal = view.legal
-    level = view.bomb_call
+    level = max(1, view.bomb_call)  # a view that does not say (e.g. from the API): single
     behind = deficit(view)
     standing_bomb = view.bombers != 0
     if BOMB in legal and sign_burden(view) <= MAX_SIGNS:

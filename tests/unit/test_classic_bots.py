@@ -34,13 +34,14 @@ from domain.rules import (
     seat_view,
     with_game,
 )
-from domain.rules.actions import BOMB, LOOK, PASS, TAKE_TALON, Bomb, Call, NoTalonCall
+from domain.rules.actions import BOMB, LOOK, PASS, TAKE_TALON, WHIST, Bomb, Call, NoTalonCall
 from domain.rules.bids import MISERE, Strain
 from domain.rules.dealing import seed_commitment
 from domain.rules.state import DealState
 from domain.rules.systems import rule_set
 from domain.rules.view import SeatView
 from tests.unit.rules_helpers import SAMPLE, A, B, C, act, deal
+from tests.unit.rules_helpers import cards as cards_of
 
 CLASSIC = rule_set("classic")
 BOT = make_bot()
@@ -339,4 +340,53 @@ def test_views_without_game_context_fall_back_to_looking() -> None:
     declares a bomb or a dark six; it still joins a single bomb."""
     assert BOT(seat_view(classic_deal(), A)) == LOOK
     assert BOT(seat_view(act(classic_deal(), "bomb"), B)) == BOMB
-    assert C == 2
+    # A view that does not give the bomb level (0) is read as a single bomb, never as free.
+    assert BOT(seat_view(classic_deal(), A)._replace(bomb_call=0)) == LOOK
+    unknown = seat_view(act(classic_deal(bomb_streak=2), "bomb"), B)._replace(bomb_call=0)
+    assert BOT(unknown) == BOMB
+
+
+# --- whisting a misère (complicated whisting, notes/whist.md) ---------------------------------
+
+
+def test_bot_passes_a_whisted_misere_it_cannot_see() -> None:
+    """Complicated whisting (S000 l.659): a made misère costs each whister 10 in gora. With the
+    declarer's cards hidden, measured over bot deals, whisting lost 53–67 whists whatever the
+    whister's own low cards: the bot passes, even holding only low cards."""
+    from tests.unit.test_classic_whisting import COMPLICATED, _misere
+
+    state = _misere(COMPLICATED)
+    view = seat_view(state, B)
+    assert view.legal == (WHIST, PASS) and view.shown is None
+    assert BOT(view) == PASS
+    low = view._replace(hand=cards_of("7s 8s 9s 7c 8c 9c 7d 8d 9d 7h"))
+    assert BOT(low) == PASS
+
+
+def test_bot_whists_a_misere_whose_shown_cards_stay_exposed() -> None:
+    """With the declarer's twelve cards shown (``misere_shows_twelve``) the bot whists when
+    they stay exposed after his best discard, and passes a clean misère."""
+    from tests.unit.test_classic_whisting import COMPLICATED
+
+    rules = COMPLICATED.with_options(misere_shows_twelve=True)
+    exposed = deal(
+        "Ks 8s Kc 8c Kd 8d Kh 8h Qs Qc",
+        "As 9s 7s Ac 9c 7c Ad 9d 7d Ah",
+        "Js Ts Jc Tc Jd Td Qd Jh Th 9h",
+        "Qh 7h",
+        rules=rules,
+    )
+    state = act(exposed, "misère", "pass", "pass", "take talon", "discard Qs Qc", "declare misère")
+    view = seat_view(state, B)
+    assert view.shown is not None and view.legal == (WHIST, PASS)
+    assert BOT(view) == WHIST
+    clean = act(
+        deal(*DARK_MISERE_HAND, rules=rules),
+        "misère",
+        "pass",
+        "pass",
+        "take talon",
+        "discard Th 9h",
+        "declare misère",
+    )
+    assert BOT(seat_view(clean, B)) == PASS
