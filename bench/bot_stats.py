@@ -5,6 +5,9 @@ system of docs/SYSTEMS.md; default: the default profile). Plays whole games (``p
 over successive seeds until at least ``--deals`` deals are played, then prints the share of
 each deal kind, how often played trick contracts and misères are made, the average contract
 level, how many games finished (by the rule set's ending) and the bot-vs-bot deals per second.
+Under a Classic auction (``--system classic``) also the bombs declared and joined, the dark
+games (made, switched to misère) and the games without talon; ``--max-deals`` caps each game
+(a Classic game played until time never ends in this clockless driver).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from domain.bots import make_bot
-from domain.rules import DEFAULT, RULE_SETS, Kind, Policy, RuleSet, play_game
+from domain.rules import DEFAULT, RULE_SETS, DealRecord, Kind, Policy, RuleSet, play_game
+from domain.rules.actions import Bomb, DarkCall, NoTalonCall
 
 
 @dataclass
@@ -32,6 +36,8 @@ class Stats:
     miseres_made: int = 0
     levels: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    classic: Counter[str] = field(default_factory=Counter)
+    """Classic auction counts (bombs, dark and no-talon games), see ``classic_counts``."""
 
 
 def game_seed(number: int) -> bytes:
@@ -39,15 +45,55 @@ def game_seed(number: int) -> bytes:
     return hashlib.sha256(f"bot-stats/{number}".encode()).digest()
 
 
-def run(deals: int, policies: list[Policy], rules: RuleSet = DEFAULT) -> Stats:
-    """Play whole games under ``rules`` until at least ``deals`` deals are played."""
+def classic_counts(deal: DealRecord) -> Counter[str]:
+    """What a deal adds to the Classic counts: an initial bomb (no auction), a bomb declared in
+    the auction (and its joins), dark calls, dark games (made; switched to misère before the
+    talon), dark misères, no-talon calls and games."""
+    final = deal.final
+    actions = [a for _, a in deal.actions]
+    out: Counter[str] = Counter()
+    bombs = sum(isinstance(a, Bomb) for a in actions)
+    dark_calls = [a for a in actions if isinstance(a, DarkCall)]
+    out["dark calls"] += len(dark_calls)
+    out["no-talon calls"] += sum(isinstance(a, NoTalonCall) for a in actions)
+    if final.bomb and not final.auction.calls:
+        out["initial bombs"] += 1
+    elif final.bomb and bombs:
+        out["bombs played"] += 1
+        out["bomb joins"] += bombs - 1
+    elif bombs:
+        out["bombs beaten"] += 1
+    result = final.result
+    bid = final.bid
+    if final.dark and bid is not None and result is not None:
+        key = "dark misères" if bid.is_misere else "dark games"
+        out[key] += 1
+        contract = result.contract
+        if result.kind is Kind.GAME and contract is not None:
+            out["dark games made"] += result.tricks[result.declarer] >= contract.level
+    elif bid is not None and bid.is_misere and any(not a.bid.is_misere for a in dark_calls):
+        seat = final.declarer
+        if any(s == seat and isinstance(a, DarkCall) for s, a in deal.actions):
+            out["switched to misère"] += 1
+    if final.no_talon and bid is not None:
+        out["no-talon games"] += 1
+    return out
+
+
+def run(
+    deals: int, policies: list[Policy], rules: RuleSet = DEFAULT, max_deals: int = 500
+) -> Stats:
+    """Play whole games under ``rules`` until at least ``deals`` deals are played (each game
+    at most ``max_deals``)."""
     stats = Stats()
     start = time.perf_counter()
     while stats.deals < deals:
-        record = play_game(game_seed(stats.games), policies, rules)
+        record = play_game(game_seed(stats.games), policies, rules, max_deals=max_deals)
         stats.games += 1
         stats.finished += record.finished
         for deal in record.deals:
+            if rules.dark_auction:
+                stats.classic.update(classic_counts(deal))
             result = deal.final.result
             assert result is not None
             stats.deals += 1
@@ -84,6 +130,21 @@ def report(stats: Stats) -> str:
     lines.append(f"average level of declared trick contracts (played or not): {average:.2f}")
     by_level = Counter(levels)
     lines.append("  levels: " + ", ".join(f"{k}: {by_level[k]}" for k in sorted(by_level)))
+    if stats.classic:
+        order = (
+            "initial bombs",
+            "bombs played",
+            "bomb joins",
+            "bombs beaten",
+            "dark calls",
+            "dark games",
+            "dark games made",
+            "switched to misère",
+            "dark misères",
+            "no-talon calls",
+            "no-talon games",
+        )
+        lines.append("classic: " + ", ".join(f"{k}: {stats.classic[k]}" for k in order))
     lines.append(
         f"bot-vs-bot full deals per second: {n / stats.seconds:,.0f} ({stats.seconds:.1f} s)"
     )
@@ -97,10 +158,11 @@ def main() -> None:
     parser.add_argument(
         "--system", default="default", choices=sorted(RULE_SETS), help="the rule system"
     )
+    parser.add_argument("--max-deals", type=int, default=500, help="deals per game (at most)")
     args = parser.parse_args()
     bots: list[Policy] = [make_bot(args.style), make_bot(args.style), make_bot(args.style)]
     print(f"system: {args.system}")
-    print(report(run(args.deals, bots, RULE_SETS[args.system])))
+    print(report(run(args.deals, bots, RULE_SETS[args.system], args.max_deals)))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ one of ``view.legal``. Hand evaluation lives in ``evaluate``, the auction and wh
 
 from domain.bots.auction import STYLES, Style
 from domain.bots.bot import Bot, make_bot, play_card
+from domain.bots.classic import order_choice
 from domain.bots.evaluate import (
     all_strains,
     defence_tricks,
@@ -25,6 +26,7 @@ __all__ = [
     "defence_tricks",
     "make_bot",
     "misere_danger",
+    "order_choice",
     "play_card",
     "strain_tricks",
     "suit_tricks",

@@ -155,7 +155,7 @@ def whist(view: SeatView, style: Style) -> Action:
     assert contract is not None
     legal = view.legal
     if contract.is_misere:  # a whisted misère (S000 Classic complicated whisting)
-        return WHIST if _misere_catchers(view.hand) >= _MISERE_CATCHERS else PASS
+        return WHIST if misere_catchable(view) else PASS
     exp, sure = defence_tricks(view.hand, contract)
     level = contract.level
     said = [call for _, call in view.whist_calls]
@@ -190,15 +190,28 @@ def whist(view: SeatView, style: Style) -> Action:
     return WHIST if WHIST in legal else legal[0]
 
 
-_MISERE_CATCHERS = 5
-"""Low cards (7, 8, 9) a bot wants before it whists a misère."""
-_LOW_RANKS = sum(0b111 << (8 * suit) for suit in range(4))
-"""The 7, 8 and 9 of every suit (a card is ``suit * 8 + rank``, ranks from the 7)."""
+MISERE_WHIST_DANGER = 4
+"""The misère exposure the declarer's shown cards must keep after his best discard before a
+bot whists his misère (measured: exposure 2 is caught a quarter of the time, far too little)."""
 
 
-def _misere_catchers(hand: int) -> int:
-    """The low cards of a hand: the cards a defender leads under a misère declarer."""
-    return (hand & _LOW_RANKS).bit_count()
+def misere_catchable(view: SeatView) -> bool:
+    """Whether to whist a misère. A made misère costs each whister the misère's value in gora
+    (10; S000 l.659, notes/whist.md decision 3), a caught one brings him 10 whists a trick: the
+    whist pays only if the misère is caught about three times in four. Measured over bot deals
+    (notes/cbots.md): with the declarer's cards hidden, whatever the whister's own low cards,
+    misères were caught 0–17 % of the time (−53 to −67 whists a whist); with his twelve cards
+    shown (``misere_shows_twelve``), exposure 0 / 1 / 2 after his best discard was caught 1 /
+    13 / 25 % of the time (−66 / −56 / −47). So the bot passes unless it sees the declarer's
+    cards and they stay clearly exposed (``MISERE_WHIST_DANGER``) after his best discard."""
+    shown = view.shown
+    if not shown:
+        return False
+    danger = min(
+        misere_danger(shown & ~((1 << a) | (1 << b)), (1 << a) | (1 << b))
+        for a, b in combinations(cards(shown), 2)
+    )
+    return danger >= MISERE_WHIST_DANGER
 
 
 def defence_choice(view: SeatView) -> Action:

@@ -4,14 +4,16 @@
 ``domain.bots.auction`` and to the card play of ``domain.bots.tricks`` (trick contracts) and
 ``domain.bots.ducking`` (misère, raspasy). It reads only the view, so it never sees a hidden
 card, and it uses no randomness: the same view always gives the same action. Claims are never
-made; a claim by another player is rejected. In a Classic dark auction (issue 12) it always
-looks at its cards first and then bids in the light: it never declares a bomb or bids dark
-or without talon.
+made; a claim by another player is rejected. In a Classic dark auction (issue 12) it may
+declare or join a bomb or bid a dark six before looking, when ``domain.bots.classic`` finds
+the blind gamble sensible from the public part of its view; otherwise it looks first and bids,
+without talon where that is the cheaper call its hand supports. As a dark declarer it looks,
+then switches to misère with a misère hand or takes the talon.
 """
 
 from __future__ import annotations
 
-from domain.bots import auction
+from domain.bots import auction, classic
 from domain.bots.ducking import ducking_card
 from domain.bots.knowledge import Table
 from domain.bots.tricks import trick_card
@@ -48,11 +50,15 @@ class Bot:
         phase = view.phase
         if phase is Phase.PLAY:
             return play_card(view)
-        if LOOK in view.legal:  # Classic: it looks before it bids (never a bomb, never dark)
-            return LOOK
+        if LOOK in view.legal:  # Classic: a bomb, a join or a dark six, else it looks
+            blind = classic.unseen_call(view) if phase is Phase.BIDDING else None
+            return LOOK if blind is None else blind
         if phase is Phase.BIDDING:
-            return auction.bid(view, self.style)
+            choice = auction.bid(view, self.style)
+            return classic.no_talon_call(view, self.style.talon_allowance, choice)
         if phase is Phase.TALON:
+            if view.dark:  # the dark declarer has looked: misère if his cards fit
+                return classic.talon_choice(view, self.style.misere_danger)
             return TAKE_TALON
         if phase is Phase.DISCARD:
             if PREFERANS in view.legal:  # it ends the game at once in his favour (TV-40)

@@ -55,6 +55,7 @@ from domain.rules.game import (
     call_time,
     finish_deal,
     game_orderer,
+    game_seat_view,
     new_game,
     order_game,
     play_deal,
@@ -65,6 +66,7 @@ from domain.rules.game import (
     start_deal,
     stop_early,
     table_rules,
+    with_game,
     write_deal,
 )
 from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
@@ -185,6 +187,7 @@ __all__ = [
     "first_hand",
     "format_cards",
     "game_orderer",
+    "game_seat_view",
     "hand_number",
     "joining_position",
     "legal_actions",
@@ -215,5 +218,6 @@ __all__ = [
     "stop_early",
     "table_rules",
     "visible_mask",
+    "with_game",
     "write_deal",
 ]

@@ -401,14 +401,34 @@ class GameRecord(NamedTuple):
     """The order of the game (``rules.order_game``), as the driver made it."""
 
 
+def game_seat_view(game: GameState, seat: int) -> SeatView:
+    """``seat``'s view of the game's deal with the public game context a player at the table
+    sees (the sheet, the bomb signs owed, the table's pool length): what a bot weighs before
+    a bomb or a dark bid, which it must decide without seeing its cards (issue 12)."""
+    assert game.deal is not None
+    return with_game(seat_view(game.deal, seat), game)
+
+
+def with_game(view: SeatView, game: GameState) -> SeatView:
+    """``view`` with the public context of ``game`` (see ``game_seat_view``)."""
+    return view._replace(
+        sheet=game.sheet, bomb_signs=game.bomb_signs, pool_target=table_rules(game).pool_target
+    )
+
+
 def play_deal(
-    deal: DealState, policies: Sequence[Policy]
+    deal: DealState, policies: Sequence[Policy], game: GameState | None = None
 ) -> tuple[DealState, tuple[tuple[int, Action], ...]]:
-    """Play one deal to the end, asking each seat's policy with that seat's view only."""
+    """Play one deal to the end, asking each seat's policy with that seat's view only (with the
+    public context of ``game`` when given and the rules have a dark auction)."""
     actions: list[tuple[int, Action]] = []
+    context = game if game is not None and deal.rules.dark_auction else None
     while deal.phase is not Phase.SCORED:
         seat = actor(deal)
-        action = policies[seat](seat_view(deal, seat))
+        view = seat_view(deal, seat)
+        if context is not None:
+            view = with_game(view, context)
+        action = policies[seat](view)
         deal = apply(deal, action, seat)
         actions.append((seat, action))
     return deal, tuple(actions)
@@ -435,7 +455,7 @@ def play_game(
             game = order_game(game, game_orderer(game), *order)
         game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
         assert game.deal is not None
-        final, actions = play_deal(game.deal, policies)
+        final, actions = play_deal(game.deal, policies, game)
         dealer, number = game.dealer, game.deal_number
         game, score, entry = finish_deal(game._replace(deal=final))
         deals.append(DealRecord(number, dealer, final, actions, score, entry))

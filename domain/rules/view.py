@@ -13,12 +13,15 @@ until the deal is scored.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
 from domain.rules.ruleset import RaspasyTalon
 from domain.rules.state import ClaimState, DealState, Phase, Trick
+
+if TYPE_CHECKING:
+    from domain.rules.scoresheet import ScoreSheet
 
 
 class SeatView(NamedTuple):
@@ -67,6 +70,16 @@ class SeatView(NamedTuple):
     """Classic: the bomb level of this raspasy (0 for none)."""
     bombers: int = 0
     """Classic: the seats that declared or joined the bomb standing or played (mask)."""
+    bomb_call: int = 0
+    """Classic: the level a bomb declared or joined in this auction has (0 without bombs):
+    ``rules.bomb_level`` of the bomb raspasy just before this deal."""
+    sheet: ScoreSheet | None = None
+    """The game's scoresheet before this deal (public: every player sees the sheet), when the
+    view is made for a game (``game.game_seat_view``); ``None`` for a bare deal."""
+    bomb_signs: tuple[tuple[int, ...], ...] = ()
+    """The bomb signs each seat owes, in order (public, on the sheet), with ``sheet``."""
+    pool_target: int = 0
+    """The table's pool length (the ordered one once ordered), with ``sheet``; 0 without."""
 
 
 def shown_cards(state: DealState) -> int:
@@ -197,4 +210,5 @@ def seat_view(state: DealState, seat: int) -> SeatView:
         no_talon=state.no_talon,
         bomb=state.bomb,
         bombers=_bombers(state),
+        bomb_call=state.rules.bomb_level(state.bomb_streak) if state.rules.bombs else 0,
     )
