@@ -131,16 +131,29 @@ def claim(state: DealState, tricks: tuple[int, int, int]) -> DealState:
 
 
 def deal(game: GameState, number: int) -> tuple[GameState, DealState]:
-    """Deal ``number``: its decisions, its claimed tricks (``INITIAL`` or ``POOL``), and the
-    deal written by the driver; time is called before the move ``TIME_UP`` names. Returns the
-    game after the deal and the deal as scored."""
+    """Deal ``number`` of the script (``INITIAL`` or ``POOL``); time is called before the move
+    ``TIME_UP`` names. Returns the game after the deal and the deal as scored."""
     moves, tricks = POOL[number] if number in POOL else ([], INITIAL[number - 1])
+    assert game.deal_number + 1 == number
+    time_up = TIME_UP[1] if TIME_UP[0] == number else ""
+    return scripted(game, moves, tricks, time_up=time_up)
+
+
+def scripted(
+    game: GameState,
+    moves: list[str],
+    tricks: tuple[int, int, int] | None,
+    *,
+    time_up: str = "",
+) -> tuple[GameState, DealState]:
+    """Deal (``SHUFFLE``), make the decisions ``moves`` (each by the seat to act), claim
+    ``tricks`` (``None``: the deal ends without play) and write the deal with the game driver.
+    Time is called (``call_time``) just before the move ``time_up``, if one is named."""
     game = start_deal(game, SHUFFLE)
-    assert game.deal_number == number
     state = game.deal
     assert state is not None
     for move in moves:
-        if (number, move) == TIME_UP:
+        if move == time_up:
             game = call_time(game._replace(deal=state))
             assert not game.finished, "the deal in progress is played to its end"
         state = apply(state, step(state, move), actor(state))
