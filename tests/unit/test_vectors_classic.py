@@ -186,7 +186,7 @@ def test_s000_l609_after_a_declared_game_the_next_deals_and_the_bomb_is_single_a
     """S000 l.609: "Двойные и тройные бомбы получаются на следующих кругах …"; "После
     объявленной игры сдатчиком становится следующий, и бомба опять одинарная".
 
-    ``classic`` keeps Sochi's deal, passing after every deal (docs/SYSTEMS.md, decision K-…):
+    ``classic`` keeps Sochi's deal, passing after every deal (docs/SYSTEMS.md, decision R-15):
     after a bomb the next player deals and the next bomb is double. A table reading the seed
     as "the dealer stays while bombs are played" adds ``raspasy_dealer="stays"`` (at most 3
     deals in a row): then C deals the single and the double bomb, A declares 6♠ (both pass:
