@@ -1,7 +1,7 @@
 """Every named system through the event store (issue 11, "Done when"): bot games under each
 rule set of ``RULE_SETS`` are played through the application on both stores; the audit
 verifies each from its events alone, its hand record re-verifies, and the stored rule set loads
-back equal."""
+back equal. Classic (issue 12) is ordered after its bomb rounds and ended by the ordered time."""
 
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ def test_bot_games_of_every_system_verify(app: PreferansApplication, system: str
     play(app, game_id, random_policy(random.Random(system), bot_share=0.7))
     game = app.get_game(game_id)
     assert game.finished and game.rule_set == rules
+    # Classic: ordered by its orderer after the bomb rounds, ended only by time (helpers.play
+    # orders the agreed pool and moves the application's clock to the ordered end time).
+    assert (game.state.order is not None) == rules.order_game
+    assert game.state.time_called == rules.play_until_time
     report = verify_game(app, game_id)
     assert report.discrepancy is None, report.discrepancy
     assert report.finished and report.settlement == game.settlement
