@@ -140,7 +140,7 @@ def time_up_after(app: PreferansApplication, game: Game, deals: int) -> None:
     order = game.state.order
     if order is None or not order.ends_at or game.state.time_called:
         return
-    if game.state.deal_number - initial_deals(game.state.rules) > deals:
+    if game.state.deal_number - initial_deals(game.state.rules) >= deals:
         ends_at = order.ends_at
         app.clock = lambda: float(ends_at)
 
