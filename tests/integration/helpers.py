@@ -22,6 +22,7 @@ from domain.rules import (
     Action,
     Call,
     Claim,
+    DealState,
     Declare,
     Discard,
     GameState,
@@ -223,6 +224,8 @@ class DomainReplay:
     scored: list[dict[str, Any]] = field(default_factory=list)
     """Per deal: number, kind, declarer, contract, tricks, score and entry as plain data."""
     settlement: list[str] | None = None
+    deals: list[DealState] = field(default_factory=list)
+    """Each deal's final state as the core scored it (Classic marks, bombers, result)."""
 
 
 def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
@@ -242,6 +245,7 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             deal = game.deal
             assert deal is not None and deal.result is not None
             after, score, entry = finish_deal(game)
+            replay.deals.append(deal)
             replay.scored.append(
                 {
                     "number": game.deal_number,
