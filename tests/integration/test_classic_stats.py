@@ -7,7 +7,9 @@ rules core's own replay of the same logs (the sign ledger of ``GameState``, each
 from __future__ import annotations
 
 import random
+import uuid
 from collections import Counter
+from typing import Any
 
 from domain.rules import Action, SeatView
 from domain.rules.actions import Bomb
@@ -45,7 +47,9 @@ def classic_policy(rng: random.Random) -> Policy:
     return policy
 
 
-def _expected(app: PreferansApplication, game_ids: list) -> tuple[dict, Counter]:  # type: ignore[type-arg]
+def _expected(
+    app: PreferansApplication, game_ids: list[uuid.UUID]
+) -> tuple[dict[str, Counter[str]], Counter[str]]:
     """Each player's Classic counters and the league's, from the core's replay of each log."""
     players: dict[str, Counter[str]] = {p: Counter() for p in PLAYERS}
     league: Counter[str] = Counter()
@@ -82,7 +86,7 @@ def _expected(app: PreferansApplication, game_ids: list) -> tuple[dict, Counter]
     return players, league
 
 
-def _counted(stats: dict) -> dict[str, int]:  # type: ignore[type-arg]
+def _counted(stats: dict[str, Any]) -> dict[str, int]:
     c = stats["classic"]
     return {
         "bombs_declared": c["bombs_declared"],
@@ -101,7 +105,8 @@ def test_classic_league_bombs_dark_and_no_talon_counted_rebuild_equals_increment
     app: PreferansApplication,
 ) -> None:
     live = stats_runner(app, batch=29)
-    game_ids = []
+    game_ids: list[uuid.UUID] = []
+    seen: Counter[str] = Counter()
     # Each game's deals come from a fresh secret seed: play games until the league holds a
     # bomb declared and joined, a dark game, a game without talon and a crossed-out sign.
     for attempt in range(10):
