@@ -14,6 +14,8 @@ import time
 import uuid
 from collections.abc import Callable
 
+import grpc
+
 from service.api.mapping import parse_game_name
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
@@ -22,6 +24,7 @@ from service.app.handrecord import export_game_record, import_record
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerFactory
+from tests.e2e.helpers import refused
 
 PLAYERS = ["ann", "bob", "cid"]
 POOL_DEALS = 2
@@ -105,3 +108,55 @@ def test_a_proto_only_client_plays_classic_with_bombs_or_dark_games(
     assert report.verified, report.summary
     _, verdict = import_record(export_game_record(app, game_id, None, "json"))
     assert verdict.consistent, verdict.message
+
+
+def test_classic_calls_are_checked_at_the_edge_and_by_the_rules(
+    sqlite_only: StoreConfig, start_server: ServerFactory
+) -> None:
+    """Malformed dark and no-talon bids are INVALID_ARGUMENT naming their field; a well-formed
+    but illegal call, or a second order, is FAILED_PRECONDITION; nothing is recorded. Looking
+    shows the seat its cards (and only then)."""
+    server = start_server(sqlite_only)
+    client = GameClient(server.address)
+    try:
+        rules = pb.RuleSet(name="classic", options_json='{"initial_rounds": "none", '
+                           '"initial_levels": 0}')  # fmt: skip
+        created: pb.CreateGameResponse = client.stub.CreateGame(
+            pb.CreateGameRequest(
+                players=[pb.Player(player_id=p) for p in PLAYERS],
+                rules=rules,
+                request_id=uuid.uuid4().hex,
+                creator_secret=secrets.token_hex(16),
+            )
+        )
+        name = created.game.name
+        seats = [client.seat(name, t) for t in created.seat_tokens]
+        game = client.get_game(name)
+        assert game.orderer >= 0 and game.deal_number == 0  # ordered before the first deal
+        seats[game.orderer].order_game(20, int(time.time()) + 3600)
+        again = refused(seats[game.orderer].order_game, 20, int(time.time()) + 3600)
+        assert again.code is grpc.StatusCode.FAILED_PRECONDITION
+        view = seats[0].view()
+        me = seats[view.actor]
+        view = me.view()
+        assert view.seat in view.unseen and not view.hand
+        kinds = {a.WhichOneof("kind") for a in view.legal}
+        assert {"look", "bomb", "dark_bid"} <= kinds and "no_talon_bid" not in kinds
+        version = client.get_game(name).version
+        for action, field in (
+            (pb.Action(dark_bid="11♠"), "action.dark_bid"),
+            (pb.Action(dark_bid=""), "action.dark_bid"),
+            (pb.Action(no_talon_bid="6x"), "action.no_talon_bid"),
+        ):
+            bad = refused(me.act, action)
+            assert bad.code is grpc.StatusCode.INVALID_ARGUMENT and bad.fields == [field]
+        illegal = refused(me.act, pb.Action(bid="6♠"))  # unseen: no light bid before looking
+        assert illegal.code is grpc.StatusCode.FAILED_PRECONDITION
+        assert client.get_game(name).version == version  # refusals record nothing
+        me.act(pb.Action(look=pb.Look()))
+        looked = me.view()
+        assert looked.seat not in looked.unseen and len(looked.hand) == 10
+        kinds = {a.WhichOneof("kind") for a in looked.legal}
+        assert "no_talon_bid" in kinds and "dark_bid" not in kinds  # seen: no dark bids
+    finally:
+        client.close()
