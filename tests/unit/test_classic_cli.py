@@ -76,6 +76,17 @@ def test_simulate_classic_orders_and_its_creator_calls_time(
             assert game.state.order is not None and game.state.time_called
     finally:
         app.close()
+    # The referee's tools read the Classic game: replay (the initial bomb deals start in
+    # play, every seat a bomber), audit and the text hand record with the order.
+    game_id = str(rows[0][0])
+    capsys.readouterr()
+    assert main(["replay", game_id, "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "Classic   bomb of level 1 (A B C)" in out and "not looked: " in out
+    assert main(["audit", game_id, "--store", store]) == 0
+    assert f"{BOMB_ROUNDS + 2} deals, game finished" in capsys.readouterr().out
+    assert main(["export", game_id, "--store", store, "--format", "text"]) == 0
+    assert re.search(r'\[Order "[ABC]: pool to 20, until ', capsys.readouterr().out)
 
 
 def test_simulated_classic_games_are_ordered_timed_and_verify(tmp_path: Path) -> None:
