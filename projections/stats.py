@@ -29,6 +29,10 @@ from cachetools import LRUCache
 from domain.model.decisions import event_name
 from domain.rating import INITIAL_RATING, rate_game
 from domain.rules.bids import Bid, Strain
+from domain.rules.errors import RulesError
+from domain.rules.recording import InitialRounds
+from domain.rules.ruleset import RuleSet
+from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
 
 STRAIN_COLUMNS = {
@@ -617,13 +621,9 @@ _CLASSIC_EVENTS = frozenset(
 def classic_start(rules: dict[str, Any]) -> str:
     """A new game's Classic bookkeeping as stored in ``stats_games.classic``: "" for a game
     without bombs, dark or no-talon bids (nothing to count), else the JSON state."""
-    from domain.rules import RuleSet
-    from domain.rules.recording import InitialRounds
-    from domain.rules.start import initial_deals
-
     try:
         ruleset = RuleSet.from_dict(rules)
-    except Exception:  # pragma: no cover - every stored rule set loads (create_game checks)
+    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
         return ""
     bombs = ruleset.initial_rounds in (
         InitialRounds.BOMBS_BY_DEALER,
