@@ -308,7 +308,7 @@ def test_a_person_with_the_largest_gora_orders_the_game(server_port: int) -> Non
         initial_rounds=InitialRounds.GORA, initial_levels=0, initial_gora=10
     )
     answers = {"Pool length": ["bananas", "0", "30"], "Play for how many minutes": ["90"]}
-    for _attempt in range(12):
+    for _attempt in range(24):
         code, out, prompts = _classic_session(server_port, 1, rules, answers, deals=1)
         assert code == 0, out[-3000:]
         if "Order the game" in out:
