@@ -29,6 +29,10 @@ from cachetools import LRUCache
 from domain.model.decisions import event_name
 from domain.rating import INITIAL_RATING, rate_game
 from domain.rules.bids import Bid, Strain
+from domain.rules.errors import RulesError
+from domain.rules.recording import InitialRounds
+from domain.rules.ruleset import RuleSet
+from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
 
 STRAIN_COLUMNS = {
@@ -43,6 +47,20 @@ STRAIN_COLUMNS = {
 LEVELS = (6, 7, 8, 9, 10)
 
 _INT = "BIGINT NOT NULL DEFAULT 0"
+
+CLASSIC_COUNTERS = (
+    "bombs_declared",
+    "bombs_joined",
+    "bomb_signs",
+    "bomb_signs_crossed",
+    "dark_declared",
+    "dark_made",
+    "dark_misere_declared",
+    "dark_misere_made",
+    "no_talon_declared",
+    "no_talon_made",
+)
+"""The Classic columns of ``stats_players`` (issue 12, docs/STATS.md "Classic")."""
 _REAL = "DOUBLE PRECISION NOT NULL DEFAULT 0"
 
 PLAYER_COUNTERS = (
@@ -74,6 +92,7 @@ PLAYER_COUNTERS = (
     "raspasy_deals",
     "raspasy_tricks",
     "true_zeros",
+    *CLASSIC_COUNTERS,
 )
 """Integer columns of ``stats_players`` (all start at 0)."""
 
@@ -85,6 +104,9 @@ LEAGUE_COUNTERS = (
     "misere_declared",
     "raspasy_deals",
     "settlement_num",
+    "bomb_deals",
+    "dark_games",
+    "no_talon_games",
 )
 
 PAIR_COUNTERS = ("games", "a_num", "b_num", "a_ahead", "b_ahead", "equal")
@@ -205,8 +227,13 @@ class Stats:
             db,
             "stats_games",
             ("game_id",),
-            {"game_id": "TEXT NOT NULL", "league": "TEXT NOT NULL", "players": "TEXT NOT NULL"},
-            {},
+            {
+                "game_id": "TEXT NOT NULL",
+                "league": "TEXT NOT NULL",
+                "players": "TEXT NOT NULL",
+                "classic": "TEXT NOT NULL DEFAULT ''",
+            },
+            {"classic": ""},
         )
         self.players = _Table(
             db,
@@ -313,6 +340,76 @@ class Stats:
         game["players"] = json.dumps({"accounts": accounts, "seats": seats})
         self.players.get(league, event.player)["games_started"] += 1
 
+    # -- Classic (issue 12) ----------------------------------------------------------------
+
+    def _classic_state(self, game_id: UUID) -> dict[str, Any] | None:
+        """The game's Classic bookkeeping (``None`` for a game without Classic features):
+        ``initial`` bomb deals, this deal's ``bombers`` mask and each seat's last bid ``tier``
+        (``light``, ``dark``, ``no_talon``), and each seat's ``owed`` bomb signs."""
+        text = self.games.get(str(game_id), write=False)["classic"]
+        return json.loads(text) if text else None
+
+    def _save_classic(self, game_id: UUID, state: dict[str, Any]) -> None:
+        row = self.games.get(str(game_id))
+        row["classic"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+    def _classic(self, event: Any, name: str) -> None:
+        """Bombs, dark games and games without talon (docs/STATS.md "Classic"). Everything
+        comes from the decisions of the auction and ``DealScored``: which deal is a bomb, which
+        contract dark or without talon, and the bomb signs each seat owes (domain.rules.bombs:
+        a played bomb gives each bomber a sign; a game declared on a sign and made crosses
+        the first one out)."""
+        game_id = event.originator_id
+        state = self._classic_state(game_id)
+        if state is None:
+            return
+        seat = getattr(event, "seat", -1)
+        if name == "DealDealt":
+            initial = event.number <= state["initial"]
+            state["bombers"] = initial_bombers(3, event.dealer) if initial else 0
+            state["tier"] = ["light"] * 3
+        elif name == "PlayerReplaced":
+            state["owed"][seat] = 0  # his signs leave with him (TV-27)
+        elif name in ("BombDeclared", "BombJoined"):
+            state["bombers"] |= 1 << seat
+            league, players = self._seated(game_id)
+            column = "bombs_declared" if name == "BombDeclared" else "bombs_joined"
+            self.players.get(league, players[seat])[column] += 1
+        elif name in _TIERS:
+            state["tier"][seat] = _TIERS[name]
+        elif name == "DealScored":
+            self._classic_scored(event, state)
+        self._save_classic(game_id, state)
+
+    def _classic_scored(self, event: Any, state: dict[str, Any]) -> None:
+        league, players = self._seated(event.originator_id)
+        totals = self.leagues.get(league)
+        kind, declarer, taken = event.kind, event.declarer, 0
+        if kind == "raspasy":
+            if state["bombers"]:
+                totals["bomb_deals"] += 1
+                for s, player in enumerate(players):
+                    if state["bombers"] >> s & 1:
+                        self.players.get(league, player)["bomb_signs"] += 1
+                        state["owed"][s] += 1
+            return
+        row = self.players.get(league, players[declarer])
+        taken = event.tricks[declarer]
+        made = _made(kind, event.contract, taken)
+        if kind not in ("underbid", "preferans") and state["owed"][declarer] and made:
+            state["owed"][declarer] -= 1
+            row["bomb_signs_crossed"] += 1
+        tier = state["tier"][declarer]
+        if tier == "dark":
+            totals["dark_games"] += 1
+            prefix = "dark_misere" if kind == "misere" else "dark"
+            row[f"{prefix}_declared"] += 1
+            row[f"{prefix}_made"] += made
+        elif tier == "no_talon":
+            totals["no_talon_games"] += 1
+            row["no_talon_declared"] += 1
+            row["no_talon_made"] += made
+
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
         if name == "GameCreated":
@@ -328,11 +425,14 @@ class Stats:
             self._resettled(event)
         elif name == "PlayerReplaced":
             self._replaced(event)
+        if name in _CLASSIC_EVENTS:
+            self._classic(event, name)
 
     def _created(self, event: Any) -> None:
         game = self.games.get(str(event.originator_id))
         game["league"] = event.league
         game["players"] = json.dumps(list(event.players))
+        game["classic"] = classic_start(event.rules)
         for player in event.players:
             self.players.get(event.league, player)["games_started"] += 1
         self.leagues.get(event.league)["games_started"] += 1
@@ -500,6 +600,60 @@ _WHIST_COLUMNS = {
     "OwnWhistOffered": "half_whists",
 }
 """Each whist decision event → the player's counter it adds one to."""
+
+
+_TIERS = {
+    "BidCalled": "light",
+    "MisereCalled": "light",
+    "HereSaid": "light",
+    "DarkSwitchedToMisere": "light",
+    "DarkBidCalled": "dark",
+    "NoTalonBidCalled": "no_talon",
+}
+"""The auction calls that set the tier of a seat's last bid (the declarer's is the contract's:
+dark, without talon, or ordinary; a dark declarer's switch to misère is an ordinary misère)."""
+
+_CLASSIC_EVENTS = frozenset(
+    {*_TIERS, "DealDealt", "DealScored", "BombDeclared", "BombJoined", "PlayerReplaced"}
+)
+
+
+def classic_start(rules: dict[str, Any]) -> str:
+    """A new game's Classic bookkeeping as stored in ``stats_games.classic``: "" for a game
+    without bombs, dark or no-talon bids (nothing to count), else the JSON state."""
+    try:
+        ruleset = RuleSet.from_dict(rules)
+    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
+        return ""
+    bombs = ruleset.initial_rounds in (
+        InitialRounds.BOMBS_BY_DEALER,
+        InitialRounds.BOMBS_BY_ROUND,
+    )
+    if not (ruleset.dark_auction or ruleset.no_talon_levels or ruleset.no_talon_misere or bombs):
+        return ""
+    state = {
+        "initial": initial_deals(ruleset) if bombs else 0,
+        "bombers": 0,
+        "tier": ["light"] * 3,
+        "owed": [0] * 3,
+    }
+    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+
+def initial_bombers(players: int, dealer: int) -> int:
+    """Who gets the sign of an initial bomb (``domain.rules.start.bombers``)."""
+    seats = (1 << players) - 1
+    return seats & ~(1 << dealer) if players > 3 else seats
+
+
+def _made(kind: str, contract: str, taken: int) -> bool:
+    """Whether the declarer made his game (``domain.rules.bombs.made``): a trick game taken at
+    its level, a misère without a trick, a game given without play (both passed, half-whist)."""
+    if kind == "misere":
+        return taken == 0
+    if kind == "game":
+        return taken >= Bid.parse(contract).level
+    return kind in ("passed-out", "half-whist", "preferans")
 
 
 def _outcome(a: Fraction, b: Fraction) -> str:

@@ -97,6 +97,24 @@ def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
             "tricks": int(row["raspasy_tricks"]),
             "true_zeros": int(row["true_zeros"]),
         },
+        "classic": {
+            "bombs_declared": int(row["bombs_declared"]),
+            "bombs_joined": int(row["bombs_joined"]),
+            "bomb_signs": int(row["bomb_signs"]),
+            "bomb_signs_crossed": int(row["bomb_signs_crossed"]),
+            "dark": {
+                "declared": int(row["dark_declared"]),
+                "made": int(row["dark_made"]),
+            },
+            "dark_misere": {
+                "declared": int(row["dark_misere_declared"]),
+                "made": int(row["dark_misere_made"]),
+            },
+            "no_talon": {
+                "declared": int(row["no_talon_declared"]),
+                "made": int(row["no_talon_made"]),
+            },
+        },
     }
 
 
@@ -179,7 +197,8 @@ def league_totals(db: Database, league: str) -> dict[str, Any] | None:
     with db.reading() as c:
         c.execute(
             "SELECT games_started, games, deals, contracts_declared, misere_declared, "
-            "raspasy_deals, settlement_num, settlement_den FROM stats_leagues WHERE league = ?",
+            "raspasy_deals, settlement_num, settlement_den, bomb_deals, dark_games, "
+            "no_talon_games FROM stats_leagues WHERE league = ?",
             (league,),
         )
         row = c.fetchone()
@@ -197,6 +216,9 @@ def league_totals(db: Database, league: str) -> dict[str, Any] | None:
         "misere_declared": int(row[4]),
         "raspasy_deals": int(row[5]),
         "settlement_sum": fraction_text(row[6], row[7]),
+        "bomb_deals": int(row[8]),
+        "dark_games": int(row[9]),
+        "no_talon_games": int(row[10]),
     }
 
 

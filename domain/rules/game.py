@@ -441,16 +441,26 @@ def play_game(
     first_dealer: int = 0,
     max_deals: int = 500,
     order: tuple[int, int] | None = None,
+    time_after: int | None = None,
 ) -> GameRecord:
     """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop). A game
     to be ordered (``rules.order_game``) is ordered with ``order`` (pool length, end time) by
     the seat whose order it is; by default the agreed ``pool_target`` and, until time, the
-    end time 1 (this driver has no clock: time is never called here)."""
+    end time 1. This driver has no clock: in a game played until time, time is called (as the
+    event would record it) once ``time_after`` deals after the initial rounds are played, and
+    never if ``time_after`` is ``None``."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
     if order is None:
         order = (rules.pool_target, 1 if rules.ending_by_time else 0)
     while not game.finished and len(deals) < max_deals:
+        if (
+            time_after is not None
+            and rules.ending_by_time
+            and game.deal_number - initial_deals(rules) >= time_after
+        ):
+            game = call_time(game)  # between deals: the game ends now
+            break
         if awaiting_order(game):
             game = order_game(game, game_orderer(game), *order)
         game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))

@@ -201,6 +201,7 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
     misere = s["misere"]
     whist = s["whist"]
     raspasy = s["raspasy"]
+    classic = s["classic"]
     return pb.PlayerStats(
         league=s["league"],
         player_id=s["player_id"],
@@ -242,7 +243,20 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             tricks=int(raspasy["tricks"]),
             true_zeros=int(raspasy["true_zeros"]),
         ),
+        classic=pb.ClassicStats(
+            bombs_declared=int(classic["bombs_declared"]),
+            bombs_joined=int(classic["bombs_joined"]),
+            bomb_signs=int(classic["bomb_signs"]),
+            bomb_signs_crossed=int(classic["bomb_signs_crossed"]),
+            dark=_contract_count(classic["dark"]),
+            dark_misere=_contract_count(classic["dark_misere"]),
+            no_talon=_contract_count(classic["no_talon"]),
+        ),
     )
+
+
+def _contract_count(count: dict[str, Any]) -> pb.ContractCount:
+    return pb.ContractCount(declared=int(count["declared"]), made=int(count["made"]))
 
 
 def leaderboard_entry_to_proto(row: dict[str, Any], rank: int) -> pb.LeaderboardEntry:
@@ -283,4 +297,7 @@ def league_to_proto(t: dict[str, Any]) -> pb.League:
         misere_declared=int(t["misere_declared"]),
         raspasy_deals=int(t["raspasy_deals"]),
         settlement_sum=str(t["settlement_sum"]),
+        bomb_deals=int(t["bomb_deals"]),
+        dark_games=int(t["dark_games"]),
+        no_talon_games=int(t["no_talon_games"]),
     )

@@ -8,11 +8,13 @@ an ordinary log: the statistics projection cannot tell it from real play.
 from __future__ import annotations
 
 import random
+import secrets
 import uuid
 from collections.abc import Callable, Sequence
 
 from domain.bots import make_bot
-from domain.rules import DEFAULT, RuleSet, actor, seat_view
+from domain.rules import DEFAULT, RuleSet, actor, awaiting_order, game_orderer, seat_view
+from domain.rules.start import initial_deals
 from service.app.application import PreferansApplication
 
 DEFAULT_PLAYERS = ("ann", "bob", "cid", "dan", "eve")
@@ -21,19 +23,50 @@ DEFAULT_PLAYERS = ("ann", "bob", "cid", "dan", "eve")
 SEATS = 3
 
 
+ORDER_MINUTES = 60
+"""How far ahead a simulated orderer orders the end time of a game played until time."""
+
+TIME_DEALS = 6
+"""Deals of the ordered pool a simulated game played until time lasts before its creator
+calls time."""
+
+
 def play_game(
     app: PreferansApplication,
     game_id: uuid.UUID,
     prefix: str,
     on_action: Callable[[], None] | None = None,
+    *,
+    creator_secret: str = "",
+    time_deals: int = TIME_DEALS,
 ) -> int:
     """Play a game to its end with a bot in every seat (each sees only its own seat's view);
-    return the game's final version."""
+    return the game's final version.
+
+    Classic: a game waiting for its order is ordered by its orderer with the agreed
+    ``pool_target`` and, until time, an end time ``ORDER_MINUTES`` after the application's
+    clock (a local choice: the bots of ``domain.bots`` do not order). A game played until
+    time is ended by its creator calling time (``prefix`` is the creation's request id and
+    ``creator_secret`` its secret) once ``time_deals`` deals of the pool have been dealt."""
     bots = [make_bot() for _ in range(SEATS)]
     while True:
         game = app.get_game(game_id)
         if game.finished:
             return game.version
+        state = game.state
+        if awaiting_order(state):
+            rules = state.rules
+            ends_at = int(app.clock()) + ORDER_MINUTES * 60 if rules.ending_by_time else 0
+            seat = game_orderer(state)
+            app.order_game(game_id, seat, rules.pool_target, ends_at, f"{prefix}-order")
+            continue
+        if (
+            state.rules.play_until_time
+            and not state.time_called
+            and state.deal_number - initial_deals(state.rules) >= time_deals
+        ):
+            app.call_time(game_id, prefix, creator_secret, f"{prefix}-time")
+            continue
         deal = game.deal
         assert deal is not None
         seat = actor(deal)
@@ -52,9 +85,11 @@ def simulate(
     seed: str | None = None,
     on_action: Callable[[], None] | None = None,
     on_game: Callable[[uuid.UUID], None] | None = None,
+    time_deals: int = TIME_DEALS,
 ) -> list[uuid.UUID]:
     """Play ``games`` whole games of the league; each game seats three of ``players`` drawn
-    at random (reproducibly with ``seed``). Return the games' ids in the order played."""
+    at random (reproducibly with ``seed``). Return the games' ids in the order played. A game
+    played until time (Classic) lasts ``time_deals`` deals of its pool, then time is called."""
     pool = list(dict.fromkeys(players))
     if len(pool) < SEATS:
         raise ValueError(f"a league needs at least {SEATS} different players")
@@ -64,8 +99,18 @@ def simulate(
     for number in range(games):
         seated = rng.sample(pool, SEATS)
         request = f"simulate-{run}-{number}"
-        created = app.create_game(seated, request, rules=rules, league=league)
-        play_game(app, created.game_id, request, on_action)
+        secret = secrets.token_hex(16)
+        created = app.create_game(
+            seated, request, rules=rules, league=league, creator_secret=secret
+        )
+        play_game(
+            app,
+            created.game_id,
+            request,
+            on_action,
+            creator_secret=secret,
+            time_deals=time_deals,
+        )
         played.append(created.game_id)
         if on_game is not None:
             on_game(created.game_id)

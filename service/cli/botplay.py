@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from domain.bots import make_bot
-from domain.rules import Action, parse_action
+from domain.rules import Action, RuleSet, parse_action
+from domain.rules.start import initial_deals
 from service.cli.viewstate import view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
+
+ORDER_MINUTES = 60
+"""How far ahead the command line's bots order the end time of a game played until time."""
+
+TIME_DEALS = 6
+"""Deals of the ordered pool a bot game played until time lasts before its creator calls
+time (``--deals``)."""
+
+
+@dataclass(frozen=True)
+class Creator:
+    """The creator's credential of a game (its creation's request id and secret): what
+    ``CallTime`` asks for."""
+
+    request_id: str
+    secret: str
 
 
 def bot_step(seat: SeatClient, view: pb.SeatView, policy: Callable[..., Action]) -> int:
@@ -17,19 +37,57 @@ def bot_step(seat: SeatClient, view: pb.SeatView, policy: Callable[..., Action])
     return seat.act(action).version
 
 
+def game_rules(game: pb.Game) -> RuleSet:
+    """The rule set of a game as ``GetGame`` sends it (every option in ``options_json``)."""
+    options = json.loads(game.rules.options_json) if game.rules.options_json else {}
+    options.setdefault("name", game.rules.name)
+    return RuleSet.from_dict(options)
+
+
+def order_choice(rules: RuleSet, now: float, minutes: int = ORDER_MINUTES) -> tuple[int, int]:
+    """What the command line's bots order (Classic, S000 "заказывает игру"): the table's
+    agreed ``pool_target`` and, in a game played until time, an end time ``minutes`` after
+    ``now``. A local choice: the bots of ``domain.bots`` do not order."""
+    return rules.pool_target, int(now) + minutes * 60 if rules.ending_by_time else 0
+
+
 def play_with_bots(
     client: GameClient,
     name: str,
     tokens: Sequence[str],
     *,
     on_action: Callable[[int], None] | None = None,
+    creator: Creator | None = None,
+    time_deals: int = TIME_DEALS,
+    clock: Callable[[], float] = time.time,
 ) -> pb.Game:
-    """Play the game to its end with a bot in every seat (each sees only its own view)."""
+    """Play the game to its end with a bot in every seat (each sees only its own view).
+
+    Classic: when the game waits for its order, the orderer's bot orders (``order_choice``).
+    A game played until time ends by time only: with the ``creator``'s credential time is
+    called once ``time_deals`` deals of the ordered pool have been dealt; without it the game
+    goes on until the ordered end time, when the server calls time itself."""
     seats = [client.seat(name, t) for t in tokens]
     bots = [make_bot() for _ in seats]
+    rules = game_rules(client.get_game(name))
     version = 0
+    called = False
     while True:
         view = seats[0].view(min_version=version)
+        if view.orderer >= 0:
+            pool, ends_at = order_choice(rules, clock())
+            version = seats[view.orderer].order_game(pool, ends_at).version
+            continue
+        if (
+            creator is not None
+            and rules.play_until_time
+            and not called
+            and view.HasField("order")
+            and view.deal_number - initial_deals(rules) >= time_deals
+        ):
+            version = client.call_time(name, creator.request_id, creator.secret).version
+            called = True
+            continue
         if view.actor < 0:
             game = client.get_game(name)
             if game.status == pb.GAME_STATUS_FINISHED:
@@ -44,4 +102,4 @@ def play_with_bots(
             on_action(version)
 
 
-__all__ = ["parse_action", "play_with_bots"]
+__all__ = ["Creator", "order_choice", "parse_action", "play_with_bots"]

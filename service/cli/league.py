@@ -124,6 +124,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 rules,
                 seed=args.seed,
                 on_game=lambda _game: progress.advance(task),
+                time_deals=args.deals,
             )
         if not args.no_projections:
             for runner in standard_runners(app, app.db).values():

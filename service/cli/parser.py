@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dealer", type=int, default=0, choices=(0, 1, 2), help="first dealer")
     demo.add_argument("--max-deals", type=int, default=500, help="stop early after this many")
     demo.add_argument("--quiet", action="store_true", help="print only the final scoresheet")
+    demo.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
     add_rules_options(demo)
     demo.set_defaults(func=cmd_demo)
 
@@ -150,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--games", type=int, default=1, help="how many games to play")
     add_rules_options(bots)
     bots.add_argument("--league", default="", help="league tag of the games (default: none)")
+    bots.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
     tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
@@ -159,6 +161,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_options(play)
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
+    play.add_argument(
+        "--deals",
+        type=deals_arg,
+        default=0,
+        help="a game played until time (Classic): call time after this many deals of the "
+        "ordered pool (default: 0, play until the ordered end time)",
+    )
     tls_client_options(play)
     play.set_defaults(func=cmd_play)
 
@@ -205,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
     add_rules_options(sim)
     sim.add_argument("--seed", help="any text: the same text seats the same players")
+    sim.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
     sim.add_argument("--no-projections", action="store_true", help="do not update read models")
     sim.set_defaults(func=cmd_simulate)
 
@@ -244,6 +254,24 @@ def build_parser() -> argparse.ArgumentParser:
     metrics_options(run)
     run.set_defaults(func=cmd_projections_run)
     return parser
+
+
+DEFAULT_TIME_DEALS = 6
+DEALS_HELP = (
+    "a game played until time (Classic): time is called after this many deals of the ordered "
+    f"pool (default: {DEFAULT_TIME_DEALS})"
+)
+
+
+def deals_arg(text: str) -> int:
+    """``--deals``: a whole number of deals, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of deals: {text[:40]!r}") from None
+    if not 0 <= value <= 10_000:
+        raise argparse.ArgumentTypeError("the number of deals must be from 0 to 10000")
+    return value
 
 
 def order_column(text: str) -> str:

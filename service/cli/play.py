@@ -20,10 +20,13 @@ the terminal table is to be rebuilt to fit 80×24 (issue 16), and it is split th
 from __future__ import annotations
 
 import getpass
+import secrets
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
@@ -48,6 +51,8 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.seats import hand_number, seat_name
+from domain.rules.start import initial_deals
+from service.cli.botplay import ORDER_MINUTES, Creator, game_rules, order_choice
 from service.cli.common import client_for
 from service.cli.rules import rules_from_args
 from service.cli.viewstate import view_from_proto
@@ -156,7 +161,11 @@ def _trick_text(cards: Iterable[Any], names: Sequence[str], winner: int = -1) ->
 def _contract_text(view: pb.SeatView) -> Text:
     out = Text()
     if view.declarer < 0:
-        if view.phase == pb.PHASE_PLAY and not view.winning_bid:
+        if view.phase == pb.PHASE_PLAY and view.bomb:
+            out.append(
+                f"{bomb_word(view.bomb)} bomb: take as few tricks as you can", style="magenta"
+            )
+        elif view.phase == pb.PHASE_PLAY and not view.winning_bid:
             out.append("raspasy (all passed): take as few tricks as you can", style="yellow")
         else:
             out.append("no contract yet", style="dim")
@@ -168,6 +177,10 @@ def _contract_text(view: pb.SeatView) -> Text:
     else:
         out.append("won the auction at ")
         out.append_text(_call_text(view.winning_bid))
+    if view.dark:
+        out.append(" dark", style="bold magenta")
+    if view.no_talon:
+        out.append(" without talon", style="bold magenta")
     if view.whist_calls:
         out.append("\nwhisting: ")
         out.append_text(_calls_text(view.whist_calls, [seat_name(s) for s in range(3)]))
@@ -198,7 +211,11 @@ def scoresheet_table(
 ) -> Table:
     """Totals: pool, gora and whists written by each seat on the others (and the settlement)."""
     players = _player_names(names)
+    if sheet.HasField("order"):
+        pool_target = sheet.order.pool
     title = "Scoresheet" + (f" — pool to {pool_target}" if pool_target else "")
+    if sheet.HasField("order"):
+        title += f" ({order_text(sheet.order)})"
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("seat")
     table.add_column("pool", justify="right")
@@ -241,6 +258,23 @@ def bomb_signs_text(signs: pb.BombSigns | None) -> Text:
     return out
 
 
+BOMB_WORDS = {1: "single", 2: "double", 3: "triple"}
+
+
+def bomb_word(level: int) -> str:
+    """A bomb level in words: single, double, triple, then ``4×``."""
+    return BOMB_WORDS.get(level, f"{level}×")
+
+
+def order_text(order: pb.GameOrder) -> str:
+    """The order of a Classic game: ``B ordered: pool to 20, until 2026-12-01 23:00 UTC``."""
+    text = f"{seat_name(order.seat)} ordered: pool to {order.pool}"
+    if order.HasField("end_time") and order.end_time.seconds:
+        moment = datetime.fromtimestamp(order.end_time.seconds, UTC)
+        text += f", until {moment:%Y-%m-%d %H:%M} UTC"
+    return text
+
+
 def format_result(value: str) -> str:
     """A settlement fraction (``"-275/3"``) as a signed number: ``-91.67 (-275/3)``."""
     fraction = Fraction(value)
@@ -276,6 +310,11 @@ def render_view(
             header.append(f"{seat_name(view.to_act)} {players[view.to_act]}", style="bold cyan")
     if view.raspasy_streak:
         header.append(f"   raspasy in a row: {view.raspasy_streak}", style="yellow")
+    if view.bomb:
+        bombers = " ".join(seat_name(s) for s in view.bombers)
+        header.append(f"   {bomb_word(view.bomb)} bomb ({bombers})", style="bold magenta")
+    if view.HasField("order"):
+        header.append(f"\n{order_text(view.order)}", style="dim")
 
     seats = Table(expand=True, show_edge=False, pad_edge=False)
     seats.add_column("seat", no_wrap=True)
@@ -294,7 +333,12 @@ def render_view(
             role += " whister"
         calls = [c.call for c in view.auction if c.seat == seat]
         calls += [c.call for c in view.whist_calls if c.seat == seat]
-        if seat == me:
+        if seat in view.unseen:
+            cards = Text(
+                "face down (has not looked)" + (": look, or play dark" if seat == me else ""),
+                style="magenta",
+            )
+        elif seat == me:
             cards = hand_text(view.hand)
         elif seat in visible:
             cards = hand_text(visible[seat])
@@ -340,12 +384,35 @@ def render_view(
     if log:
         parts.append(Panel(Text("\n".join(log)), title="Last moves", expand=False))
     hand_title = f"Your hand ({seat_name(me)})"
-    parts.append(Panel(hand_text(view.hand), title=hand_title, expand=False, border_style="green"))
+    my_hand = hand_text(view.hand)
+    if me in view.unseen:
+        my_hand = Text("face down: you have not looked at your cards", style="magenta")
+    parts.append(Panel(my_hand, title=hand_title, expand=False, border_style="green"))
     if my_turn and view.to_act != me and view.to_act in visible:
         partner = f"{seat_name(view.to_act)}'s hand — you play it"
         parts.append(Panel(hand_text(visible[view.to_act]), title=partner, expand=False))
     if my_turn:
         parts.append(render_actions(view.legal_actions, can_claim=view.can_claim))
+    return Group(*parts)
+
+
+def render_order_prompt(
+    sheet: pb.Scoresheet | None = None,
+    *,
+    names: Sequence[str] | None = None,
+    timed: bool = True,
+) -> RenderableType:
+    """Classic (S000 "заказывает игру"): the initial rounds are over and this seat, with the
+    largest gora, orders the game: the pool length and, in a game played until time, its end."""
+    parts: list[RenderableType] = []
+    if sheet is not None:
+        parts.append(scoresheet_table(sheet, _player_names(names)))
+    text = Text("The initial rounds are over. You have the largest gora: order the game — ")
+    text.append("the pool length", style="bold")
+    if timed:
+        text.append(" and how many minutes to play (the game then ends by time)", style="bold")
+    text.append(". Enter takes the default; q quits.")
+    parts.append(Panel(text, title="Order the game", border_style="yellow"))
     return Group(*parts)
 
 
@@ -389,7 +456,9 @@ def render_deal_result(
     summary = Text()
     summary.append(f"Deal {event.deal_number}: ", style="bold")
     tricks = "  ".join(f"{seat_name(s)} {t}" for s, t in enumerate(event.tricks))
-    if event.kind == "raspasy":
+    if event.kind == "raspasy" and event.bomb:
+        summary.append(f"{bomb_word(event.bomb)} bomb", style="magenta")
+    elif event.kind == "raspasy":
         summary.append("raspasy (all passed)")
     else:
         summary.append(f"{seat_name(event.declarer)} ", style="cyan")
@@ -405,6 +474,10 @@ def render_deal_result(
             else:
                 level = Bid.parse(event.contract).level if event.contract else 0
                 summary.append(" made" if taken >= level else f" — {level - taken} down")
+    if event.dark:
+        summary.append("   (dark game: ×2)", style="magenta")
+    if event.sign:
+        summary.append(f"   (on a {bomb_word(event.sign)} bomb sign)", style="magenta")
     summary.append(f"\ntricks: {tricks}")
 
     hands = Table(show_edge=False, pad_edge=False)
@@ -570,6 +643,10 @@ def describe_action(event: pb.ActionEvent) -> str:
         return f"{who}: {'allows' if action.own_whist_answer.allow else 'refuses'} the own whist"
     if kind == "claim":
         return f"{who} claims {'-'.join(str(t) for t in action.claim.tricks)}"
+    if kind == "dark_bid":
+        return f"{who}: {action.dark_bid} dark"
+    if kind == "no_talon_bid":
+        return f"{who}: {action.no_talon_bid} without talon"
     words = {
         "pass": "pass",
         "here": "here",
@@ -579,6 +656,8 @@ def describe_action(event: pb.ActionEvent) -> str:
         "own_whist": "own whist",
         "accept_claim": "accepts the claim",
         "reject_claim": "rejects the claim",
+        "look": "looks at his cards",
+        "bomb": "bomb (pass dark)",
     }
     return f"{who}: {words.get(kind or '', kind or '?')}"
 
@@ -601,6 +680,14 @@ class PlaySession:
     bot_delay: float = 0.4
     sleep: Callable[[float], None] = time.sleep
     clear: bool = False
+    rules: RuleSet | None = None
+    """The table's rules (Classic: to order the game and to know its initial deals)."""
+    creator: Creator | None = None
+    """The creator's credential: with ``time_deals`` the person's client calls time."""
+    time_deals: int = 0
+    """A game played until time: time is called after this many deals of the ordered pool
+    (0: play until the ordered end time, when the server calls it)."""
+    clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
         self.seats: list[SeatClient] = [self.client.seat(self.name, t) for t in self.tokens]
@@ -608,6 +695,7 @@ class PlaySession:
         self.head = 0
         self.dealer = -1
         self.log: deque[str] = deque(maxlen=6)
+        self.time_called = False
 
     # -- output --
 
@@ -637,6 +725,12 @@ class PlaySession:
                 self.log.clear()
             elif kind == "action":
                 self.log.append(describe_action(message.action))
+            elif kind == "game_ordered":
+                self.log.append(order_text(message.game_ordered))
+            elif kind == "time_called":
+                self.time_called = True
+                last = message.time_called.deal_number
+                self.log.append(f"time is called: deal {last} is the last")
             elif kind == "deal_scored":
                 if not self._deal_over(message.deal_scored, message.version):
                     return False
@@ -647,6 +741,13 @@ class PlaySession:
                 continue  # more events of the last command are on their way
             view = me.view(min_version=self.head)
             if view.actor < 0:
+                continue
+            if view.orderer >= 0:
+                if not self._order(view):
+                    return False
+                continue
+            if self._time_is_up(view):
+                self._call_time()
                 continue
             sheet = self.client.scoresheet(self.name, min_version=self.head)
             self._show(
@@ -664,6 +765,78 @@ class PlaySession:
             else:
                 self._bot_moves(view.actor)
         return False
+
+    def _time_is_up(self, view: pb.SeatView) -> bool:
+        """Whether this client calls time now (``time_deals`` pool deals have been dealt)."""
+        rules = self.rules
+        return (
+            rules is not None
+            and rules.play_until_time
+            and self.creator is not None
+            and self.time_deals > 0
+            and not self.time_called
+            and view.HasField("order")
+            and view.deal_number - initial_deals(rules) >= self.time_deals
+        )
+
+    def _call_time(self) -> None:
+        """The creator calls time (``CallTime``): the deal in progress is the last."""
+        assert self.creator is not None
+        self.time_called = True
+        called = self.client.call_time(self.name, self.creator.request_id, self.creator.secret)
+        self.head = max(self.head, called.version)
+
+    def _order(self, view: pb.SeatView) -> bool:
+        """The game waits for its order (Classic): the orderer's bot orders, or the person is
+        asked for the pool length and, in a game played until time, how long to play."""
+        rules = self.rules or RuleSet(pool_target=self.pool_target or 20)
+        pool, ends_at = order_choice(rules, self.clock())
+        seat = self.seats[view.orderer]
+        if view.orderer != self.seat:
+            self.sleep(self.bot_delay)
+            self.head = max(self.head, seat.order_game(pool, ends_at).version)
+            return True
+        sheet = self.client.scoresheet(self.name, min_version=self.head)
+        self._show(render_order_prompt(sheet, names=self.names, timed=rules.ending_by_time))
+        while True:
+            chosen = self._ask_number(f"Pool length [{pool}]> ", pool)
+            if chosen is None:
+                return False
+            ends = 0
+            if rules.ending_by_time:
+                prompt = f"Play for how many minutes [{ORDER_MINUTES}]> "
+                minutes = self._ask_number(prompt, ORDER_MINUTES)
+                if minutes is None:
+                    return False
+                ends = int(self.clock()) + minutes * 60
+            try:
+                response = seat.order_game(chosen, ends)
+            except grpc.RpcError as exc:
+                if exc.code() not in (
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                ):
+                    raise
+                self.console.print(
+                    Text(f"Refused by the server — {describe_rpc_error(exc)}", "red")
+                )
+                continue
+            self.head = max(self.head, response.version)
+            self.pool_target = chosen
+            return True
+
+    def _ask_number(self, prompt: str, default: int) -> int | None:
+        """A whole number from the person (Enter: ``default``); ``None`` to quit."""
+        while True:
+            line = self._ask(prompt)
+            if line is None or line.strip().lower() in QUIT_WORDS:
+                return None
+            text = line.strip()
+            if not text:
+                return default
+            if text.isdigit():
+                return int(text)
+            self.console.print(Text("type a whole number (Enter: the default; q quits)", "red"))
 
     def _bot_moves(self, seat: int) -> None:
         self.sleep(self.bot_delay)
@@ -741,17 +914,24 @@ def play_game(
     bot_delay: float = 0.4,
     sleep: Callable[[float], None] = time.sleep,
     clear: bool = False,
+    time_deals: int = 0,
+    clock: Callable[[], float] = time.time,
 ) -> int:
     """Create a game on the server and play it: 0 when it is over, 1 if the person quit.
     ``rules`` (default: the server's default rule set, with ``pool`` as its pool target if
-    given) are the table's conventions."""
+    given) are the table's conventions. A game played until time (Classic) ends at its
+    ordered end time, or with ``time_deals`` after that many deals of the ordered pool (this
+    client, the game's creator, calls time)."""
     bots = [f"bot-{seat_name(s)}" for s in range(3)]
     players = [player if s == seat else bots[s] for s in range(3)]
     if player in bots:
         players = [player if s == seat else f"{bots[s]}-bot" for s in range(3)]
     if rules is None and pool:
         rules = RuleSet(pool_target=pool)
-    created = client.create_game(players, rules)
+    creator = Creator(uuid.uuid4().hex, secrets.token_hex(16))
+    created = client.create_game(
+        players, rules, request_id=creator.request_id, creator_secret=creator.secret
+    )
     name = created.game.name
     pool_target = created.game.rules.pool_target or pool
     session = PlaySession(
@@ -766,6 +946,10 @@ def play_game(
         bot_delay=bot_delay,
         sleep=sleep,
         clear=clear,
+        rules=game_rules(created.game),
+        creator=creator,
+        time_deals=time_deals,
+        clock=clock,
     )
     session.head = created.game.version
     stream = session.seats[seat].watch_updates(from_version=0)
@@ -796,6 +980,7 @@ def run(args: Any) -> int:
             console=console,
             bot_delay=args.bot_delay,
             clear=console.is_terminal,
+            time_deals=args.deals,
         )
     except grpc.RpcError as exc:
         console.print(Text(f"The server at {args.server} failed: {describe_rpc_error(exc)}", "red"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from fractions import Fraction
 
 from rich.console import Console
@@ -9,10 +10,42 @@ from rich.table import Table
 
 from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards, hand_number
 from domain.rules.seats import seat_name
+from domain.rules.start import GameOrder
 
 
 def describe_deal(deal: DealRecord) -> str:
-    """One line: what was played and how it ended."""
+    """One line: what was played and how it ended (Classic: the bomb, dark, without talon)."""
+    return _classic_prefix(deal) + _describe(deal)
+
+
+BOMB_WORDS = {1: "single", 2: "double", 3: "triple"}
+
+
+def _classic_prefix(deal: DealRecord) -> str:
+    """Classic marks of a deal: ``triple bomb (A B C): ``, ``dark ``, ``without talon ``."""
+    final = deal.final
+    if final.bomb:
+        level = BOMB_WORDS.get(final.bomb, f"{final.bomb}×")
+        bombers = " ".join(seat_name(s) for s in range(3) if final.bombers >> s & 1)
+        return f"{level} bomb ({bombers}): "
+    return ("dark " if final.dark else "") + ("without talon " if final.no_talon else "")
+
+
+def describe_order(order: GameOrder | None) -> str:
+    """The order of a Classic game in words: ``B ordered: pool to 20, until 2026-12-01 23:00
+    UTC`` ("" when not ordered)."""
+    if order is None:
+        return ""
+    text = f"{seat_name(order.seat)} ordered: pool to {order.pool}"
+    if order.ends_at > 1:
+        moment = datetime.fromtimestamp(order.ends_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        text += f", until {moment}"
+    elif order.ends_at:
+        text += ", until time is called"
+    return text
+
+
+def _describe(deal: DealRecord) -> str:
     final = deal.final
     result = final.result
     assert result is not None
@@ -63,9 +96,8 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
             )
             deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
         console.print(deals)
-    sheet = Table(
-        title=f"Scoresheet — {record.rules.name} rules, pool to {record.rules.pool_target}"
-    )
+    pool = record.rules.pool_target if record.order is None else record.order.pool
+    sheet = Table(title=f"Scoresheet — {record.rules.name} rules, pool to {pool}")
     sheet.add_column("player")
     sheet.add_column("pool", justify="right")
     sheet.add_column("gora", justify="right")
@@ -81,6 +113,8 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         row.append(_fraction(record.settlement[seat]))
         sheet.add_row(*row)
     console.print(sheet)
+    if record.order is not None:
+        console.print(describe_order(record.order) + ".")
     status = f"finished: {_ending(record.rules)}" if record.finished else "stopped early"
     console.print(
         f"{len(record.deals)} deals, {status}; the results sum to {sum(record.settlement)}."
@@ -89,6 +123,8 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
 
 def _ending(rules: RuleSet) -> str:
     """How a finished game ended, in the words of its rule set's ending (RULES.md §3.4)."""
+    if rules.play_until_time:
+        return "time was called"
     if rules.races:
         return f"the last of {rules.races} races was run"
     return {

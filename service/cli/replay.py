@@ -26,11 +26,11 @@ from domain.rules import (
     apply,
     format_cards,
     mask_of,
-    new_deal,
     parse_action,
     parse_cards,
 )
 from domain.rules.cards import Card
+from domain.rules.game import deal_state
 from domain.rules.seats import hand_number, seat_name
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
@@ -78,6 +78,9 @@ def render_table(
         + ("  (taken)" if state.talon_open else ""),
         f"Auction   {_calls(state.auction.calls)}",
     ]
+    classic = _classic_line(state)
+    if classic:
+        lines.append(f"Classic   {classic}")
     if state.discard:
         lines.append(f"Discard   {format_cards(state.discard)}")
     if state.contract is not None:
@@ -98,6 +101,27 @@ def render_table(
         claim = "-".join(str(t) for t in state.claim.tricks)
         lines.append(f"Claim     {seat_name(state.claim.claimant)}: {claim}")
     return Panel(Group(hands, Text("\n".join(lines))), title=title, title_align="left")
+
+
+def _seats(mask: int) -> str:
+    return " ".join(seat_name(s) for s in range(3) if mask >> s & 1)
+
+
+def _classic_line(state: DealState) -> str:
+    """Classic marks of the moment: the bomb and its bombers, a dark or no-talon contract, who
+    has not looked yet ("" when none)."""
+    parts = []
+    if state.bomb:
+        parts.append(f"bomb of level {state.bomb} ({_seats(state.bombers)})")
+    elif state.auction.bombers:
+        parts.append(f"bomb standing ({_seats(state.auction.bombers)})")
+    if state.dark:
+        parts.append("dark game")
+    if state.no_talon:
+        parts.append("without talon")
+    if state.unseen:
+        parts.append(f"not looked: {_seats(state.unseen)}")
+    return "; ".join(parts)
 
 
 def _score(deal: Mapping[str, Any]) -> RenderableType:
@@ -131,10 +155,12 @@ def frames(rec: Record, deal_number: int | None = None) -> Iterator[RenderableTy
         number = deal["number"]
         hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
         a, b = parse_cards(deal["talon"])
-        state = new_deal(
+        # deal_state: an initial deal of Classic (a bomb or raspasy round) starts in play.
+        state = deal_state(
+            rules,
             DealtCards(hands, (a, b)),
             deal["dealer"],
-            rules,
+            number,
             deal["raspasy_streak"],
             deal.get("dealer_run", 0),
             deal.get("classic", {}).get("bomb_streak", 0),

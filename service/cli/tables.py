@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import secrets
+import time
+import uuid
 from functools import partial
 from typing import Any
 
@@ -16,14 +19,18 @@ from service.cli.rules import rules_from_args
 def cmd_demo(args: argparse.Namespace) -> int:
     from domain.bots import make_bot
     from domain.rules import play_game
+    from service.cli.botplay import order_choice
 
     seed = seed_from(args.seed)
+    rules = rules_from_args(args)
     record = play_game(
         seed,
         [make_bot(), make_bot(), make_bot()],
-        rules_from_args(args),
+        rules,
         first_dealer=args.dealer,
         max_deals=args.max_deals,
+        order=order_choice(rules, time.time()),
+        time_after=args.deals if rules.play_until_time else None,
     )
     console = Console()
     render_game(console, record, show_deals=not args.quiet)
@@ -38,17 +45,20 @@ def cmd_bots(args: argparse.Namespace) -> int:
     """Create a game (or join one with tokens) and let bots play it through the API."""
     from rich.progress import Progress
 
-    from service.cli.botplay import play_with_bots
+    from service.cli.botplay import Creator, play_with_bots
 
     rules = rules_from_args(args)
     client = client_for(args)
     console = Console()
     try:
         for number in range(args.games):
+            creator = Creator(uuid.uuid4().hex, secrets.token_hex(16))
             created = client.create_game(
                 [f"bot-{number}-{s}" for s in range(3)],
                 rules,
                 league=args.league,
+                request_id=creator.request_id,
+                creator_secret=creator.secret,
             )
             name = created.game.name
             with Progress(console=console, transient=True) as progress:
@@ -58,10 +68,16 @@ def cmd_bots(args: argparse.Namespace) -> int:
                     name,
                     created.seat_tokens,
                     on_action=partial(_advance, progress, task),
+                    creator=creator,
+                    time_deals=args.deals,
                 )
             sheet = client.scoresheet(name, min_version=game.version)
+            ordered = ""
+            if game.HasField("order"):
+                ordered = f", ordered by seat {game.order.seat}: pool to {game.order.pool}"
+            timed = ", time called" if game.time_called else ""
             console.print(
-                f"{name}: {game.deal_number} deals, version {game.version}, "
+                f"{name}: {game.deal_number} deals{ordered}{timed}, version {game.version}, "
                 f"settlement {' / '.join(sheet.settlement)}"
             )
     finally:

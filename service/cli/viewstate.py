@@ -26,7 +26,9 @@ def _calls(calls: object) -> tuple[tuple[int, Action], ...]:
 def view_from_proto(view: pb.SeatView) -> SeatView:
     phase = _PHASES[view.phase]
     hands: list[int | None] = [None, None, None]
-    hands[view.seat] = _mask(view.hand)
+    unseen = sum(1 << s for s in view.unseen)
+    if not unseen >> view.seat & 1:  # Classic: a seat that has not looked sees no own card
+        hands[view.seat] = _mask(view.hand)
     for other in view.visible_hands:
         hands[other.seat] = _mask(other.cards)
     talon = tuple(None if not c else int(Card.parse(c)) for c in view.talon) or (None, None)
@@ -63,4 +65,10 @@ def view_from_proto(view: pb.SeatView) -> SeatView:
         claim=claim,
         raspasy_streak=view.raspasy_streak,
         legal=tuple(parse_action(a, cards_first=in_play) for a in view.legal_actions),
+        shown=_mask(view.shown_cards) if view.shown_cards else None,
+        unseen=unseen,
+        dark=view.dark,
+        no_talon=view.no_talon,
+        bomb=view.bomb,
+        bombers=sum(1 << s for s in view.bombers),
     )

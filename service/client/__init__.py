@@ -84,6 +84,26 @@ class GameClient:
         response: pb.ListGamesResponse = self.stub.ListGames(request)
         return response
 
+    def call_time(
+        self,
+        name: str,
+        created_with: str,
+        creator_secret: str,
+        request_id: str | None = None,
+    ) -> pb.CallTimeResponse:
+        """Call time in a game played until time: only the creator may, proving it with the
+        request id and ``creator_secret`` the game was created with."""
+        request = pb.CallTimeRequest(
+            name=name,
+            created_with=created_with,
+            creator_secret=creator_secret,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        response: pb.CallTimeResponse = _retry(
+            self.stub.CallTime, request, metadata=affinity_metadata(name)
+        )
+        return response
+
     def seat(self, name: str, token: str) -> SeatClient:
         return SeatClient(self, name, token)
 

@@ -139,6 +139,18 @@ def plain(s: spb.PlayerStats) -> dict[str, Any]:
             "tricks": s.raspasy.tricks,
             "true_zeros": s.raspasy.true_zeros,
         },
+        "classic": {
+            "bombs_declared": s.classic.bombs_declared,
+            "bombs_joined": s.classic.bombs_joined,
+            "bomb_signs": s.classic.bomb_signs,
+            "bomb_signs_crossed": s.classic.bomb_signs_crossed,
+            "dark": {"declared": s.classic.dark.declared, "made": s.classic.dark.made},
+            "dark_misere": {
+                "declared": s.classic.dark_misere.declared,
+                "made": s.classic.dark_misere.made,
+            },
+            "no_talon": {"declared": s.classic.no_talon.declared, "made": s.classic.no_talon.made},
+        },
     }
 
 

@@ -22,6 +22,7 @@ from domain.rules import (
     Action,
     Call,
     Claim,
+    DealState,
     Declare,
     Discard,
     GameState,
@@ -31,7 +32,9 @@ from domain.rules import (
     Shuffle,
     actor,
     apply,
+    awaiting_order,
     finish_deal,
+    game_orderer,
     new_game,
     parse_action,
     replace_player,
@@ -39,6 +42,7 @@ from domain.rules import (
     settle_game,
     start_deal,
 )
+from domain.rules.start import initial_deals
 from projections.db import Database
 from service.app.application import CreatedGame, PreferansApplication
 
@@ -89,14 +93,24 @@ def play(
     stop: Callable[[Game], bool] | None = None,
     after: Callable[[Game], None] | None = None,
     prefix: str = "cmd",
+    until_time_deals: int = 4,
 ) -> list[tuple[int, Action]]:
     """Play through the application until the game ends (or ``stop(game)``); each seat's policy
-    sees only that seat's view. ``after(game)`` runs after each command. Returns what was sent."""
+    sees only that seat's view. ``after(game)`` runs after each command. Returns what was sent.
+
+    A game to be ordered (Classic, ``rules.order_game``) is ordered by its orderer: the agreed
+    ``pool_target`` and, until time, an end time an hour after the application's clock. A game
+    played until time (``play_until_time``) ends only by time: after ``until_time_deals``
+    deals of the ordered pool the application's ``clock`` is moved to the ordered end time,
+    so the next decision records ``TimeCalled`` (the service edge's own path)."""
     sent: list[tuple[int, Action]] = []
     while True:
         game = app.get_game(game_id)
         if game.finished or (stop is not None and stop(game)):
             return sent
+        order_if_awaited(app, game, prefix)
+        game = app.get_game(game_id)
+        time_up_after(app, game, until_time_deals)
         deal = game.deal
         assert deal is not None
         seat = actor(deal)
@@ -106,6 +120,30 @@ def play(
         sent.append((seat, action))
         if after is not None:
             after(app.get_game(game_id))
+
+
+def order_if_awaited(app: PreferansApplication, game: Game, prefix: str = "cmd") -> bool:
+    """Order a game that waits for its order (Classic): the orderer orders the agreed pool
+    and, in a game played until time, an end time an hour after the application's clock."""
+    if not awaiting_order(game.state):
+        return False
+    rules = game.state.rules
+    ends_at = int(app.clock()) + 3600 if rules.ending_by_time else 0
+    seat = game_orderer(game.state)
+    app.order_game(game.id, seat, rules.pool_target, ends_at, f"{prefix}-order-{game.version}")
+    return True
+
+
+def time_up_after(app: PreferansApplication, game: Game, deals: int) -> None:
+    """In a game played until its ordered end time, once ``deals`` deals of the ordered pool
+    have been dealt, move the application's clock to the end time (the next decision then
+    finds the time up)."""
+    order = game.state.order
+    if order is None or not order.ends_at or game.state.time_called:
+        return
+    if game.state.deal_number - initial_deals(game.state.rules) >= deals:
+        ends_at = order.ends_at
+        app.clock = lambda: float(ends_at)
 
 
 def topic(event: Any) -> str:
@@ -186,6 +224,8 @@ class DomainReplay:
     scored: list[dict[str, Any]] = field(default_factory=list)
     """Per deal: number, kind, declarer, contract, tricks, score and entry as plain data."""
     settlement: list[str] | None = None
+    deals: list[DealState] = field(default_factory=list)
+    """Each deal's final state as the core scored it (Classic marks, bombers, result)."""
 
 
 def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
@@ -205,6 +245,7 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             deal = game.deal
             assert deal is not None and deal.result is not None
             after, score, entry = finish_deal(game)
+            replay.deals.append(deal)
             replay.scored.append(
                 {
                     "number": game.deal_number,

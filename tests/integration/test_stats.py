@@ -178,7 +178,17 @@ def expected_player(
             )
         ),
         "raspasy": dict(zip(("deals", "tricks", "true_zeros"), raspasy, strict=True)),
+        "classic": NO_CLASSIC,  # no bombs, dark or no-talon games in this league
     }
+
+
+NO_CLASSIC: dict[str, Any] = {
+    "bombs_declared": 0,
+    "bombs_joined": 0,
+    "bomb_signs": 0,
+    "bomb_signs_crossed": 0,
+    **{kind: {"declared": 0, "made": 0} for kind in ("dark", "dark_misere", "no_talon")},
+}
 
 
 # Worked out by hand from RULES.md §1.7–§1.11 (see hand_league's docstring):
@@ -259,6 +269,9 @@ def test_hand_built_league_every_statistic_by_hand(app: PreferansApplication) ->
         "misere_declared": 1,
         "raspasy_deals": 1,
         "settlement_sum": "0",
+        "bomb_deals": 0,
+        "dark_games": 0,
+        "no_talon_games": 0,
     }
     assert q.leagues(app.db) == ["hand"]
     pairs = {

@@ -20,13 +20,18 @@ from domain.rules import (
     Card,
     Declare,
     Discard,
+    InitialRounds,
     PlayCard,
+    RuleSet,
     parse_action,
 )
+from domain.rules.start import initial_deals
+from domain.rules.systems import CLASSIC
 from service.api.mapping import seat_view_to_proto
 from service.api.server import Server, create_server
 from service.app.application import PreferansApplication
 from service.app.config import sqlite_store
+from service.cli import main
 from service.cli.play import parse_choice, play_game, render_view
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -230,3 +235,97 @@ def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:
     assert "Refused by the server — FAILED_PRECONDITION" in out
     assert "is over" in out and "hand as dealt" in out
     assert "Your move> " in prompts
+
+
+# --- Classic (issue 12): look, bombs, dark bids, the order, time ---------------------------
+
+
+def _classic_session(
+    port: int, seat: int, rules: RuleSet, answers: dict[str, list[str]], deals: int
+) -> tuple[int, str, list[str]]:
+    """One Classic game at ``seat`` with scripted input: a prompt starting with a key of
+    ``answers`` gets that key's answers in turn (the last one again and again), any other
+    prompt the first legal action (or Enter)."""
+    prompts: list[str] = []
+    queues = {key: list(values) for key, values in answers.items()}
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        for key, queue in queues.items():
+            if prompt.startswith(key):
+                return queue.pop(0) if len(queue) > 1 else queue[0]
+        return "1"
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+    client = GameClient(f"127.0.0.1:{port}")
+    try:
+        code = play_game(
+            client,
+            seat=seat,
+            player="ann",
+            rules=rules,
+            read=read,
+            console=console,
+            bot_delay=0,
+            time_deals=deals,
+        )
+    finally:
+        client.close()
+    return code, buffer.getvalue(), prompts
+
+
+def test_a_person_plays_classic_bomb_rounds_look_and_dark_calls_to_time(
+    server_port: int,
+) -> None:
+    """S000 КЛАССИКА: the three bomb rounds, then every deal starts face down: the person's
+    first legal action is "look", then "bomb" (or a dark pass once a game is declared) and the
+    dark bids are offered; after the order the client (the game's creator) calls time after
+    ``--deals``."""
+    defaults = {"Pool length": [""], "Play for how many minutes": [""]}  # Enter: defaults
+    code, out, prompts = _classic_session(server_port, 0, CLASSIC, defaults, deals=1)
+    assert code == 0, out[-3000:]
+    for level in ("single", "double", "triple"):
+        assert f"{level} bomb (A B C)" in out
+    assert "face down: you have not looked at your cards" in out
+    offered = [line for line in out.splitlines() if "1. look" in line]
+    # "bomb" while nobody has declared a game, else a dark pass; and the dark calls.
+    assert offered and all(
+        ("2. bomb" in line or "2. pass" in line) and " dark" in line for line in offered
+    ), offered
+    assert "A: looks at his cards" in out
+    assert re.search(r"[ABC] ordered: pool to 20, until \d{4}-\d\d-\d\d \d\d:\d\d UTC", out)
+    assert "Game over" in out and f"{initial_deals(CLASSIC) + 1} deals played." in out
+    assert "bombs" in out  # the scoresheet's column of bomb signs
+    assert "Your move> " in prompts
+
+
+def test_a_person_with_the_largest_gora_orders_the_game(server_port: int) -> None:
+    """The simplified start (equal gora, S000 "упрощенный вариант"): the first hand orders;
+    draw games until the person sits there (each game's first dealer comes from its fresh
+    seed). A word for the pool is refused locally, a pool of 0 by the server (field pool)."""
+    rules = CLASSIC.with_options(
+        initial_rounds=InitialRounds.GORA, initial_levels=0, initial_gora=10
+    )
+    answers = {"Pool length": ["bananas", "0", "30"], "Play for how many minutes": ["90"]}
+    for _attempt in range(24):
+        code, out, prompts = _classic_session(server_port, 1, rules, answers, deals=1)
+        assert code == 0, out[-3000:]
+        if "Order the game" in out:
+            break
+    assert "You have the largest gora: order the game" in out
+    assert "type a whole number" in out
+    assert "Refused by the server — INVALID_ARGUMENT" in out and "pool" in out
+    assert "Play for how many minutes [60]> " in prompts
+    assert re.search(r"B ordered: pool to 30, until \d{4}-\d\d-\d\d \d\d:\d\d UTC", out)
+    assert "Game over" in out and "1 deals played." in out
+
+
+def test_pref_bots_classic_orders_and_calls_time(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bots", "--server", f"127.0.0.1:{server_port}", "--system", "classic"]
+    assert main([*argv, "--deals", "1"]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps the line
+    deals = initial_deals(CLASSIC) + 1
+    assert re.search(rf"{deals} deals, ordered by seat \d: pool to 20, time called", out), out

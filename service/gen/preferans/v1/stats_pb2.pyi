@@ -268,6 +268,86 @@ class RaspasyStats(_message.Message):
 Global___RaspasyStats: _TypeAlias = RaspasyStats  # noqa: Y015
 
 @_typing.final
+class ContractCount(_message.Message):
+    """Declared and made, for one kind of Classic contract."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECLARED_FIELD_NUMBER: _builtins.int
+    MADE_FIELD_NUMBER: _builtins.int
+    declared: _builtins.int
+    """Contracts of this kind the player declared (and that were scored)."""
+    made: _builtins.int
+    """Those he made (a trick game taken at its level or given without play; a misère
+    without a trick).
+    """
+    def __init__(
+        self,
+        *,
+        declared: _builtins.int = ...,
+        made: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["declared", b"declared", "made", b"made"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ContractCount: _TypeAlias = ContractCount  # noqa: Y015
+
+@_typing.final
+class ClassicStats(_message.Message):
+    """Classic (issue 12): bombs, dark games and games without talon (docs/STATS.md "Classic")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BOMBS_DECLARED_FIELD_NUMBER: _builtins.int
+    BOMBS_JOINED_FIELD_NUMBER: _builtins.int
+    BOMB_SIGNS_FIELD_NUMBER: _builtins.int
+    BOMB_SIGNS_CROSSED_FIELD_NUMBER: _builtins.int
+    DARK_FIELD_NUMBER: _builtins.int
+    DARK_MISERE_FIELD_NUMBER: _builtins.int
+    NO_TALON_FIELD_NUMBER: _builtins.int
+    bombs_declared: _builtins.int
+    """"Bomb" decisions: the first pass without looking while nobody declared a game."""
+    bombs_joined: _builtins.int
+    """Joining a standing bomb ("бомба" / "пас втемную" after another's)."""
+    bomb_signs: _builtins.int
+    """Bomb signs earned: bomb raspasy deals played as a bomber, the initial bomb rounds included."""
+    bomb_signs_crossed: _builtins.int
+    """Signs crossed out: games declared on a sign and made."""
+    @_builtins.property
+    def dark(self) -> Global___ContractCount:
+        """Dark trick games (won on a dark bid)."""
+
+    @_builtins.property
+    def dark_misere(self) -> Global___ContractCount:
+        """Dark misères."""
+
+    @_builtins.property
+    def no_talon(self) -> Global___ContractCount:
+        """Contracts won on a bid without talon (trick games and misère)."""
+
+    def __init__(
+        self,
+        *,
+        bombs_declared: _builtins.int = ...,
+        bombs_joined: _builtins.int = ...,
+        bomb_signs: _builtins.int = ...,
+        bomb_signs_crossed: _builtins.int = ...,
+        dark: Global___ContractCount | None = ...,
+        dark_misere: Global___ContractCount | None = ...,
+        no_talon: Global___ContractCount | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dark", b"dark", "dark_misere", b"dark_misere", "no_talon", b"no_talon"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb_signs", b"bomb_signs", "bomb_signs_crossed", b"bomb_signs_crossed", "bombs_declared", b"bombs_declared", "bombs_joined", b"bombs_joined", "dark", b"dark", "dark_misere", b"dark_misere", "no_talon", b"no_talon"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClassicStats: _TypeAlias = ClassicStats  # noqa: Y015
+
+@_typing.final
 class PlayerStats(_message.Message):
     """One player's statistics in one league (docs/STATS.md says what each number counts)."""
 
@@ -288,6 +368,7 @@ class PlayerStats(_message.Message):
     MISERE_FIELD_NUMBER: _builtins.int
     WHIST_FIELD_NUMBER: _builtins.int
     RASPASY_FIELD_NUMBER: _builtins.int
+    CLASSIC_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for the untagged league)."""
     player_id: _builtins.str
@@ -328,6 +409,10 @@ class PlayerStats(_message.Message):
     def raspasy(self) -> Global___RaspasyStats:
         """The player's raspasy deals."""
 
+    @_builtins.property
+    def classic(self) -> Global___ClassicStats:
+        """Classic: bombs, dark games, games without talon (all zero under other systems)."""
+
     def __init__(
         self,
         *,
@@ -346,10 +431,11 @@ class PlayerStats(_message.Message):
         misere: Global___MisereStats | None = ...,
         whist: Global___WhistStats | None = ...,
         raspasy: Global___RaspasyStats | None = ...,
+        classic: Global___ClassicStats | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["contracts", b"contracts", "misere", b"misere", "raspasy", b"raspasy", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "misere", b"misere", "raspasy", b"raspasy", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contracts", b"contracts", "deals", b"deals", "games", b"games", "games_started", b"games_started", "gora", b"gora", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "settlement_total", b"settlement_total", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "deals", b"deals", "games", b"games", "games_started", b"games_started", "gora", b"gora", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "settlement_total", b"settlement_total", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -658,6 +744,9 @@ class League(_message.Message):
     MISERE_DECLARED_FIELD_NUMBER: _builtins.int
     RASPASY_DEALS_FIELD_NUMBER: _builtins.int
     SETTLEMENT_SUM_FIELD_NUMBER: _builtins.int
+    BOMB_DEALS_FIELD_NUMBER: _builtins.int
+    DARK_GAMES_FIELD_NUMBER: _builtins.int
+    NO_TALON_GAMES_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for the untagged league)."""
     games: _builtins.int
@@ -676,6 +765,12 @@ class League(_message.Message):
     """Raspasy deals played."""
     settlement_sum: _builtins.str
     """The sum of every settlement, in whists: "0" when the books balance."""
+    bomb_deals: _builtins.int
+    """Classic: bomb raspasy deals played (the initial bomb rounds included)."""
+    dark_games: _builtins.int
+    """Classic: dark contracts played (trick games and misère)."""
+    no_talon_games: _builtins.int
+    """Contracts played without talon."""
     def __init__(
         self,
         *,
@@ -688,10 +783,13 @@ class League(_message.Message):
         misere_declared: _builtins.int = ...,
         raspasy_deals: _builtins.int = ...,
         settlement_sum: _builtins.str = ...,
+        bomb_deals: _builtins.int = ...,
+        dark_games: _builtins.int = ...,
+        no_talon_games: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contracts_declared", b"contracts_declared", "deals", b"deals", "games", b"games", "games_started", b"games_started", "league", b"league", "misere_declared", b"misere_declared", "players", b"players", "raspasy_deals", b"raspasy_deals", "settlement_sum", b"settlement_sum"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb_deals", b"bomb_deals", "contracts_declared", b"contracts_declared", "dark_games", b"dark_games", "deals", b"deals", "games", b"games", "games_started", b"games_started", "league", b"league", "misere_declared", b"misere_declared", "no_talon_games", b"no_talon_games", "players", b"players", "raspasy_deals", b"raspasy_deals", "settlement_sum", b"settlement_sum"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
