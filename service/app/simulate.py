@@ -12,8 +12,9 @@ import secrets
 import uuid
 from collections.abc import Callable, Sequence
 
-from domain.bots import make_bot
-from domain.rules import DEFAULT, RuleSet, actor, awaiting_order, game_orderer, seat_view
+from domain.bots import make_bot, order_choice
+from domain.rules import DEFAULT, RuleSet, actor, awaiting_order, game_orderer
+from domain.rules.game import game_seat_view
 from domain.rules.start import initial_deals
 from service.app.application import PreferansApplication
 
@@ -43,9 +44,10 @@ def play_game(
     """Play a game to its end with a bot in every seat (each sees only its own seat's view);
     return the game's final version.
 
-    Classic: a game waiting for its order is ordered by its orderer with the agreed
-    ``pool_target`` and, until time, an end time ``ORDER_MINUTES`` after the application's
-    clock (a local choice: the bots of ``domain.bots`` do not order). A game played until
+    Classic: a game waiting for its order is ordered by its orderer's bot (the pool length,
+    ``domain.bots.order_choice``) and, until time, an end time ``ORDER_MINUTES`` after the
+    application's clock (a bot has no clock); each bot sees the public game context (the
+    sheet, the bomb signs) that a bomb or a dark bid weighs. A game played until
     time is ended by its creator calling time (``prefix`` is the creation's request id and
     ``creator_secret`` its secret) once ``time_deals`` deals of the pool have been dealt."""
     bots = [make_bot() for _ in range(SEATS)]
@@ -58,7 +60,8 @@ def play_game(
             rules = state.rules
             ends_at = int(app.clock()) + ORDER_MINUTES * 60 if rules.ending_by_time else 0
             seat = game_orderer(state)
-            app.order_game(game_id, seat, rules.pool_target, ends_at, f"{prefix}-order")
+            pool = order_choice(rules, state.sheet, seat)
+            app.order_game(game_id, seat, pool, ends_at, f"{prefix}-order")
             continue
         if (
             state.rules.play_until_time
@@ -70,7 +73,7 @@ def play_game(
         deal = game.deal
         assert deal is not None
         seat = actor(deal)
-        action = bots[seat](seat_view(deal, seat))
+        action = bots[seat](game_seat_view(state, seat))
         app.act(game_id, seat, action, request_id=f"{prefix}-{game.version}")
         if on_action is not None:
             on_action()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from domain.bots import make_bot
+from domain.bots import order_choice as bot_order
 from domain.rules import Action, RuleSet, parse_action
 from domain.rules.start import initial_deals
 from service.cli.viewstate import view_from_proto
@@ -45,10 +46,11 @@ def game_rules(game: pb.Game) -> RuleSet:
 
 
 def order_choice(rules: RuleSet, now: float, minutes: int = ORDER_MINUTES) -> tuple[int, int]:
-    """What the command line's bots order (Classic, S000 "заказывает игру"): the table's
-    agreed ``pool_target`` and, in a game played until time, an end time ``minutes`` after
-    ``now``. A local choice: the bots of ``domain.bots`` do not order."""
-    return rules.pool_target, int(now) + minutes * 60 if rules.ending_by_time else 0
+    """What the command line's bots order (Classic, S000 "заказывает игру"): the pool length a
+    bot names (``domain.bots.order_choice``) and, in a game played until time, an end time
+    ``minutes`` after ``now`` (a bot has no clock: the command line's)."""
+    ends_at = int(now) + minutes * 60 if rules.ending_by_time else 0
+    return bot_order(rules), ends_at
 
 
 def play_with_bots(
