@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import uuid
 from collections.abc import Callable
 
 import pytest
@@ -36,9 +35,9 @@ from domain.rules import (
 from domain.rules.actions import Bomb, DarkCall, Look, NoTalonCall
 from domain.rules.auction import DARK
 from domain.rules.bids import MISERE, MISERE_INDEX
-from domain.rules.dealing import seed_commitment
 from domain.rules.ruleset import Bidding
 from domain.rules.view import visible_mask
+from tests.unit.game_helpers import created_game
 from tests.unit.test_classic_auction import CLASSIC_AUCTION
 from tests.unit.test_properties import check_cards, check_legality, check_turn, played_mask
 
@@ -156,18 +155,7 @@ def classic_policy(rng: random.Random) -> Callable[[DealState, int], Action]:
 
 def play_classic_game(rules: RuleSet, deals: int, rng: random.Random) -> tuple[Game, set[str]]:
     seed = secrets.token_bytes(32)
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=rules.to_dict(),
-        league="",
-        seed_commitment=seed_commitment(seed),
-        token_hashes=["", "", ""],
-        first_dealer=rng.randrange(3),
-    )
+    game = created_game(rules, rng.randrange(3), seed)
     game.deal_next(seed, "create")
     policy = classic_policy(rng)
     seen: set[str] = set()

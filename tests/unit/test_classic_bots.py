@@ -13,14 +13,12 @@ through the audit of their events.
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Sequence
 
 from domain.audit import verify
 from domain.bots import make_bot, order_choice
 from domain.bots.classic import BEHIND, SIX_DARK, deficit, no_talon_call
 from domain.handrecord import record_from_events, record_from_game, validate, verify_record
-from domain.model import Game
 from domain.rules import (
     Action,
     Bid,
@@ -36,10 +34,10 @@ from domain.rules import (
 )
 from domain.rules.actions import BOMB, LOOK, PASS, TAKE_TALON, WHIST, Bomb, Call, NoTalonCall
 from domain.rules.bids import MISERE, Strain
-from domain.rules.dealing import seed_commitment
 from domain.rules.state import DealState
 from domain.rules.systems import rule_set
 from domain.rules.view import SeatView
+from tests.unit.game_helpers import created_game
 from tests.unit.rules_helpers import SAMPLE, A, B, C, act, deal
 from tests.unit.rules_helpers import cards as cards_of
 
@@ -300,18 +298,7 @@ def test_a_classic_bot_game_through_the_aggregate_verifies_through_the_audit() -
     """Bots with the game context play a Classic game through ``Game`` (the bot orders the
     game with ``order_choice``); the audit of its events and its hand record verify."""
     seed = SEEDS[0]
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=CLASSIC.to_dict(),
-        league="",
-        seed_commitment=seed_commitment(seed),
-        token_hashes=["", "", ""],
-        first_dealer=0,
-    )
+    game = created_game(CLASSIC, 0, seed)
     game.deal_first(seed, "create")
     n = 0
     kinds: set[str] = set()

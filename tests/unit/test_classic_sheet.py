@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import random
-import uuid
 from typing import Any
 
 from domain.handrecord import record_from_game, render_deal_text, validate, verify_record
@@ -28,6 +27,7 @@ from domain.rules.game import (
 )
 from service.api import mapping
 from service.gen.preferans.v1 import game_pb2 as pb
+from tests.unit.game_helpers import created_game
 from tests.unit.test_properties import random_policy
 
 SEED = b"\x11" * 32
@@ -35,18 +35,7 @@ RNG = random.Random(12)
 
 
 def new() -> Game:
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=DEFAULT.to_dict(),
-        league="",
-        seed_commitment="",
-        token_hashes=["", "", ""],
-        first_dealer=0,
-    )
+    game = created_game()
     game.deal_next(SEED, "deal")
     return game
 

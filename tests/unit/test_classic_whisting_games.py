@@ -9,7 +9,6 @@ random play cannot be told to produce one."""
 from __future__ import annotations
 
 import secrets
-import uuid
 
 from domain.audit import verify
 from domain.bots import make_bot
@@ -25,10 +24,10 @@ from domain.rules import (
     actor,
     play_game,
     seat_view,
-    seed_commitment,
 )
 from domain.rules.actions import WHIST
 from domain.rules.whist_options import WhistLiability
+from tests.unit.game_helpers import created_game
 from tests.unit.test_classic_whisting import COMPLICATED
 
 RULES = COMPLICATED.with_options(
@@ -59,18 +58,7 @@ def _misere_whister(bot: Policy) -> Policy:
 
 
 def _bot_game(seed: bytes) -> Game:
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=RULES.to_dict(),
-        league="",
-        seed_commitment=seed_commitment(seed),
-        token_hashes=["", "", ""],
-        first_dealer=seed[0] % 3,
-    )
+    game = created_game(RULES, seed[0] % 3, seed)
     game.deal_next(seed, "create")
     bots = [_misere_whister(make_bot()) for _ in range(3)]
     step = 0

@@ -34,6 +34,7 @@ from domain.rules import (
 from domain.rules.actions import Claim
 from domain.rules.game import start_deal
 from domain.rules.ruleset import Underbid
+from tests.unit.game_helpers import created_game
 
 SEED = b"\x07" * 32
 BASE_FIELDS = {"originator_id", "originator_version", "timestamp", "seat", "request_id"}
@@ -66,18 +67,7 @@ CLASSIC_AUCTION = DEFAULT.with_options(
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=rules.to_dict(),
-        league="",
-        seed_commitment="",
-        token_hashes=["", "", ""],
-        first_dealer=first_dealer,
-    )
+    game = created_game(rules, first_dealer)
     game.deal_next(SEED, "create")
     return game
 

@@ -6,7 +6,6 @@ decision that found it, so the deal in progress is the last."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
@@ -33,10 +32,10 @@ from domain.rules import (
     awaiting_order,
     game_orderer,
     seat_view,
-    seed_commitment,
     table_rules,
 )
 from domain.rules.start import GameOrder
+from tests.unit.game_helpers import created_game
 
 SEED = b"\x1a" * 32
 BOT = make_bot()
@@ -52,18 +51,7 @@ CLASSIC_TIME = DEFAULT.with_options(
 
 
 def created(rules: RuleSet, first_dealer: int = 0) -> Game:
-    game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=["a", "b", "c"],
-        rules=rules.to_dict(),
-        league="",
-        seed_commitment=seed_commitment(SEED),
-        token_hashes=["", "", ""],
-        first_dealer=first_dealer,
-    )
+    game = created_game(rules, first_dealer, SEED)
     game.deal_first(SEED, "create")
     return game
 
