@@ -25,6 +25,8 @@ class Cursor(Protocol):
     def fetchall(self) -> list[Any]: ...
     @property
     def rowcount(self) -> int: ...
+    @property
+    def description(self) -> Any: ...
 
 
 class _PgCursor:
@@ -48,6 +50,11 @@ class _PgCursor:
     @property
     def rowcount(self) -> int:
         return int(self._cursor.rowcount)
+
+    @property
+    def description(self) -> Any:
+        """The columns of the last query's result (DB-API: their names come first)."""
+        return self._cursor.description
 
 
 class _RenamingCursor:
@@ -77,6 +84,11 @@ class _RenamingCursor:
     @property
     def rowcount(self) -> int:
         return int(self._cursor.rowcount)
+
+    @property
+    def description(self) -> Any:
+        """The columns of the last query's result (DB-API: their names come first)."""
+        return self._cursor.description
 
 
 def lock_key(name: str) -> int:

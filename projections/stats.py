@@ -142,10 +142,20 @@ class _Table:
         """The rows changed since the last flush (kept even if ``rows`` evicts them)."""
 
     def create(self, c: Cursor) -> None:
+        """Create the table, or add the columns a table made by an earlier version lacks.
+
+        Every column has a default that is right for the events before it existed (a counter
+        of Classic events is 0 in a log written before Classic), so adding it with that default
+        is the same as a rebuild, without one."""
         cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
         c.execute(
             f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.keys)}))"
         )
+        c.execute(f"SELECT * FROM {self.name} LIMIT 0")
+        present = {column[0].lower() for column in c.description or ()}
+        for name, kind in self.columns.items():
+            if name.lower() not in present:
+                c.execute(f"ALTER TABLE {self.name} ADD COLUMN {name} {kind}")
 
     def get(self, *key: Any, write: bool = True) -> dict[str, Any]:
         """The row (to change in place unless ``write`` is false): from memory, else from the

@@ -11,12 +11,13 @@ import uuid
 from collections import Counter
 from typing import Any
 
-from domain.rules import Action, SeatView
+from domain.rules import Action, RuleSet, SeatView
 from domain.rules.actions import Bomb
 from domain.rules.bombs import made
 from domain.rules.state import Kind
 from domain.rules.systems import CLASSIC
 from projections import stats_queries as q
+from projections.stats import CLASSIC_COUNTERS
 from service.app.application import PreferansApplication
 from tests.integration.helpers import (
     PLAYERS,
@@ -143,3 +144,30 @@ def test_classic_league_bombs_dark_and_no_talon_counted_rebuild_equals_increment
     incremental = dump_tables(app.db, STATS_TABLES)
     stats_runner(app, batch=500).rebuild()
     assert dump_tables(app.db, STATS_TABLES) == incremental
+
+
+def test_stats_tables_of_an_earlier_version_gain_the_new_columns(
+    app: PreferansApplication,
+) -> None:
+    """A store whose stats tables were made before the Classic columns: the runner adds them
+    with their defaults, and the tables then equal a rebuild's (no event before Classic
+    counts towards them)."""
+    live = stats_runner(app)
+    game_id = create(app, RuleSet(pool_target=2), league="old").game_id
+    play(app, game_id)
+    live.catch_up()
+    rebuilt = dump_tables(app.db, STATS_TABLES)
+    old = {
+        "stats_players": CLASSIC_COUNTERS,
+        "stats_leagues": ("bomb_deals", "dark_games", "no_talon_games"),
+        "stats_games": ("classic",),
+    }
+    with app.db.transaction() as c:
+        for table, columns in old.items():
+            for column in columns:
+                c.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    with app.db.reading() as c:
+        c.execute("SELECT * FROM stats_players LIMIT 0")
+        assert "bombs_declared" not in {d[0] for d in c.description or ()}
+    stats_runner(app).catch_up()  # a runner of this version starts on the old tables
+    assert dump_tables(app.db, STATS_TABLES) == rebuilt
