@@ -63,6 +63,7 @@ from domain.rules import (
     cards_of,
     game_orderer,
     seat_view,
+    table_rules,
 )
 from domain.rules.actions import (
     BOMB,
@@ -362,6 +363,10 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     if game.state.order is not None:
         out.order.CopyFrom(order_to_proto(game.state.order))
     out.orderer = _orderer(game)
+    state = game.state
+    out.pool_target = table_rules(state).pool_target
+    if state.rules.dark_auction:  # a blind bomb or dark bid weighs the public game context
+        _game_context(out, game)
     if game.deal_results:
         out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
     if deal is None:  # the game is over, or waits for its order (``orderer``)
@@ -420,6 +425,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     out.no_talon = view.no_talon
     out.bomb = view.bomb
     out.bombers.extend(s for s in range(len(view.tricks)) if (view.bombers >> s) & 1)
+    out.bomb_call = view.bomb_call
     if view.claim is not None:
         out.pending_claim.CopyFrom(pb.Claim(tricks=list(view.claim.tricks)))
         out.claimant = view.claim.claimant
@@ -434,6 +440,19 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     if deal.result is not None:
         out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
     return out
+
+
+def _game_context(out: pb.SeatView, game: Game) -> None:
+    """The public game context of ``domain.rules.game.with_game`` (the sheet before this deal,
+    the bomb signs), which a seat deciding without having looked weighs: only for rules with a
+    dark auction (Classic), so the views of other systems cost nothing more."""
+    state = game.state
+    sheet = state.sheet
+    out.sheet.extend(
+        pb.ScoresheetRow(seat=s, pool=sheet.pool[s], gora=sheet.gora[s], whists=sheet.whists[s])
+        for s in range(len(sheet.pool))
+    )
+    out.bomb_signs.extend(bomb_signs_to_proto(state.bomb_signs, state.bomb_signs_crossed))
 
 
 def _rows(entry: dict[str, Any]) -> list[pb.ScoresheetRow]:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from domain.bots import make_bot
 from domain.bots import order_choice as bot_order
-from domain.rules import Action, RuleSet, parse_action
+from domain.rules import Action, RuleSet, ScoreSheet, parse_action
 from domain.rules.start import initial_deals
-from service.cli.viewstate import view_from_proto
+from service.cli.viewstate import sheet_from_proto, view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -45,12 +45,19 @@ def game_rules(game: pb.Game) -> RuleSet:
     return RuleSet.from_dict(options)
 
 
-def order_choice(rules: RuleSet, now: float, minutes: int = ORDER_MINUTES) -> tuple[int, int]:
+def order_choice(
+    rules: RuleSet,
+    now: float,
+    minutes: int = ORDER_MINUTES,
+    sheet: ScoreSheet | None = None,
+    seat: int = -1,
+) -> tuple[int, int]:
     """What the command line's bots order (Classic, S000 "заказывает игру"): the pool length a
-    bot names (``domain.bots.order_choice``) and, in a game played until time, an end time
-    ``minutes`` after ``now`` (a bot has no clock: the command line's)."""
+    bot names (``domain.bots.order_choice``, given the sheet and the orderer's seat when
+    known) and, in a game played until time, an end time ``minutes`` after ``now`` (a bot has
+    no clock: the command line's)."""
     ends_at = int(now) + minutes * 60 if rules.ending_by_time else 0
-    return bot_order(rules), ends_at
+    return bot_order(rules, sheet, seat), ends_at
 
 
 def play_with_bots(
@@ -66,6 +73,9 @@ def play_with_bots(
     """Play the game to its end with a bot in every seat (each sees only its own view).
 
     Classic: when the game waits for its order, the orderer's bot orders (``order_choice``).
+    Each bot decides from its seat view, which under Classic carries the public game context
+    (the bomb level, the sheet, the bomb signs, the pool length): it bombs and bids dark as
+    the bots of ``pref simulate`` do in-process.
     A game played until time ends by time only: with the ``creator``'s credential time is
     called once ``time_deals`` deals of the ordered pool have been dealt; without it the game
     goes on until the ordered end time, when the server calls time itself."""
@@ -77,7 +87,8 @@ def play_with_bots(
     while True:
         view = seats[0].view(min_version=version)
         if view.orderer >= 0:
-            pool, ends_at = order_choice(rules, clock())
+            sheet = sheet_from_proto(view.sheet)  # public: the same in every seat's view
+            pool, ends_at = order_choice(rules, clock(), sheet=sheet, seat=view.orderer)
             version = seats[view.orderer].order_game(pool, ends_at).version
             continue
         if (

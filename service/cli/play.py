@@ -55,7 +55,7 @@ from domain.rules.start import initial_deals
 from service.cli.botplay import ORDER_MINUTES, Creator, game_rules, order_choice
 from service.cli.common import client_for
 from service.cli.rules import rules_from_args
-from service.cli.viewstate import view_from_proto
+from service.cli.viewstate import sheet_from_proto, view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -790,7 +790,8 @@ class PlaySession:
         """The game waits for its order (Classic): the orderer's bot orders, or the person is
         asked for the pool length and, in a game played until time, how long to play."""
         rules = self.rules or RuleSet(pool_target=self.pool_target or 20)
-        pool, ends_at = order_choice(rules, self.clock())
+        context = sheet_from_proto(view.sheet)
+        pool, ends_at = order_choice(rules, self.clock(), sheet=context, seat=view.orderer)
         seat = self.seats[view.orderer]
         if view.orderer != self.seat:
             self.sleep(self.bot_delay)

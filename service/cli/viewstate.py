@@ -6,7 +6,9 @@ view plays identically from the API's.
 
 from __future__ import annotations
 
-from domain.rules import Bid, Card, Phase, Trick, mask_of, parse_action
+from collections.abc import Iterable
+
+from domain.rules import Bid, Card, Phase, ScoreSheet, Trick, mask_of, parse_action
 from domain.rules.actions import Action
 from domain.rules.state import ClaimState
 from domain.rules.view import SeatView
@@ -23,7 +25,28 @@ def _calls(calls: object) -> tuple[tuple[int, Action], ...]:
     return tuple((c.seat, parse_action(c.call)) for c in calls)  # type: ignore[attr-defined]
 
 
+def sheet_from_proto(rows: Iterable[pb.ScoresheetRow]) -> ScoreSheet | None:
+    """The sheet totals a seat view carries (Classic), by seat; ``None`` when it has none."""
+    ordered = sorted(rows, key=lambda r: r.seat)
+    if not ordered:
+        return None
+    return ScoreSheet(
+        pool=tuple(r.pool for r in ordered),
+        gora=tuple(r.gora for r in ordered),
+        whists=tuple(tuple(r.whists) for r in ordered),
+    )
+
+
+def signs_from_proto(signs: Iterable[pb.BombSigns]) -> tuple[tuple[int, ...], ...]:
+    """The bomb signs each seat owes, by seat, in order; ``()`` while none was played."""
+    return tuple(tuple(b.owed) for b in sorted(signs, key=lambda b: b.seat))
+
+
 def view_from_proto(view: pb.SeatView) -> SeatView:
+    """The rules core's view of ``view``'s seat. Under rules with a dark auction (Classic) it
+    carries the public game context too (``bomb_call``, the sheet before this deal, the bomb
+    signs, the pool length in force), as ``domain.rules.game_seat_view`` gives it in-process:
+    a bot decides a bomb or a dark bid from the API's view exactly as from the core's."""
     phase = _PHASES[view.phase]
     hands: list[int | None] = [None, None, None]
     unseen = sum(1 << s for s in view.unseen)
@@ -71,4 +94,8 @@ def view_from_proto(view: pb.SeatView) -> SeatView:
         no_talon=view.no_talon,
         bomb=view.bomb,
         bombers=sum(1 << s for s in view.bombers),
+        bomb_call=view.bomb_call,
+        sheet=sheet_from_proto(view.sheet),
+        bomb_signs=signs_from_proto(view.bomb_signs),
+        pool_target=view.pool_target,
     )

@@ -1719,6 +1719,10 @@ class SeatView(_message.Message):
     BOMBERS_FIELD_NUMBER: _builtins.int
     ORDER_FIELD_NUMBER: _builtins.int
     ORDERER_FIELD_NUMBER: _builtins.int
+    BOMB_CALL_FIELD_NUMBER: _builtins.int
+    POOL_TARGET_FIELD_NUMBER: _builtins.int
+    SHEET_FIELD_NUMBER: _builtins.int
+    BOMB_SIGNS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1771,6 +1775,15 @@ class SeatView(_message.Message):
     """The seat that must order the game now (OrderGame), after the initial rounds; -1
     otherwise. While the game waits for its order there is no deal: `phase` is
     PHASE_SCORED (the last initial deal's), `to_act` -1 and `actor` the orderer.
+    """
+    bomb_call: _builtins.int
+    """Classic: the level a bomb declared (or joined) in this deal's auction has: 1 single,
+    2 double, 3 triple … (one more for each bomb raspasy in a row just before this deal, up to
+    the rule set's limit); 0 when the rules have no bombs.
+    """
+    pool_target: _builtins.int
+    """The pool length in force: the ordered one (`order.pool`) once the game is ordered, else
+    the agreed `rules.pool_target`.
     """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1868,6 +1881,21 @@ class SeatView(_message.Message):
     def order(self) -> Global___GameOrder:
         """The order of the game (OrderGame), once made: its pool length is the one in force."""
 
+    @_builtins.property
+    def sheet(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
+        """The public game context a player knows before looking at his cards, which a bomb or a
+        dark bid is weighed by: filled only when the rules have a dark auction (Classic: bombs
+        or dark bids, seats start a deal without looking); empty otherwise (GetScoresheet has
+        the sheet of every game). The sheet's totals before this deal, one row per seat (as
+        Scoresheet.totals: pool, gora, whists written on each seat).
+        """
+
+    @_builtins.property
+    def bomb_signs(self) -> _containers.RepeatedCompositeFieldContainer[Global___BombSigns]:
+        """Each seat's bomb signs (as Scoresheet.bomb_signs: owed in order, and crossed out); empty
+        while no bomb was played. Filled with `sheet` only.
+        """
+
     def __init__(
         self,
         *,
@@ -1913,10 +1941,14 @@ class SeatView(_message.Message):
         bombers: _abc.Iterable[_builtins.int] | None = ...,
         order: Global___GameOrder | None = ...,
         orderer: _builtins.int = ...,
+        bomb_call: _builtins.int = ...,
+        pool_target: _builtins.int = ...,
+        sheet: _abc.Iterable[Global___ScoresheetRow] | None = ...,
+        bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
