@@ -2361,8 +2361,9 @@ class ScoresheetAccount(_message.Message):
     left: _builtins.bool
     """True once its player has left (his pool closed, missing points in gora)."""
     pool: _builtins.int
-    """Pool and gora (for an account at the table, as in `totals`)."""
+    """Pool points (for an account at the table, as in `totals`)."""
     gora: _builtins.int
+    """Gora points (for an account at the table, as in `totals`)."""
     @_builtins.property
     def whists(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Whists this account has written on each account, by account number."""
