@@ -30,7 +30,7 @@ from domain.model.decisions import event_name
 from domain.rating import INITIAL_RATING, rate_game
 from domain.rules.bids import Bid, Strain
 from domain.rules.errors import RulesError
-from domain.rules.recording import InitialRounds
+from domain.rules.recording import Birds, InitialRounds
 from domain.rules.ruleset import RuleSet
 from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
@@ -378,6 +378,13 @@ class Stats:
             initial = event.number <= state["initial"]
             state["bombers"] = initial_bombers(3, event.dealer) if initial else 0
             state["tier"] = ["light"] * 3
+            if "bird" in state:
+                state["passes"], state["bird"] = 0, -1
+        elif name == "AuctionPassed":
+            if "bird" in state:  # «Хулиганка»: the third pass in a row puts a bird
+                state["passes"] += 1
+                if state["passes"] == BIRD_PASS:
+                    state["bird"] = seat
         elif name == "PlayerReplaced":
             state["owed"][seat] = 0  # his signs leave with him (TV-27)
         elif name in ("BombDeclared", "BombJoined"):
@@ -387,6 +394,8 @@ class Stats:
             self.players.get(league, players[seat])[column] += 1
         elif name in _TIERS:
             state["tier"][seat] = _TIERS[name]
+            if "bird" in state:
+                state["passes"] = 0
         elif name == "DealScored":
             self._classic_scored(event, state)
         self._save_classic(game_id, state)
@@ -398,10 +407,10 @@ class Stats:
         if kind == "raspasy":
             if state["bombers"]:
                 totals["bomb_deals"] += 1
-                for s, player in enumerate(players):
-                    if state["bombers"] >> s & 1:
-                        self.players.get(league, player)["bomb_signs"] += 1
-                        state["owed"][s] += 1
+            for s, player in enumerate(players):
+                if (state["bombers"] | _birds(state)) >> s & 1:
+                    self.players.get(league, player)["bomb_signs"] += 1
+                    state["owed"][s] += 1
             return
         row = self.players.get(league, players[declarer])
         taken = event.tricks[declarer]
@@ -624,8 +633,28 @@ _TIERS = {
 dark, without talon, or ordinary; a dark declarer's switch to misère is an ordinary misère)."""
 
 _CLASSIC_EVENTS = frozenset(
-    {*_TIERS, "DealDealt", "DealScored", "BombDeclared", "BombJoined", "PlayerReplaced"}
+    {
+        *_TIERS,
+        "DealDealt",
+        "DealScored",
+        "BombDeclared",
+        "BombJoined",
+        "PlayerReplaced",
+        "AuctionPassed",
+    }
 )
+
+BIRD_PASS = 3
+"""«Хулиганка»: the pass after two passes puts a bird (``domain.rules.birds.third_passer``)."""
+
+
+def _birds(state: dict[str, Any]) -> int:
+    """The seats that put a bird on this raspasy (``domain.rules.birds.birds``; the simplified
+    Classic variants): every seat, or the third passer in a row of the auction."""
+    if state.get("birds") == Birds.EVERY_RASPASY_PLAYER.value:
+        return 0b111
+    bird = state.get("bird", -1)
+    return 0 if bird < 0 else 1 << bird
 
 
 def classic_start(rules: dict[str, Any]) -> str:
@@ -639,14 +668,21 @@ def classic_start(rules: dict[str, Any]) -> str:
         InitialRounds.BOMBS_BY_DEALER,
         InitialRounds.BOMBS_BY_ROUND,
     )
-    if not (ruleset.dark_auction or ruleset.no_talon_levels or ruleset.no_talon_misere or bombs):
+    birds = ruleset.birds is not Birds.NONE
+    if not (
+        ruleset.dark_auction or ruleset.no_talon_levels or ruleset.no_talon_misere or bombs or birds
+    ):
         return ""
-    state = {
+    state: dict[str, Any] = {
         "initial": initial_deals(ruleset) if bombs else 0,
         "bombers": 0,
         "tier": ["light"] * 3,
         "owed": [0] * 3,
     }
+    if birds:  # the simplified Classic variants (S000 l.651, l.653)
+        state["birds"] = ruleset.birds.value
+    if ruleset.birds is Birds.THIRD_PASSER:
+        state["passes"], state["bird"] = 0, -1
     return json.dumps(state, separators=(",", ":"), sort_keys=True)
 
 

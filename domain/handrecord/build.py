@@ -35,6 +35,7 @@ from domain.rules import (
     write_deal,
 )
 from domain.rules.actions import AcceptClaim
+from domain.rules.birds import sign_givers
 from domain.rules.bombs import (
     BombLedger,
     CrossedLedger,
@@ -330,7 +331,7 @@ def record_from_game(
             crossed,
             result,
             bomb=final.bomb,
-            bombers=final.bombers,
+            bombers=sign_givers(final),
             sign=sign,
             deal_number=deal.number,
             players=rules.players,

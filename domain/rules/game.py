@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from domain.rules.actions import Action
+from domain.rules.birds import gora_written_off, sign_givers
 from domain.rules.bombs import (
     BombLedger,
     CrossedLedger,
@@ -274,7 +275,7 @@ def _signs_after(game: GameState, deal: DealState, sign: int) -> tuple[BombLedge
         game.bomb_signs_crossed,
         deal.result,
         bomb=deal.bomb,
-        bombers=deal.bombers,
+        bombers=sign_givers(deal),  # the bombers, and the birds of the simplified Classic
         sign=sign,
         deal_number=game.deal_number,
         players=game.rules.players,
@@ -309,14 +310,17 @@ def write_deal(
 def _ended(game: GameState, sheet: ScoreSheet, races_run: int) -> bool:
     """The ending conditions after a deal (RULES.md §3.4): every pool closed (or their sum,
     or the last race), the agreed number of deals, or time called during the deal. A game
-    played on after the pools close (``play_until_time``) ends only by time; a game to be
-    ordered is not ended by its pools before the order."""
+    played on after the pools close (``play_until_time``) ends only by time, or by writing off
+    gora (``gora_ending``, S000 simplified Classic); a game to be ordered is not ended by its
+    pools before the order."""
     rules = table_rules(game)
     if rules.races:
         return races_run >= rules.races or game.time_called
-    pools = not rules.play_until_time and not (rules.order_game and game.order is None)
+    ordered = not (rules.order_game and game.order is None)
+    pools = not rules.play_until_time and ordered
     return (
         (pools and sheet.all_closed(rules))
+        or (ordered and gora_written_off(sheet, rules))
         or game.time_called
         or (rules.ending is Ending.DEALS and game.deal_number >= rules.ending_deals)
     )

@@ -61,3 +61,36 @@ class InitialRounds(StrEnum):
     GORA = "gora"
     """The simplified start: every player starts with ``initial_gora`` points in gora instead
     of initial rounds (S000 "с упрощенным началом")."""
+
+
+class Birds(StrEnum):
+    """Who puts a "bird" (птичка) on a raspasy in the simplified Classic (S000 "Варианты
+    правил для классики"): a single-bomb sign on the sheet, played like one ("Игра на птичке
+    аналогична игре на одинарной бомбе"): the player's next game is worth double and the bird
+    is crossed out when he makes it (``GameState.bomb_signs``, level 1)."""
+
+    NONE = "none"
+    """No birds (the default)."""
+    THIRD_PASSER = "third-passer"
+    """«Хулиганка»: "Игрок, сказавший “пас” после того, как двое игроков до него объявили
+    “пас”, ставит «птичку»; остальные ничего не ставят": the seat whose pass is the third in a
+    row in the auction (with three players, the last hand of an all-pass auction). A raspasy
+    without an auction (initial or compulsory) has no passes and gives no bird."""
+    EVERY_RASPASY_PLAYER = "every-raspasy-player"
+    """Simplified Classic without sliding deal: "Все игроки при распасах ставят птичку, в том
+    числе и сдатчик": every seat of every raspasy, the initial raspasy rounds included."""
+
+
+class GoraEnding(StrEnum):
+    """When the game ends by writing off gora (S000 simplified Classic: "Игра кончается
+    списанием горы или по времени"); only in a game that goes on after its pools close."""
+
+    NONE = "none"
+    """Not by gora (the default)."""
+    ALL = "all"
+    """Every pool is closed and every player's gora is written off (none above zero): nothing
+    is left to write off (the Classic ending writes a closed player's points off the others'
+    gora, S000 "списывает с горы игрока, имеющего меньше всех в горе")."""
+    FIRST = "first"
+    """Every pool is closed and some player's gora is written off (the first player whose
+    gora is at zero ends the game)."""

@@ -28,7 +28,14 @@ from typing import Any
 
 from domain.rules.bids import Bid
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
+from domain.rules.recording import (
+    Birds,
+    Ending,
+    GoraEnding,
+    InitialRounds,
+    Leftover,
+    SettlementMethod,
+)
 from domain.rules.whist_options import (
     Obligations,
     ShortfallPayer,
@@ -459,6 +466,18 @@ class RuleSet:
     """S000 Classic "Разбойник" (TV-26): every player must play a dark misère once before the
     game ends; who has not writes this much to gora at the end (S000: "за десять взятых на
     мизере – 200 в гору"). 0: no robber (the default)."""
+    # The simplified Classic variants (S000 "Варианты правил для классики": «Хулиганка» and
+    # the simplified Classic without sliding deal; ``domain.rules.birds``).
+    birds: Birds = Birds.NONE
+    """Who puts a "bird" on a raspasy: nobody (the default), the third passer in a row
+    («Хулиганка»), or every player of every raspasy (simplified Classic). A bird is a single
+    bomb sign (``GameState.bomb_signs``): "Игра на птичке аналогична игре на одинарной бомбе".
+    The variants are played without bombs ("упрощенный вид классики, который играется без
+    бомб")."""
+    gora_ending: GoraEnding = GoraEnding.NONE
+    """The game also ends when, every pool being closed, the gora is written off: every
+    player's (``all``) or some player's (``first``) (S000 simplified Classic: "Игра кончается
+    списанием горы или по времени"). Needs ``play_until_time``."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -564,6 +583,12 @@ class RuleSet:
         if self.dark_bids_on_ladder and not self.dark_bids:
             raise InvalidAction(
                 "dark_bids_on_ladder needs dark_bids", field="rules.dark_bids_on_ladder"
+            )
+        if self.birds is not Birds.NONE and self.bombs:
+            raise InvalidAction(
+                "birds are the simplified Classic's signs, played without bombs (S000: "
+                '"упрощенный вид классики, который играется без бомб"): birds need bombs off',
+                field="rules.birds",
             )
         if not self.no_talon_shown and not (self.no_talon_levels or self.no_talon_misere):
             raise InvalidAction(

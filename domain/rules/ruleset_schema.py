@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.rules.recording import Ending, InitialRounds, Leftover, SettlementMethod
+from domain.rules.recording import (
+    Birds,
+    Ending,
+    GoraEnding,
+    InitialRounds,
+    Leftover,
+    SettlementMethod,
+)
 from domain.rules.ruleset import (
     LEVELS,
     Bidding,
@@ -195,5 +202,8 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "play_until_time": boolean,
             "classic_ending": boolean,
             "robber_gora": price,
+            # The simplified Classic variants (S000 «Хулиганка», simplified Classic)
+            "birds": {"enum": [x.value for x in Birds]},
+            "gora_ending": {"enum": [x.value for x in GoraEnding]},
         },
     }

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending, InitialRounds
+from domain.rules.recording import Ending, GoraEnding, InitialRounds
 from domain.rules.ruleset import RuleSet
 
 MAX_END_TIME = 2**53
@@ -74,6 +74,12 @@ def check_start(rules: RuleSet) -> None:
             "play_until_time goes on after every pool is closed: it needs ending 'pools' and "
             "no races",
             field="rules.play_until_time",
+        )
+    if rules.gora_ending is not GoraEnding.NONE and not rules.play_until_time:
+        raise InvalidAction(
+            "gora_ending ends a game that goes on after its pools close when the gora is "
+            "written off (S000 simplified Classic): it needs play_until_time",
+            field="rules.gora_ending",
         )
     if rules.classic_ending and (rules.races or rules.ending is not Ending.POOLS):
         raise InvalidAction(

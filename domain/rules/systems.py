@@ -12,11 +12,12 @@ Nothing in the rules core tests a system's name: the name only finds the values 
 from __future__ import annotations
 
 from domain.rules.errors import InvalidAction
-from domain.rules.recording import Ending, InitialRounds
+from domain.rules.recording import Birds, Ending, GoraEnding, InitialRounds
 from domain.rules.ruleset import (
     DEFAULT,
     HelpTie,
     Progression,
+    RaspasyDealer,
     RaspasyScoring,
     RaspasyTalon,
     RuleSet,
@@ -143,6 +144,56 @@ CLASSIC = SOCHI.with_options(
 rounds and played until the ordered time (S000 КЛАССИКА, RULES.md §3.5; the variants of
 "Варианты правил для классики" are options, docs/SYSTEMS.md)."""
 
+HOOLIGAN = CLASSIC.with_options(
+    name="hooligan",
+    # «Хулиганка» (S000 "Варианты правил для классики"): "упрощенный вид классики, который
+    # играется без бомб. Распасы всегда одинарные (например, по одному очку за взятку) при
+    # скользящей сдаче" — no bombs, raspasy 1 a trick without progression, the sliding deal
+    # (Classic's, the default).
+    bombs=False,
+    raspasy_progression=Progression.TABLE,
+    raspasy_trick_prices=(1,),
+    raspasy_progression_step=1,
+    raspasy_progression_limit=0,
+    # "Игрок, сказавший “пас” после того, как двое игроков до него объявили “пас”, ставит
+    # «птичку»; остальные ничего не ставят. Игра на птичке аналогична игре на одинарной бомбе"
+    # (decision A-18: the third pass in a row, i.e. the last hand of an all-pass auction).
+    birds=Birds.THIRD_PASSER,
+    # "В остальном – обычные правила": Classic's dark games, games without talon, the order
+    # and play until time. Without bombs the start is Classic's other one, raspasy rounds
+    # ("Если же принято решение начинать игру с распасов"): one round, raspasy being always
+    # single (decision S-25).
+    initial_rounds=InitialRounds.RASPASY,
+    initial_levels=1,
+)
+"""«Хулиганка»: Classic without bombs, single raspasy, and a bird (a single-bomb sign) for the
+third passer (S000 "Варианты правил для классики")."""
+
+CLASSIC_SIMPLE = HOOLIGAN.with_options(
+    name="classic-simple",
+    # "вариант упрощенной классики, в котором сдача не скользящая" (S000): the non-sliding deal
+    # of S000's conventions ("после розыгрыша распасов сдатчик не меняется (нескользящая
+    # сдача) … не может сдавать более 3-х раз подряд").
+    raspasy_dealer=RaspasyDealer.STAYS,
+    # "Все игроки при распасах ставят птичку, в том числе и сдатчик" (the initial raspasy
+    # rounds too, as Classic's initial bombs give their signs: decision A-19).
+    birds=Birds.EVERY_RASPASY_PLAYER,
+    # "Перед игрой два круга распасов": two rounds, both single ("Распасы всегда одинарные").
+    initial_levels=2,
+    # "Игры втемную нет": no dark games nor dark misère (games without talon stay).
+    dark_bids=False,
+    dark_misere=False,
+    # "До закрытия пули вист полуответственный, после закрытия – ответственный".
+    whist_liability=WhistLiability.HALF_UNTIL_CLOSED,
+    # "Игра кончается списанием горы или по времени" (decision S-26): play goes on after the
+    # pools close, the points are written off the gora (Sochi's recording, as Classic's), and
+    # the game ends when a player has written off his gora, or at the ordered time.
+    gora_ending=GoraEnding.FIRST,
+)
+"""The simplified Classic without sliding deal: every player birds on raspasy, two initial
+raspasy rounds, no dark games, half-responsible whist until a pool closes, the end by writing
+off gora or by time (S000 "Варианты правил для классики")."""
+
 RULE_SETS: dict[str, RuleSet] = {
     "default": DEFAULT,
     "sochi": SOCHI,
@@ -150,6 +201,8 @@ RULE_SETS: dict[str, RuleSet] = {
     "leningrad-s000": LENINGRAD_S000,
     "rostov": ROSTOV,
     "classic": CLASSIC,
+    "hooligan": HOOLIGAN,
+    "classic-simple": CLASSIC_SIMPLE,
 }
 """Named rule sets a game may be created with (docs/SYSTEMS.md compares them)."""
 

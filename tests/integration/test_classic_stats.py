@@ -15,7 +15,7 @@ from domain.rules import Action, RuleSet, SeatView
 from domain.rules.actions import Bomb
 from domain.rules.bombs import made
 from domain.rules.state import Kind
-from domain.rules.systems import CLASSIC
+from domain.rules.systems import CLASSIC, rule_set
 from projections import stats_queries as q
 from projections.stats import CLASSIC_COUNTERS
 from service.app.application import PreferansApplication
@@ -171,3 +171,38 @@ def test_stats_tables_of_an_earlier_version_gain_the_new_columns(
         assert "bombs_declared" not in {d[0] for d in c.description or ()}
     stats_runner(app).catch_up()  # a runner of this version starts on the old tables
     assert dump_tables(app.db, STATS_TABLES) == rebuilt
+
+
+def test_birds_are_counted_as_signs_and_crossed_like_them(app: PreferansApplication) -> None:
+    """The simplified Classic variants (S000 l.651, l.653; docs/SYSTEMS.md A-18, A-19): a bird
+    is a sign (``bomb_signs``) and a game made on it crosses it (``bomb_signs_crossed``); the
+    projection derives the birds from the events as the rules core does (the third pass in a
+    row of «Хулиганка», every seat on each raspasy of the simplified Classic), and no bird
+    deal counts as a bomb deal."""
+    live = stats_runner(app, batch=29)
+    for system in ("hooligan", "classic-simple"):
+        league = f"birds-{system}"
+        rules = rule_set(system).with_options(pool_target=6)
+        game_ids: list[uuid.UUID] = []
+        for attempt in range(10):
+            game_id = create(app, rules, league=league).game_id
+            policy = random_policy(random.Random(f"birds-{system}-{attempt}"), bot_share=0.7)
+            play(app, game_id, policy, until_time_deals=16)
+            game_ids.append(game_id)
+            live.catch_up()
+            players, totals = _expected(app, game_ids)
+            seen = sum(players.values(), Counter())
+            if seen["bomb_signs"] and seen["bomb_signs_crossed"]:
+                break
+        assert seen["bomb_signs"] and seen["bomb_signs_crossed"], system
+        assert totals["bomb_deals"] == 0
+        for player in PLAYERS:
+            stats = q.player_stats(app.db, league, player)
+            assert stats is not None
+            expected = {k: players[player][k] for k in _counted(stats)}
+            assert _counted(stats) == expected, (system, player)
+        counted = q.league_totals(app.db, league)
+        assert counted is not None and counted["bomb_deals"] == 0
+    incremental = dump_tables(app.db, STATS_TABLES)
+    stats_runner(app, batch=500).rebuild()
+    assert dump_tables(app.db, STATS_TABLES) == incremental
