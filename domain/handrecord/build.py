@@ -45,6 +45,7 @@ from domain.rules.bombs import (
 )
 from domain.rules.cards import Card, card_list
 from domain.rules.game import deal_state
+from domain.rules.robber import Obligations
 from domain.rules.start import GameOrder
 
 FORMAT = "preferans-hand-record"
@@ -194,9 +195,14 @@ def _envelope(
     }
 
 
-def order_dict(order: GameOrder) -> dict[str, int]:
-    """The order of a game (S000 Classic, ``GameOrdered``) as a record writes it."""
-    return {"seat": order.seat, "pool": order.pool, "ends_at": order.ends_at}
+def order_dict(order: GameOrder) -> dict[str, Any]:
+    """The order of a game (S000 Classic, ``GameOrdered``) as a record writes it; the robber's
+    obligatory games only when the order imposes some (``RuleSet.robber``)."""
+    out: dict[str, Any] = {"seat": order.seat, "pool": order.pool, "ends_at": order.ends_at}
+    imposed = order.obligations.as_dict()
+    if imposed:
+        out["obligations"] = imposed
+    return out
 
 
 def _select(out: Record, deal_number: int | None) -> Record:
@@ -264,7 +270,8 @@ def record_from_events(
                 }
             )
         elif name == "GameOrdered":
-            out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at))
+            imposed = Obligations(**(getattr(event, "obligations", None) or {}))
+            out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at, imposed))
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)

@@ -126,7 +126,10 @@ def render_text(rec: Record) -> str:
         if order["ends_at"]:
             when = datetime.fromtimestamp(order["ends_at"], UTC)
             until = f", until {when.strftime('%Y-%m-%d %H:%M')} UTC"
-        lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}"]')
+        imposed = order.get("obligations") or {}
+        duties = ", ".join(f"{kind.replace('_', ' ')} ×{n}" for kind, n in imposed.items())
+        owes = f"; each must declare {duties}" if duties else ""
+        lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}{owes}"]')
     for deal in rec["deals"]:
         lines.append("")
         lines.extend(render_deal_text(deal, players))

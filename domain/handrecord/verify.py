@@ -38,6 +38,7 @@ from domain.rules import (
 from domain.rules.bombs import ledger_rows
 from domain.rules.cards import card_list
 from domain.rules.game import deal_state
+from domain.rules.robber import Obligations
 from domain.rules.seats import seat_name
 from domain.rules.start import GameOrder, initial_deals
 
@@ -221,7 +222,10 @@ def _verify(rec: Record) -> Verdict:
         )
     order = _order_of(rec)
     if order is not None and rules.order_game and game.deal_number > initial_deals(rules):
-        game = game._replace(order=order)  # a record of deals after the first one ordered
+        # A record of deals after the first one ordered: the robber's obligations as ordered
+        # (the record does not say what was declared before its first deal).
+        owed = (order.obligations,) * rules.players if order.obligations.total else ()
+        game = game._replace(order=order, robber_owed=owed)
     actions = 0
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
@@ -234,7 +238,7 @@ def _verify(rec: Record) -> Verdict:
             if order is None:
                 raise _Discrepancy(number, f"deal {number} is dealt before the game is ordered")
             try:
-                game = order_game(game, order.seat, order.pool, order.ends_at)
+                game = order_game(game, order.seat, order.pool, order.ends_at, order.obligations)
             except RulesError as exc:
                 raise _Discrepancy(number, f"the order of the game is not valid: {exc}") from None
         if game.finished:
@@ -318,7 +322,8 @@ def _order_of(rec: Record) -> GameOrder | None:
     order = rec.get("order")
     if order is None:
         return None
-    return GameOrder(order["seat"], order["pool"], order["ends_at"])
+    imposed = Obligations(**order.get("obligations", {}))
+    return GameOrder(order["seat"], order["pool"], order["ends_at"], imposed)
 
 
 def _verify_seed(rec: Record) -> None:

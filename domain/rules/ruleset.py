@@ -459,6 +459,13 @@ class RuleSet:
     """S000 Classic "Разбойник" (TV-26): every player must play a dark misère once before the
     game ends; who has not writes this much to gora at the end (S000: "за десять взятых на
     мизере – 200 в гору"). 0: no robber (the default)."""
+    robber: bool = False
+    """S000 Classic "Разбойник" with the robber's wider rights: the orderer (``order_game``)
+    imposes obligatory games in his order (``GameOrdered.obligations``: per contract kind —
+    dark misère, misère, ten … six — how many times every player must take the talon and
+    declare it before every pool is closed); each one not declared by then is written to gora
+    as going without five (five tricks on misère; a dark misère ten tricks), without whists
+    (``domain.rules.robber``). False: an order imposes nothing (the default)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:

@@ -195,5 +195,6 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "play_until_time": boolean,
             "classic_ending": boolean,
             "robber_gora": price,
+            "robber": boolean,
         },
     }
