@@ -9,6 +9,7 @@ from typing import Any
 
 from domain.handrecord.build import Record
 from domain.rules import format_cards, mask_of, parse_cards
+from domain.rules.robber import Obligations, describe
 from domain.rules.seats import hand_number, seat_name
 
 
@@ -127,8 +128,8 @@ def render_text(rec: Record) -> str:
             when = datetime.fromtimestamp(order["ends_at"], UTC)
             until = f", until {when.strftime('%Y-%m-%d %H:%M')} UTC"
         imposed = order.get("obligations") or {}
-        duties = ", ".join(f"{kind.replace('_', ' ')} ×{n}" for kind, n in imposed.items())
-        owes = f"; each must declare {duties}" if duties else ""
+        duties = describe(Obligations(**imposed))
+        owes = f"; each must declare {duties}" if imposed else ""
         lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}{owes}"]')
     for deal in rec["deals"]:
         lines.append("")

@@ -99,6 +99,50 @@ def check_obligations(rules: RuleSet, given: Mapping[str, object]) -> Obligation
     return obligations
 
 
+ALIASES = {
+    **{kind: kind for kind in ("dark_misere", "misere", "ten", "nine", "eight", "seven", "six")},
+    **{str(level): kind for level, kind in LEVEL_KIND.items()},
+    "misère": "misere",
+    "dark misere": "dark_misere",
+    "dark misère": "dark_misere",
+    "dark-misere": "dark_misere",
+    "misere dark": "dark_misere",
+    "misère dark": "dark_misere",
+}
+"""The names a player may type for each contract kind (``parse_obligations``)."""
+
+
+def parse_obligations(text: str) -> dict[str, int]:
+    """Obligations as a player types them: ``"misere 1, ten 1, nine 2, eight 3"`` (or ``"10
+    1, 9 2"``, ``"dark misere 1"``); empty text imposes none. ``InvalidAction`` (field
+    ``obligations``) for what cannot be read; the counts are checked by ``check_obligations``."""
+    out: dict[str, int] = {}
+    for part in text.split(","):
+        words = part.strip().lower().split()
+        if not words:
+            continue
+        if len(words) < 2 or not words[-1].isdigit():
+            raise InvalidAction(
+                f"write each obligatory game as a contract and a count, e.g. 'nine 2', not "
+                f"{part.strip()[:30]!r}",
+                field="obligations",
+            )
+        kind = ALIASES.get(" ".join(words[:-1]))
+        if kind is None:
+            raise InvalidAction(
+                f"no obligatory game {' '.join(words[:-1])[:20]!r}; known: {', '.join(KINDS)}",
+                field="obligations",
+            )
+        out[kind] = out.get(kind, 0) + int(words[-1][:3])
+    return out
+
+
+def describe(obligations: Obligations) -> str:
+    """``"misere ×1, ten ×1, nine ×2"`` (``"none"`` when nothing is imposed)."""
+    text = ", ".join(f"{kind.replace('_', ' ')} ×{n}" for kind, n in obligations.as_dict().items())
+    return text or "none"
+
+
 def counted(deal: DealState) -> str | None:
     """The contract kind ``deal``'s declarer declared after taking the talon, if it counts
     towards the robber's obligations (see the module): ``"dark_misere"``, ``"misere"`` or a
