@@ -143,6 +143,20 @@ CLASSIC = SOCHI.with_options(
 rounds and played until the ordered time (S000 КЛАССИКА, RULES.md §3.5; the variants of
 "Варианты правил для классики" are options, docs/SYSTEMS.md)."""
 
+CLASSIC_ROBBER = CLASSIC.with_options(
+    name="classic-robber",
+    # "В варианте с «разбойником», права назначающего игру («разбойника») после трех кругов
+    # распасов в начале игры значительно расширены" (S000 КЛАССИКА, "Варианты правил"): three
+    # rounds of raspasy (single, double, triple: 1/2/3 a trick by Classic's progression), then
+    # the largest gora orders the game and imposes obligatory games ("Каждый должен взять
+    # прикуп на объявленные …"; domain.rules.robber).
+    initial_rounds=InitialRounds.RASPASY,
+    initial_levels=3,
+    robber=True,
+)
+"""Classic with the robber (Разбойник): three raspasy rounds, then the orderer imposes the
+obligatory games every player must declare before every pool closes (S000 КЛАССИКА)."""
+
 RULE_SETS: dict[str, RuleSet] = {
     "default": DEFAULT,
     "sochi": SOCHI,
@@ -150,6 +164,7 @@ RULE_SETS: dict[str, RuleSet] = {
     "leningrad-s000": LENINGRAD_S000,
     "rostov": ROSTOV,
     "classic": CLASSIC,
+    "classic-robber": CLASSIC_ROBBER,
 }
 """Named rule sets a game may be created with (docs/SYSTEMS.md compares them)."""
 

@@ -27,6 +27,9 @@ def test_bot_games_of_every_system_verify(app: PreferansApplication, system: str
     # orders the agreed pool and moves the application's clock to the ordered end time).
     assert (game.state.order is not None) == rules.order_game
     assert game.state.time_called == rules.play_until_time
+    # The robber (classic-robber) imposed obligatory games (helpers.ROBBER_ORDER).
+    order = game.state.order
+    assert (order is not None and order.obligations.total > 0) == rules.robber
     report = verify_game(app, game_id)
     assert report.discrepancy is None, report.discrepancy
     assert report.finished and report.settlement == game.settlement
