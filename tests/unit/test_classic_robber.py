@@ -276,3 +276,19 @@ def test_robber_obligations_replay_and_audit() -> None:
     assert "obligations" not in event.__dict__ and plain.state.robber_owed == ()
     assert "obligations" not in record_from_events(plain_events)["order"]
     assert verify(str(plain.id), plain_events).verified
+
+
+def test_robber_obligations_as_a_player_types_them() -> None:
+    """The CLI's notation: "misere 1, ten 1, nine 2, eight 3" (S000's order), levels as
+    numbers, "dark misère"; what cannot be read names the field ``obligations``."""
+    from domain.rules.robber import describe, parse_obligations
+
+    assert parse_obligations("misere 1, ten 1, nine 2, eight 3") == SEED_ORDER
+    assert parse_obligations("10 1, 9 2, 8 3, misère 1") == SEED_ORDER
+    assert parse_obligations("dark misère 1") == {"dark_misere": 1}
+    assert parse_obligations("  ") == {}
+    assert describe(Obligations(misere=1, eight=3)) == "misere ×1, eight ×3"
+    for text in ("nine", "eleven 1", "nine two"):
+        with pytest.raises(InvalidAction) as raised:
+            parse_obligations(text)
+        assert raised.value.field == "obligations"
