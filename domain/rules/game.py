@@ -257,7 +257,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
         played |= 1 << deal.result.declarer
     owed, written = game.robber_owed, game.robber_written
     if owed and not written:
-        sheet, owed, written = _robber_after(sheet, owed, deal, rules)
+        sheet, owed, written = robber_after(sheet, owed, deal, rules)
     return (
         game._replace(
             dealer=dealer,
@@ -280,7 +280,7 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     )
 
 
-def _robber_after(
+def robber_after(
     sheet: ScoreSheet, owed: tuple[Obligations, ...], deal: DealState, rules: RuleSet
 ) -> tuple[ScoreSheet, tuple[Obligations, ...], bool]:
     """The robber's obligations after ``deal`` (before the deadline): its declarer's game

@@ -292,3 +292,31 @@ def test_robber_obligations_as_a_player_types_them() -> None:
         with pytest.raises(InvalidAction) as raised:
             parse_obligations(text)
         assert raised.value.field == "obligations"
+
+
+def test_robber_progress_is_in_each_deal_of_a_hand_record() -> None:
+    """A hand record carries, on each deal before the deadline, what every seat still owed the
+    robber before it, so a record of one deal (or a tail of the game) verifies on its own; the
+    driver's record (``play_game`` with obligations) verifies; a forged progress in a whole
+    record is a discrepancy."""
+    import copy
+
+    from domain.handrecord import record_from_game
+    from domain.rules import play_game
+
+    rules = ROBBER.with_options(ending_by_time=False, pool_target=6)
+    driven = play_game(SEED, [BOT] * 3, rules, first_dealer=2, obligations=SEED_ORDER)
+    assert driven.finished
+    rec = record_from_game(driven)
+    verdict = verify_record(rec)
+    assert verdict.consistent, verdict.message
+    owed = [d.get("robber_owed") for d in rec["deals"]]
+    assert owed[0] == [SEED_ORDER] * 3  # nothing declared before deal 1
+    assert owed[-1] is not None  # the pools close in the last deal: still owed before it
+    for number in (2, len(rec["deals"])):
+        alone = record_from_game(driven, deal_number=number)
+        assert verify_record(alone).consistent, (number, verify_record(alone).message)
+    forged = copy.deepcopy(rec)
+    forged["deals"][1]["robber_owed"] = [{"eight": 1}, {}, {}]
+    verdict = verify_record(forged)
+    assert not verdict.consistent and "owed the robber" in verdict.message
