@@ -400,7 +400,9 @@ class _Replay:
         game = self.game
         assert game is not None
         try:
-            self.game = order_game(game, event.seat, event.pool, event.ends_at)
+            imposed = getattr(event, "obligations", None)
+            imposed = {} if imposed is None else imposed
+            self.game = order_game(game, event.seat, event.pool, event.ends_at, imposed)
         except (RulesError, TypeError, AttributeError) as exc:
             raise _Found(ILLEGAL, f"GameOrdered is not allowed here: {exc}") from None
         self.expect_next = "DealDealt"

@@ -45,8 +45,9 @@ from domain.rules.bombs import (
     signs_after,
 )
 from domain.rules.cards import Card, card_list
-from domain.rules.game import deal_state
-from domain.rules.start import GameOrder
+from domain.rules.game import deal_state, robber_after
+from domain.rules.robber import Obligations
+from domain.rules.start import GameOrder, initial_deals
 
 FORMAT = "preferans-hand-record"
 VERSION = 1
@@ -104,10 +105,13 @@ def deal_section(
     entry: Mapping[str, Any],
     sheet_before: ScoreSheet,
     signs_before: BombLedger = (),
+    robber_before: Sequence[Obligations] = (),
 ) -> dict[str, Any]:
     """One deal of a record: ``start`` as dealt, ``final`` scored after ``actions``;
     ``signs_before`` the bomb signs owed before it (Classic), recorded only when there are any
-    (its declarer's game is played on his first: the score depends on it)."""
+    (its declarer's game is played on his first: the score depends on it); ``robber_before``
+    what each seat still owed the robber before it (before the deadline), recorded only when
+    something is owed (what the deal that closes every pool writes depends on it)."""
     result = final.result
     if result is None:
         raise ValueError(f"deal {number} is not finished")
@@ -151,7 +155,14 @@ def deal_section(
     }
     if any(signs_before):
         out["bomb_signs"] = ledger_rows(signs_before, final.players)
+    if any(owed.total for owed in robber_before):
+        out["robber_owed"] = [owed.as_dict() for owed in robber_before]
     return out
+
+
+def robber_before(state: GameState) -> tuple[Obligations, ...]:
+    """What each seat owes the robber before the next deal of ``state`` (none once written)."""
+    return () if state.robber_written else state.robber_owed
 
 
 def _classic(final: DealState) -> dict[str, Any]:
@@ -195,9 +206,14 @@ def _envelope(
     }
 
 
-def order_dict(order: GameOrder) -> dict[str, int]:
-    """The order of a game (S000 Classic, ``GameOrdered``) as a record writes it."""
-    return {"seat": order.seat, "pool": order.pool, "ends_at": order.ends_at}
+def order_dict(order: GameOrder) -> dict[str, Any]:
+    """The order of a game (S000 Classic, ``GameOrdered``) as a record writes it; the robber's
+    obligatory games only when the order imposes some (``RuleSet.robber``)."""
+    out: dict[str, Any] = {"seat": order.seat, "pool": order.pool, "ends_at": order.ends_at}
+    imposed = order.obligations.as_dict()
+    if imposed:
+        out["obligations"] = imposed
+    return out
 
 
 def _select(out: Record, deal_number: int | None) -> Record:
@@ -235,6 +251,7 @@ def record_from_events(
     start: DealState | None = None
     sheet_before = ScoreSheet.empty(rules.players)
     signs_before: BombLedger = ()
+    owed_before: tuple[Obligations, ...] = ()
     actions: list[tuple[int, Action]] = []
     for event in events:
         name = event_name(event)
@@ -250,6 +267,7 @@ def record_from_events(
                     event.entry,
                     sheet_before,
                     signs_before,
+                    owed_before,
                 )
             )
         elif name == "TimeCalled":
@@ -265,7 +283,8 @@ def record_from_events(
                 }
             )
         elif name == "GameOrdered":
-            out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at))
+            imposed = Obligations(**(getattr(event, "obligations", None) or {}))
+            out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at, imposed))
         elif name == "GameFinished":
             out["complete"] = True
             out["settlement"] = list(event.settlement)
@@ -282,6 +301,7 @@ def record_from_events(
             assert state.deal is not None
             start, sheet_before, actions = state.deal, state.sheet, []
             signs_before = state.bomb_signs
+            owed_before = robber_before(state)
     return _select(out, deal_number)
 
 
@@ -297,9 +317,15 @@ def record_from_game(
     sheet = new_game(rules, game.first_dealer).sheet
     owed: BombLedger = ()
     crossed: CrossedLedger = ()
+    robber: tuple[Obligations, ...] = ()
+    written = False
     if game.order is not None:
         out["order"] = order_dict(game.order)
+        imposed = game.order.obligations
+        robber = (imposed,) * rules.players if imposed.total else ()
     for deal in game.deals:
+        ordered = deal.number > initial_deals(rules)
+        before = robber if ordered and not written else ()
         final = deal.final
         start = deal_state(
             final.rules,  # the table rules: the ordered pool length once ordered
@@ -320,9 +346,12 @@ def record_from_game(
                 entry_to_dict(deal.entry),
                 sheet,
                 owed,
+                before,
             )
         )
         sheet = write_deal(sheet, final, deal.score, final.rules)[0]
+        if before:  # the robber's obligations, and the deadline (``game.finish_deal``)
+            sheet, robber, written = robber_after(sheet, robber, final, final.rules)
         result = final.result
         assert result is not None
         sign = first_sign(owed, result.declarer) if multiplied(result.kind) else 0

@@ -9,6 +9,7 @@ from typing import Any
 
 from domain.handrecord.build import Record
 from domain.rules import format_cards, mask_of, parse_cards
+from domain.rules.robber import Obligations, describe
 from domain.rules.seats import hand_number, seat_name
 
 
@@ -126,7 +127,10 @@ def render_text(rec: Record) -> str:
         if order["ends_at"]:
             when = datetime.fromtimestamp(order["ends_at"], UTC)
             until = f", until {when.strftime('%Y-%m-%d %H:%M')} UTC"
-        lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}"]')
+        imposed = order.get("obligations") or {}
+        duties = describe(Obligations(**imposed))
+        owes = f"; each must declare {duties}" if imposed else ""
+        lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}{owes}"]')
     for deal in rec["deals"]:
         lines.append("")
         lines.extend(render_deal_text(deal, players))

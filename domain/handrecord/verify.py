@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from domain.handrecord.build import Record, cards_text, deal_section, sheet_of
+from domain.handrecord.build import Record, cards_text, deal_section, robber_before, sheet_of
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
 from domain.rules import (
     Action,
@@ -38,6 +38,7 @@ from domain.rules import (
 from domain.rules.bombs import ledger_rows
 from domain.rules.cards import card_list
 from domain.rules.game import deal_state
+from domain.rules.robber import Obligations
 from domain.rules.seats import seat_name
 from domain.rules.start import GameOrder, initial_deals
 
@@ -168,6 +169,7 @@ def _replay_deal(deal: Mapping[str, Any], game: GameState) -> tuple[GameState, d
         entry_to_dict(entry),
         game.sheet,
         game.bomb_signs,
+        robber_before(game),
     )
     return after, expected
 
@@ -221,7 +223,10 @@ def _verify(rec: Record) -> Verdict:
         )
     order = _order_of(rec)
     if order is not None and rules.order_game and game.deal_number > initial_deals(rules):
-        game = game._replace(order=order)  # a record of deals after the first one ordered
+        # A record of deals after the first one ordered: what each seat still owed the robber
+        # before its first deal (none recorded: nothing was owed, or the deadline had passed).
+        owed = tuple(Obligations(**row) for row in first.get("robber_owed", ()))
+        game = game._replace(order=order, robber_owed=owed, robber_written=not owed)
     actions = 0
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
@@ -234,7 +239,7 @@ def _verify(rec: Record) -> Verdict:
             if order is None:
                 raise _Discrepancy(number, f"deal {number} is dealt before the game is ordered")
             try:
-                game = order_game(game, order.seat, order.pool, order.ends_at)
+                game = order_game(game, order.seat, order.pool, order.ends_at, order.obligations)
             except RulesError as exc:
                 raise _Discrepancy(number, f"the order of the game is not valid: {exc}") from None
         if game.finished:
@@ -250,6 +255,14 @@ def _verify(rec: Record) -> Verdict:
                 number,
                 f"deal {number}: the dealer had dealt {game.dealer_run} deals in a row before "
                 f"it, not {deal.get('dealer_run', 0)}",
+            )
+        before = robber_before(game)
+        due = [o.as_dict() for o in before] if any(o.total for o in before) else None
+        if deal.get("robber_owed") != due:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: what the seats owed the robber before it is {_show(due)}, "
+                f"not {_show(deal.get('robber_owed'))}",
             )
         signs = ledger_rows(game.bomb_signs, rules.players)
         if deal.get("bomb_signs", [[] for _ in signs]) != signs:
@@ -318,7 +331,8 @@ def _order_of(rec: Record) -> GameOrder | None:
     order = rec.get("order")
     if order is None:
         return None
-    return GameOrder(order["seat"], order["pool"], order["ends_at"])
+    imposed = Obligations(**order.get("obligations", {}))
+    return GameOrder(order["seat"], order["pool"], order["ends_at"], imposed)
 
 
 def _verify_seed(rec: Record) -> None:

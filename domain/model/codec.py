@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -18,9 +18,15 @@ TIME_FINGERPRINT = "time"
 """What a ``TimeCalled`` request id stands for."""
 
 
-def order_fingerprint(seat: int, pool: int, ends_at: int) -> str:
-    """What a ``GameOrdered`` request id stands for."""
-    return f"{seat}:order {pool} {ends_at}"
+def order_fingerprint(
+    seat: int, pool: int, ends_at: int, obligations: Mapping[str, int] | None = None
+) -> str:
+    """What a ``GameOrdered`` request id stands for (the robber's obligations, if any, in
+    their canonical order)."""
+    base = f"{seat}:order {pool} {ends_at}"
+    if not obligations:
+        return base
+    return base + " " + ",".join(f"{k}={v}" for k, v in sorted(obligations.items()) if v)
 
 
 def stop_fingerprint(seat: int) -> str:

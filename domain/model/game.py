@@ -24,7 +24,7 @@ aggregate a game is (above). Their meaning is elsewhere: ``domain.model.decision
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -198,6 +198,14 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "GameOrdered"
         pool: int
         ends_at: int
+        obligations: dict[str, int] | None = None
+        """The robber's obligatory games (``rules.robber``): contract kind → how many times
+        every player must declare it (``domain.rules.robber``). An order imposing none
+        records no such field (so it is the event recorded before the robber existed)."""
+
+        def __post_init__(self) -> None:
+            if self.obligations is None:  # the event as recorded before obligations existed
+                del self.__dict__["obligations"]
 
     class EarlyStopAgreed(Event):
         """A seat agrees to stop the game now (RULES.md §3.0, TV-27). When every seat has agreed
@@ -479,15 +487,27 @@ class Game(Aggregate):
         if after.finished:
             self._end(request_id, seed)
 
-    def order(self, seat: int, pool: int, ends_at: int, request_id: str, seed: bytes) -> None:
+    def order(
+        self,
+        seat: int,
+        pool: int,
+        ends_at: int,
+        request_id: str,
+        seed: bytes,
+        obligations: Mapping[str, int] | None = None,
+    ) -> None:
         """The seat with the largest gora orders the game (the rules core checks the seat, the
-        moment and the ranges; the service checks that the end time is in the future); the
-        first deal of the pool proper is dealt with it."""
+        moment and the ranges, and the robber's obligations; the service checks that the end
+        time is in the future); the first deal of the pool proper is dealt with it."""
         if not 0 <= seat < len(self.players):
             raise InvalidAction(f"no seat {seat} in this game", field="seat")
-        after = order_game(self.state, seat, pool, ends_at)  # raises; nothing recorded
+        after = order_game(self.state, seat, pool, ends_at, obligations or {})  # raises
+        assert after.order is not None
+        imposed = after.order.obligations.as_dict() or None
         with self._computed(after):
-            self._game_ordered(seat=seat, request_id=request_id, pool=pool, ends_at=ends_at)
+            self._game_ordered(
+                seat=seat, request_id=request_id, pool=pool, ends_at=ends_at, obligations=imposed
+            )
         self.deal_next(seed, request_id)
 
     def deal_first(self, seed: bytes, request_id: str) -> None:
@@ -710,13 +730,20 @@ class Game(Aggregate):
         self._note(request_id, TIME_FINGERPRINT)
 
     @event(GameOrdered)
-    def _game_ordered(self, seat: int, request_id: str, pool: int, ends_at: int) -> None:
+    def _game_ordered(
+        self,
+        seat: int,
+        request_id: str,
+        pool: int,
+        ends_at: int,
+        obligations: dict[str, int] | None = None,
+    ) -> None:
         outcome = self._taken()
         if outcome is not None:
             self.state = outcome.after
         else:
-            self.state = order_game(self.state, seat, pool, ends_at)
-        self._note(request_id, order_fingerprint(seat, pool, ends_at))
+            self.state = order_game(self.state, seat, pool, ends_at, obligations or {})
+        self._note(request_id, order_fingerprint(seat, pool, ends_at, obligations))
 
     @event(EarlyStopAgreed)
     def _stop_agreed(self, seat: int, request_id: str) -> None:

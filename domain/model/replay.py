@@ -49,7 +49,9 @@ def advance(state: GameState | None, event: Any) -> GameState:
     if name == "PlayerReplaced":
         return replace_player(state, event.seat)
     if name == "GameOrdered":
-        return order_game(state, event.seat, event.pool, event.ends_at)
+        return order_game(
+            state, event.seat, event.pool, event.ends_at, getattr(event, "obligations", None) or {}
+        )
     if name == "RulingRecorded":
         return apply_ruling(state, event.adjustment)
     row = BY_NAME.get(name)

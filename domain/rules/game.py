@@ -8,7 +8,7 @@ whole-game driver: from a seed and three policies to the final sheet and settlem
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
@@ -28,6 +28,7 @@ from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction, NotYourTurn
 from domain.rules.raspasy import dealer_after, streak_after
 from domain.rules.recording import Ending, InitialRounds
+from domain.rules.robber import NONE, Obligations, check_obligations, fulfil, penalties
 from domain.rules.ruleset import DEFAULT, RuleSet
 from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, replace, settle
 from domain.rules.scoring import DealScore, score_deal
@@ -92,6 +93,12 @@ class GameState(NamedTuple):
     ``rules.pool_target`` from then on (``table_rules``); ``None`` before it is ordered."""
     dark_misere_played: int = 0
     """Mask of seats that have played a dark misère (the robber's obligation, ``robber_gora``)."""
+    robber_owed: tuple[Obligations, ...] = ()
+    """The robber's obligatory games (``RuleSet.robber``) each seat still owes, from the order
+    on (``()`` when the order imposed none); once ``robber_written``, what was written."""
+    robber_written: bool = False
+    """Every pool has closed (the robber's deadline, S000 "до закрытия пули"): what each seat
+    still owed was written to his gora then (``domain.rules.robber``)."""
 
 
 _DEAL = GameState._fields.index("deal")
@@ -147,10 +154,17 @@ def game_orderer(game: GameState) -> int:
     return orderer(game.sheet.gora, first_hand(game.dealer, game.rules.players))
 
 
-def order_game(game: GameState, seat: int, pool: int, ends_at: int) -> GameState:
+def order_game(
+    game: GameState,
+    seat: int,
+    pool: int,
+    ends_at: int,
+    obligations: Mapping[str, object] | Obligations = NONE,
+) -> GameState:
     """The largest gora orders the game (a recorded decision, S000 "заказывает игру"): the pool
     length from now on and, in a game played until time, its end time (data: never compared
-    with a clock here)."""
+    with a clock here); under ``rules.robber`` also the obligatory games every player owes
+    (``domain.rules.robber``; by contract kind, e.g. ``{"misere": 1, "ten": 1}``)."""
     if not game.rules.order_game:
         raise IllegalAction("this game is not ordered (rules.order_game)")
     if game.finished:
@@ -160,6 +174,8 @@ def order_game(game: GameState, seat: int, pool: int, ends_at: int) -> GameState
     if not awaiting_order(game):
         raise IllegalAction("the game is ordered after the initial rounds")
     check_order(game.rules, pool, ends_at)
+    given = obligations._asdict() if isinstance(obligations, Obligations) else obligations
+    imposed = check_obligations(game.rules, given)
     who = game_orderer(game)
     if seat != who:
         raise NotYourTurn(
@@ -167,7 +183,8 @@ def order_game(game: GameState, seat: int, pool: int, ends_at: int) -> GameState
             seat=seat,
             to_act=who,
         )
-    return game._replace(order=GameOrder(seat, pool, ends_at))
+    owed = (imposed,) * game.rules.players if imposed.total else ()
+    return game._replace(order=GameOrder(seat, pool, ends_at, imposed), robber_owed=owed)
 
 
 def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
@@ -239,6 +256,9 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
     played = game.dark_misere_played
     if deal.dark and deal.result.kind is Kind.MISERE:
         played |= 1 << deal.result.declarer
+    owed, written = game.robber_owed, game.robber_written
+    if owed and not written:
+        sheet, owed, written = robber_after(sheet, owed, deal, rules)
     return (
         game._replace(
             dealer=dealer,
@@ -253,10 +273,29 @@ def finish_deal(game: GameState) -> tuple[GameState, DealScore, SheetEntry]:
             bomb_signs_crossed=crossed,
             bomb_streak=bomb,
             dark_misere_played=played,
+            robber_owed=owed,
+            robber_written=written,
         ),
         score,
         entry,
     )
+
+
+def robber_after(
+    sheet: ScoreSheet, owed: tuple[Obligations, ...], deal: DealState, rules: RuleSet
+) -> tuple[ScoreSheet, tuple[Obligations, ...], bool]:
+    """The robber's obligations after ``deal`` (before the deadline): its declarer's game
+    counts (``robber.fulfil``); if every pool is closed now, the deadline has come and what
+    each still owes is written to his gora, without whists (S000 "Объявление игрок должен
+    сделать до закрытия пули", "За необъявленные записать как за уход без пяти")."""
+    declarer = deal.result.declarer if deal.result is not None else -1
+    if declarer >= 0:
+        owed = tuple(fulfil(o, deal) if s == declarer else o for s, o in enumerate(owed))
+    if not sheet.all_closed(rules):
+        return sheet, owed, False
+    due = penalties(rules, owed)
+    gora = tuple(g + p for g, p in zip(sheet.gora, due, strict=True))
+    return sheet._replace(gora=gora), owed, True
 
 
 def played_sign(game: GameState, result: DealResult) -> int:
@@ -385,7 +424,17 @@ def replace_player(game: GameState, seat: int) -> GameState:
         stop_agreed=game.stop_agreed - {seat},
         bomb_signs=leaves(game.bomb_signs, seat, game.rules.players),
         dark_misere_played=game.dark_misere_played & ~(1 << seat),
+        robber_owed=_newcomer_owes(game, seat),
     )
+
+
+def _newcomer_owes(game: GameState, seat: int) -> tuple[Obligations, ...]:
+    """The robber's obligations after a player joins at ``seat``: the newcomer owes the whole
+    order (what the leaver owed leaves with him), until the deadline has passed."""
+    if not game.robber_owed or game.robber_written or game.order is None:
+        return game.robber_owed
+    imposed = game.order.obligations
+    return tuple(imposed if s == seat else o for s, o in enumerate(game.robber_owed))
 
 
 Policy = Callable[[SeatView], Action]
@@ -446,13 +495,15 @@ def play_game(
     max_deals: int = 500,
     order: tuple[int, int] | None = None,
     time_after: int | None = None,
+    obligations: Mapping[str, int] | None = None,
 ) -> GameRecord:
     """Play a whole pulya from ``seed`` until it ends (or ``max_deals``: an early stop). A game
     to be ordered (``rules.order_game``) is ordered with ``order`` (pool length, end time) by
     the seat whose order it is; by default the agreed ``pool_target`` and, until time, the
     end time 1. This driver has no clock: in a game played until time, time is called (as the
     event would record it) once ``time_after`` deals after the initial rounds are played, and
-    never if ``time_after`` is ``None``."""
+    never if ``time_after`` is ``None``. Under ``rules.robber`` the order imposes
+    ``obligations`` (none by default)."""
     game = new_game(rules, first_dealer)
     deals: list[DealRecord] = []
     if order is None:
@@ -466,7 +517,7 @@ def play_game(
             game = call_time(game)  # between deals: the game ends now
             break
         if awaiting_order(game):
-            game = order_game(game, game_orderer(game), *order)
+            game = order_game(game, game_orderer(game), *order, obligations or {})
         game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
         assert game.deal is not None
         final, actions = play_deal(game.deal, policies, game)
@@ -497,7 +548,7 @@ def game_final_sheet(game: GameState, sheet: ScoreSheet | None = None) -> ScoreS
     penalty on every player who has not played a dark misère (``robber_gora``, TV-26)."""
     rules = table_rules(game)
     final = final_sheet(game.sheet if sheet is None else sheet, rules)
-    if not rules.robber_gora:
+    if not rules.robber_gora and (not game.robber_owed or game.robber_written):
         return final
     owed = robber_penalties(game)
     return final._replace(gora=tuple(g + p for g, p in zip(final.gora, owed, strict=True)))
@@ -505,10 +556,16 @@ def game_final_sheet(game: GameState, sheet: ScoreSheet | None = None) -> ScoreS
 
 def robber_penalties(game: GameState) -> tuple[int, ...]:
     """What each seat owes the robber at the end: ``robber_gora`` unless he has played a dark
-    misère (S000 "не выполнивший данное условие до конца игры пишет … 200 в гору")."""
+    misère (S000 "не выполнивший данное условие до конца игры пишет … 200 в гору"); under
+    ``rules.robber``, the price of the obligatory games he still owes unless they were
+    already written when every pool closed (``robber_written``)."""
     price = game.rules.robber_gora
     played = game.dark_misere_played
-    return tuple(0 if played >> s & 1 else price for s in range(game.rules.players))
+    agreed = tuple(0 if played >> s & 1 else price for s in range(game.rules.players))
+    if not game.robber_owed or game.robber_written:
+        return agreed
+    ordered = penalties(table_rules(game), game.robber_owed)
+    return tuple(a + o for a, o in zip(agreed, ordered, strict=True))
 
 
 def results(record: GameRecord) -> list[DealResult]:

@@ -478,6 +478,13 @@ class RuleSet:
     """The game also ends when, every pool being closed, the gora is written off: every
     player's (``all``) or some player's (``first``) (S000 simplified Classic: "Игра кончается
     списанием горы или по времени"). Needs ``play_until_time``."""
+    robber: bool = False
+    """S000 Classic "Разбойник" with the robber's wider rights: the orderer (``order_game``)
+    imposes obligatory games in his order (``GameOrdered.obligations``: per contract kind —
+    dark misère, misère, ten … six — how many times every player must take the talon and
+    declare it before every pool is closed); each one not declared by then is written to gora
+    as going without five (five tricks on misère; a dark misère ten tricks), without whists
+    (``domain.rules.robber``). False: an order imposes nothing (the default)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:

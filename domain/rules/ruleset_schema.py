@@ -205,5 +205,6 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             # The simplified Classic variants (S000 «Хулиганка», simplified Classic)
             "birds": {"enum": [x.value for x in Birds]},
             "gora_ending": {"enum": [x.value for x in GoraEnding]},
+            "robber": boolean,
         },
     }

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from domain.rules.errors import InvalidAction
 from domain.rules.recording import Ending, GoraEnding, InitialRounds
+from domain.rules.robber import NONE, Obligations
 from domain.rules.ruleset import RuleSet
 
 MAX_END_TIME = 2**53
@@ -44,6 +45,9 @@ class GameOrder(NamedTuple):
     """The pool length, in force instead of ``RuleSet.pool_target`` from now on."""
     ends_at: int
     """The end time, seconds since the Unix epoch (UTC); 0 in a game not played until time."""
+    obligations: Obligations = NONE
+    """The robber's obligatory games (``RuleSet.robber``): how many times every player must
+    declare each contract kind before every pool is closed (none by default)."""
 
 
 def check_start(rules: RuleSet) -> None:
@@ -80,6 +84,17 @@ def check_start(rules: RuleSet) -> None:
             "gora_ending ends a game that goes on after its pools close when the gora is "
             "written off (S000 simplified Classic): it needs play_until_time",
             field="rules.gora_ending",
+        )
+    if rules.robber and not rules.order_game:
+        raise InvalidAction(
+            "robber lets the orderer impose obligatory games in his order: it needs order_game",
+            field="rules.robber",
+        )
+    if rules.robber and rules.robber_gora:
+        raise InvalidAction(
+            "robber_gora is the agreed dark misère obligation; with robber the orderer imposes "
+            "the obligations (a dark misère among them): choose one",
+            field="rules.robber",
         )
     if rules.classic_ending and (rules.races or rules.ending is not Ending.POOLS):
         raise InvalidAction(

@@ -194,6 +194,20 @@ CLASSIC_SIMPLE = HOOLIGAN.with_options(
 raspasy rounds, no dark games, half-responsible whist until a pool closes, the end by writing
 off gora or by time (S000 "Варианты правил для классики")."""
 
+CLASSIC_ROBBER = CLASSIC.with_options(
+    name="classic-robber",
+    # "В варианте с «разбойником», права назначающего игру («разбойника») после трех кругов
+    # распасов в начале игры значительно расширены" (S000 КЛАССИКА, "Варианты правил"): three
+    # rounds of raspasy (single, double, triple: 1/2/3 a trick by Classic's progression), then
+    # the largest gora orders the game and imposes obligatory games ("Каждый должен взять
+    # прикуп на объявленные …"; domain.rules.robber).
+    initial_rounds=InitialRounds.RASPASY,
+    initial_levels=3,
+    robber=True,
+)
+"""Classic with the robber (Разбойник): three raspasy rounds, then the orderer imposes the
+obligatory games every player must declare before every pool closes (S000 КЛАССИКА)."""
+
 RULE_SETS: dict[str, RuleSet] = {
     "default": DEFAULT,
     "sochi": SOCHI,
@@ -203,6 +217,7 @@ RULE_SETS: dict[str, RuleSet] = {
     "classic": CLASSIC,
     "hooligan": HOOLIGAN,
     "classic-simple": CLASSIC_SIMPLE,
+    "classic-robber": CLASSIC_ROBBER,
 }
 """Named rule sets a game may be created with (docs/SYSTEMS.md compares them)."""
 

@@ -36,6 +36,7 @@ from service.api.mapping import (
     action_from_proto,
     end_time_from_proto,
     game_to_proto,
+    obligations_from_proto,
     parse_game_name,
     rules_from_proto,
     scoresheet_to_proto,
@@ -423,9 +424,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
         ends_at = end_time_from_proto(request)
+        obligations = obligations_from_proto(request)
         result = await self._write(
             game_id,
-            lambda: self.app.order_game(game_id, seat, request.pool, ends_at, request.request_id),
+            lambda: self.app.order_game(
+                game_id, seat, request.pool, ends_at, request.request_id, obligations=obligations
+            ),
         )
         return pb.OrderGameResponse(version=result.version, replayed=result.replayed)
 

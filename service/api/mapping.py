@@ -47,6 +47,7 @@ from domain.rules import (
     CrossedSign,
     Declare,
     Discard,
+    GameState,
     HalfWhist,
     Here,
     OwnWhist,
@@ -86,6 +87,8 @@ from domain.rules.actions import (
     WriteOff,
 )
 from domain.rules.errors import InvalidAction
+from domain.rules.robber import KINDS, Obligations
+from domain.rules.robber import penalty as robber_penalty
 from domain.rules.start import MAX_END_TIME, GameOrder
 from domain.rules.state import DealState
 from domain.rules.systems import RULE_SETS
@@ -296,11 +299,37 @@ def end_time_from_proto(request: pb.OrderGameRequest) -> int:
 
 def order_to_proto(order: GameOrder) -> pb.GameOrder:
     """The order of a game (S000 Classic); the end time unset when the game is not played
-    until time."""
+    until time; the robber's obligations set when it imposes some."""
     out = pb.GameOrder(seat=order.seat, pool=order.pool)
     if order.ends_at:
         out.end_time.FromSeconds(order.ends_at)
+    if order.obligations.total:
+        out.obligations.CopyFrom(obligations_to_proto(order.obligations))
     return out
+
+
+def obligations_to_proto(obligations: Obligations) -> pb.Obligations:
+    """The robber's obligatory games by contract (``domain.rules.robber``)."""
+    return pb.Obligations(**obligations._asdict())
+
+
+def obligations_from_proto(request: pb.OrderGameRequest) -> dict[str, int]:
+    """The obligations an order asks for, every contract (zeros too): the rules core checks
+    them and names the field (``obligations.nine`` …) of a count out of range."""
+    if not request.HasField("obligations"):
+        return {}
+    given = request.obligations
+    return {kind: int(getattr(given, kind)) for kind in KINDS}
+
+
+def robber_to_proto(game: GameState) -> list[pb.RobberDebt]:
+    """What each seat still owes the robber (or what was written for it at the deadline), with
+    its price in gora by the table's prices; empty when the order imposed nothing."""
+    rules = table_rules(game)
+    return [
+        pb.RobberDebt(seat=s, owed=obligations_to_proto(owed), gora=robber_penalty(rules, owed))
+        for s, owed in enumerate(game.robber_owed)
+    ]
 
 
 def _orderer(game: Game) -> int:
@@ -367,6 +396,8 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     out.pool_target = table_rules(state).pool_target
     if state.rules.dark_auction:  # a blind bomb or dark bid weighs the public game context
         _game_context(out, game)
+    out.robber_owed.extend(robber_to_proto(game.state))
+    out.robber_written = game.state.robber_written
     if game.deal_results:
         out.previous_deal.CopyFrom(_finished_deal(game.id, len(game.deal_results), game))
     if deal is None:  # the game is over, or waits for its order (``orderer``)
@@ -528,6 +559,8 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
         flags=[flag_to_proto(f) for f in game.flags],
         accounts=accounts_to_proto(sheet, game.accounts),
         order=order_to_proto(game.state.order) if game.state.order is not None else None,
+        robber_owed=robber_to_proto(game.state),
+        robber_written=game.state.robber_written,
     )
 
 
@@ -697,7 +730,9 @@ def _public_part(
     elif name == "TimeCalled":
         out.time_called.CopyFrom(pb.TimeCalledEvent(deal_number=game.state.deal_number))
     elif name == "GameOrdered":
-        out.game_ordered.CopyFrom(order_to_proto(GameOrder(event.seat, event.pool, event.ends_at)))
+        imposed = Obligations(**(getattr(event, "obligations", None) or {}))
+        order = GameOrder(event.seat, event.pool, event.ends_at, imposed)
+        out.game_ordered.CopyFrom(order_to_proto(order))
     elif name == "EarlyStopAgreed":
         agreed = sorted(game.state.stop_agreed)  # the game just after the event
         out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))

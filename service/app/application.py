@@ -381,22 +381,25 @@ class PreferansApplication(Application[uuid.UUID]):
         ends_at: int,
         request_id: str,
         then: Callable[[Game], T] | None = None,
+        obligations: Mapping[str, int] | None = None,
     ) -> CommandResult:
         """The seat with the largest gora orders the game (S000 Classic, ``rules.order_game``):
         the pool length and, in a game played until time, the end time (seconds since the
-        epoch), which must be in the future by the server's clock. The rules core checks the
-        rest (the seat, the moment, the ranges). Idempotent by request id."""
+        epoch), which must be in the future by the server's clock; under ``rules.robber`` the
+        obligatory games (contract kind → count, ``domain.rules.robber``). The rules core
+        checks the rest (the seat, the moment, the ranges, the obligations). Idempotent by
+        request id."""
         request_id = validation.request_id(request_id)
 
         def decide(game: Game) -> None:
             if ends_at and ends_at <= self.clock():
                 raise InvalidAction("the end time must be in the future", field="end_time")
-            game.order(seat, pool, ends_at, request_id, self._seed_of(game))
+            game.order(seat, pool, ends_at, request_id, self._seed_of(game), obligations)
 
         return self._command(
             game_id,
             request_id,
-            order_fingerprint(seat, pool, ends_at),
+            order_fingerprint(seat, pool, ends_at, obligations),
             decide,
             then,
             judged_again_on=IllegalAction,

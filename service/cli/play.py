@@ -50,6 +50,7 @@ from domain.rules import (
     parse_action,
     parse_cards,
 )
+from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
 from domain.rules.seats import hand_number, seat_name
 from domain.rules.start import initial_deals
 from service.cli.botplay import ORDER_MINUTES, Creator, game_rules, order_choice
@@ -225,6 +226,9 @@ def scoresheet_table(
     signs = {row.seat: row for row in sheet.bomb_signs}
     if signs:
         table.add_column("bombs")
+    robber = {debt.seat: debt for debt in sheet.robber_owed}
+    if robber:
+        table.add_column("robber: written" if sheet.robber_written else "robber: owes")
     if sheet.settlement:
         table.add_column("result", justify="right", no_wrap=True)
     rows = {row.seat: row for row in sheet.totals}
@@ -236,6 +240,8 @@ def scoresheet_table(
         cells += ["" if other == seat else str(whists[other]) for other in range(3)]
         if signs:
             cells.append(bomb_signs_text(signs.get(seat)))
+        if robber:
+            cells.append(robber_text(robber.get(seat)))
         if sheet.settlement:
             account = next(
                 (a.account for a in sheet.accounts if a.seat == seat and not a.left), seat
@@ -267,12 +273,29 @@ def bomb_word(level: int) -> str:
 
 
 def order_text(order: pb.GameOrder) -> str:
-    """The order of a Classic game: ``B ordered: pool to 20, until 2026-12-01 23:00 UTC``."""
+    """The order of a Classic game: ``B ordered: pool to 20, until 2026-12-01 23:00 UTC``
+    (and the robber's obligatory games: ``; each must declare nine ×2, eight ×3``)."""
     text = f"{seat_name(order.seat)} ordered: pool to {order.pool}"
     if order.HasField("end_time") and order.end_time.seconds:
         moment = datetime.fromtimestamp(order.end_time.seconds, UTC)
         text += f", until {moment:%Y-%m-%d %H:%M} UTC"
+    imposed = obligations_of(order.obligations)
+    if imposed.total:
+        text += f"; each must declare {describe(imposed)}"
     return text
+
+
+def obligations_of(message: pb.Obligations) -> Obligations:
+    """The robber's obligations of a proto message."""
+    return Obligations(**{kind: getattr(message, kind) for kind in KINDS})
+
+
+def robber_text(debt: pb.RobberDebt | None) -> str:
+    """What a seat owes the robber: ``nine ×1, eight ×2 (100)``; ``—`` when nothing."""
+    if debt is None:
+        return ""
+    owed = obligations_of(debt.owed)
+    return f"{describe(owed)} ({debt.gora})" if owed.total else "—"
 
 
 def format_result(value: str) -> str:
@@ -810,8 +833,14 @@ class PlaySession:
                 if minutes is None:
                     return False
                 ends = int(self.clock()) + minutes * 60
+            obligations: dict[str, int] = {}
+            if rules.robber:
+                asked = self._ask_obligations()
+                if asked is None:
+                    return False
+                obligations = asked
             try:
-                response = seat.order_game(chosen, ends)
+                response = seat.order_game(chosen, ends, obligations=obligations)
             except grpc.RpcError as exc:
                 if exc.code() not in (
                     grpc.StatusCode.FAILED_PRECONDITION,
@@ -825,6 +854,18 @@ class PlaySession:
             self.head = max(self.head, response.version)
             self.pool_target = chosen
             return True
+
+    def _ask_obligations(self) -> dict[str, int] | None:
+        """The robber's obligatory games from the person (S000 "Разбойник"), e.g. "misere 1,
+        ten 1, nine 2, eight 3" (Enter: none); ``None`` to quit. The server checks the counts."""
+        while True:
+            line = self._ask("Obligatory games, e.g. 'misere 1, ten 1, nine 2, eight 3' [none]> ")
+            if line is None or line.strip().lower() in QUIT_WORDS:
+                return None
+            try:
+                return parse_obligations(line)
+            except InvalidAction as exc:
+                self.console.print(Text(str(exc), "red"))
 
     def _ask_number(self, prompt: str, default: int) -> int | None:
         """A whole number from the person (Enter: ``default``); ``None`` to quit."""

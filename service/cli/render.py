@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards, hand_number
+from domain.rules.robber import describe
 from domain.rules.seats import seat_name
 from domain.rules.start import GameOrder
 
@@ -42,6 +43,8 @@ def describe_order(order: GameOrder | None) -> str:
         text += f", until {moment}"
     elif order.ends_at:
         text += ", until time is called"
+    if order.obligations.total:
+        text += f"; each must declare {describe(order.obligations)}"
     return text
 
 

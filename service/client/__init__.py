@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -144,15 +144,22 @@ class SeatClient:
         return response
 
     def order_game(
-        self, pool: int, end_time: int = 0, request_id: str | None = None
+        self,
+        pool: int,
+        end_time: int = 0,
+        request_id: str | None = None,
+        obligations: Mapping[str, int] | None = None,
     ) -> pb.OrderGameResponse:
         """Order the game (S000 Classic): the pool length and, in a game played until time, the
-        end time in seconds since the epoch (0: none)."""
+        end time in seconds since the epoch (0: none); under the robber, the obligatory games
+        (contract kind → count, e.g. ``{"nine": 2}``)."""
         request = pb.OrderGameRequest(
             name=self.name, pool=pool, request_id=request_id or uuid.uuid4().hex
         )
         if end_time:
             request.end_time.FromSeconds(end_time)
+        if obligations:
+            request.obligations.CopyFrom(pb.Obligations(**obligations))
         response: pb.OrderGameResponse = _retry(
             self.client.stub.OrderGame, request, metadata=self.metadata
         )

@@ -124,14 +124,21 @@ def play(
 
 def order_if_awaited(app: PreferansApplication, game: Game, prefix: str = "cmd") -> bool:
     """Order a game that waits for its order (Classic): the orderer orders the agreed pool
-    and, in a game played until time, an end time an hour after the application's clock."""
+    and, in a game played until time, an end time an hour after the application's clock;
+    a robber also imposes ``ROBBER_ORDER``."""
     if not awaiting_order(game.state):
         return False
     rules = game.state.rules
     ends_at = int(app.clock()) + 3600 if rules.ending_by_time else 0
     seat = game_orderer(game.state)
-    app.order_game(game.id, seat, rules.pool_target, ends_at, f"{prefix}-order-{game.version}")
+    obligations = ROBBER_ORDER if rules.robber else None
+    request = f"{prefix}-order-{game.version}"
+    app.order_game(game.id, seat, rules.pool_target, ends_at, request, obligations=obligations)
     return True
+
+
+ROBBER_ORDER = {"dark_misere": 1, "misere": 1, "eight": 1}
+"""What a robber (rule option ``robber``) orders in the helpers' games (S000 "Разбойник")."""
 
 
 def time_up_after(app: PreferansApplication, game: Game, deals: int) -> None:

@@ -33,6 +33,9 @@ def test_bot_games_of_every_system_verify(app: PreferansApplication, system: str
         assert game.state.time_called or ended_by_gora
     else:
         assert not game.state.time_called
+    # The robber (classic-robber) imposed obligatory games (helpers.ROBBER_ORDER).
+    order = game.state.order
+    assert (order is not None and order.obligations.total > 0) == rules.robber
     report = verify_game(app, game_id)
     assert report.discrepancy is None, report.discrepancy
     assert report.finished and report.settlement == game.settlement

@@ -288,7 +288,7 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
     assert set(rec) | envelope_optional == set(documented["properties"])
     assert set(rec) == set(documented["required"])
     optional = {"dealer_run"}  # added by issue 11 (RULES.md §3.3); older records lack it
-    classic = {"bomb_signs", "classic"}  # issue 12: only in Classic deals (none in the golden)
+    classic = {"bomb_signs", "classic", "robber_owed"}  # issue 12: Classic deals only
     assert set(rec["deals"][0]) | classic == set(deal["properties"])
     assert set(deal["properties"]) == set(deal["required"]) | optional | classic
     assert documented["properties"]["format"]["const"] == FORMAT

@@ -329,3 +329,30 @@ def test_pref_bots_classic_orders_and_calls_time(
     out = " ".join(capsys.readouterr().out.split())  # rich wraps the line
     deals = initial_deals(CLASSIC) + 1
     assert re.search(rf"{deals} deals, ordered by seat \d: pool to 20, time called", out), out
+
+
+def test_a_robber_orders_obligatory_games_at_the_prompt(server_port: int) -> None:
+    """S000 "Разбойник" (l.657): under ``robber`` the person who orders is also asked for the
+    obligatory games; what cannot be read is refused locally, a count above 5 by the server;
+    the order line and the sheet's column show them."""
+    rules = CLASSIC.with_options(
+        initial_rounds=InitialRounds.GORA, initial_levels=0, initial_gora=10, robber=True
+    )
+    answers = {
+        "Pool length": ["30"],
+        "Play for how many minutes": ["90"],
+        "Obligatory games": ["bananas", "nine 9", "misere 1, ten 1, nine 2, eight 3"],
+    }
+    for _attempt in range(24):
+        code, out, prompts = _classic_session(server_port, 1, rules, answers, deals=1)
+        assert code == 0, out[-3000:]
+        if "Order the game" in out:
+            break
+    flat = " ".join(out.split())  # rich wraps the lines
+    assert "write each obligatory game as a contract and a count" in flat
+    assert (
+        "Refused by the server — INVALID_ARGUMENT: an obligatory game may be imposed 0 to 5" in flat
+    )
+    assert "each must declare misere ×1, ten ×1, nine ×2, eight ×3" in flat
+    assert "robber: owes" in flat
+    assert any(p.startswith("Obligatory games") for p in prompts)

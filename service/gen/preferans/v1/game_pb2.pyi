@@ -438,6 +438,7 @@ class GameOrder(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     POOL_FIELD_NUMBER: _builtins.int
     END_TIME_FIELD_NUMBER: _builtins.int
+    OBLIGATIONS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that ordered it (the largest gora after the initial rounds)."""
     pool: _builtins.int
@@ -446,20 +447,113 @@ class GameOrder(_message.Message):
     def end_time(self) -> _timestamp_pb2.Timestamp:
         """The end time of a game played until time; unset otherwise."""
 
+    @_builtins.property
+    def obligations(self) -> Global___Obligations:
+        """The robber's obligatory games (rule option `robber`): how many times every player must
+        take the talon and declare each contract before every pool is closed; all zero (or
+        unset) when the order imposes none.
+        """
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         pool: _builtins.int = ...,
         end_time: _timestamp_pb2.Timestamp | None = ...,
+        obligations: Global___Obligations | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "obligations", b"obligations"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "pool", b"pool", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "obligations", b"obligations", "pool", b"pool", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameOrder: _TypeAlias = GameOrder  # noqa: Y015
+
+@_typing.final
+class Obligations(_message.Message):
+    """The robber's obligatory games by contract (S000 Classic "Разбойник": "по разу – мизер и
+    десятерную, два раза – девятерную, три – восьмерную"): each count 0 to 5. A declared game
+    counts made or not; a trick game counts for its level, or when that is not owed for the
+    highest lower level owed; a dark misère for the dark misère, else the misère; a game
+    without talon counts for nothing. Each one not declared when every pool is closed is
+    written to gora without whists: a trick game as going without five (5 undertricks of it),
+    a misère as five tricks on misère, a dark misère as ten tricks on it (200).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DARK_MISERE_FIELD_NUMBER: _builtins.int
+    MISERE_FIELD_NUMBER: _builtins.int
+    TEN_FIELD_NUMBER: _builtins.int
+    NINE_FIELD_NUMBER: _builtins.int
+    EIGHT_FIELD_NUMBER: _builtins.int
+    SEVEN_FIELD_NUMBER: _builtins.int
+    SIX_FIELD_NUMBER: _builtins.int
+    dark_misere: _builtins.int
+    """Dark misères each player must declare."""
+    misere: _builtins.int
+    """Misères each player must declare."""
+    ten: _builtins.int
+    """Tens each player must declare."""
+    nine: _builtins.int
+    """Nines each player must declare."""
+    eight: _builtins.int
+    """Eights each player must declare."""
+    seven: _builtins.int
+    """Sevens each player must declare."""
+    six: _builtins.int
+    """Sixes each player must declare."""
+    def __init__(
+        self,
+        *,
+        dark_misere: _builtins.int = ...,
+        misere: _builtins.int = ...,
+        ten: _builtins.int = ...,
+        nine: _builtins.int = ...,
+        eight: _builtins.int = ...,
+        seven: _builtins.int = ...,
+        six: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dark_misere", b"dark_misere", "eight", b"eight", "misere", b"misere", "nine", b"nine", "seven", b"seven", "six", b"six", "ten", b"ten"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Obligations: _TypeAlias = Obligations  # noqa: Y015
+
+@_typing.final
+class RobberDebt(_message.Message):
+    """What one seat still owes the robber (or, once `robber_written`, what was written for it)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    OWED_FIELD_NUMBER: _builtins.int
+    GORA_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    gora: _builtins.int
+    """Its price in gora (without whists) by the table's prices."""
+    @_builtins.property
+    def owed(self) -> Global___Obligations:
+        """What it still owes (or owed, once written)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        owed: Global___Obligations | None = ...,
+        gora: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["owed", b"owed"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["gora", b"gora", "owed", b"owed", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RobberDebt: _TypeAlias = RobberDebt  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
@@ -1382,6 +1476,7 @@ class OrderGameRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     POOL_FIELD_NUMBER: _builtins.int
     END_TIME_FIELD_NUMBER: _builtins.int
+    OBLIGATIONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     request_id: _builtins.str
@@ -1394,6 +1489,12 @@ class OrderGameRequest(_message.Message):
     def end_time(self) -> _timestamp_pb2.Timestamp:
         """The end time, in the future, in a game played until time; unset otherwise."""
 
+    @_builtins.property
+    def obligations(self) -> Global___Obligations:
+        """The robber's obligatory games (rule option `robber` only; each count 0 to 5): unset or
+        all zero imposes none.
+        """
+
     def __init__(
         self,
         *,
@@ -1401,10 +1502,11 @@ class OrderGameRequest(_message.Message):
         request_id: _builtins.str = ...,
         pool: _builtins.int = ...,
         end_time: _timestamp_pb2.Timestamp | None = ...,
+        obligations: Global___Obligations | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "obligations", b"obligations"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "name", b"name", "pool", b"pool", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "name", b"name", "obligations", b"obligations", "pool", b"pool", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1723,6 +1825,8 @@ class SeatView(_message.Message):
     POOL_TARGET_FIELD_NUMBER: _builtins.int
     SHEET_FIELD_NUMBER: _builtins.int
     BOMB_SIGNS_FIELD_NUMBER: _builtins.int
+    ROBBER_OWED_FIELD_NUMBER: _builtins.int
+    ROBBER_WRITTEN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -1785,6 +1889,8 @@ class SeatView(_message.Message):
     """The pool length in force: the ordered one (`order.pool`) once the game is ordered, else
     the agreed `rules.pool_target`.
     """
+    robber_written: _builtins.bool
+    """Every pool has closed: `robber_owed` was written to gora then."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -1896,6 +2002,12 @@ class SeatView(_message.Message):
         while no bomb was played. Filled with `sheet` only.
         """
 
+    @_builtins.property
+    def robber_owed(self) -> _containers.RepeatedCompositeFieldContainer[Global___RobberDebt]:
+        """The robber (rule option `robber`): what each seat still owes of the ordered obligatory
+        games; empty when the order imposed none.
+        """
+
     def __init__(
         self,
         *,
@@ -1945,10 +2057,12 @@ class SeatView(_message.Message):
         pool_target: _builtins.int = ...,
         sheet: _abc.Iterable[Global___ScoresheetRow] | None = ...,
         bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
+        robber_owed: _abc.Iterable[Global___RobberDebt] | None = ...,
+        robber_written: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "rules", b"rules", "seat", b"seat", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -2270,10 +2384,16 @@ class Scoresheet(_message.Message):
     ACCOUNTS_FIELD_NUMBER: _builtins.int
     BOMB_SIGNS_FIELD_NUMBER: _builtins.int
     ORDER_FIELD_NUMBER: _builtins.int
+    ROBBER_OWED_FIELD_NUMBER: _builtins.int
+    ROBBER_WRITTEN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     version: _builtins.int
     """The game's version this sheet reflects."""
+    robber_written: _builtins.bool
+    """Every pool has closed: `robber_owed` was written to gora then (it is in `totals`);
+    otherwise it is written at the end (in the settlement).
+    """
     @_builtins.property
     def totals(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
         """The sheet now: every deal's entry plus every ruling's adjustment."""
@@ -2316,6 +2436,12 @@ class Scoresheet(_message.Message):
     def order(self) -> Global___GameOrder:
         """The order of the game (OrderGame), once made: the pools close at its `pool`."""
 
+    @_builtins.property
+    def robber_owed(self) -> _containers.RepeatedCompositeFieldContainer[Global___RobberDebt]:
+        """The robber (rule option `robber`): what each seat still owes of the ordered obligatory
+        games; empty when the order imposed none.
+        """
+
     def __init__(
         self,
         *,
@@ -2330,10 +2456,12 @@ class Scoresheet(_message.Message):
         accounts: _abc.Iterable[Global___ScoresheetAccount] | None = ...,
         bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
         order: Global___GameOrder | None = ...,
+        robber_owed: _abc.Iterable[Global___RobberDebt] | None = ...,
+        robber_written: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["order", b"order", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "order", b"order", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accounts", b"accounts", "bomb_signs", b"bomb_signs", "deals", b"deals", "flags", b"flags", "name", b"name", "order", b"order", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "rulings", b"rulings", "settlement", b"settlement", "totals", b"totals", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -287,7 +287,10 @@ class GameServiceServicer:
         deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
         an end time missing (until time), given (not until time) or not in the future;
         FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
-        rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+        rounds are over, once ordered, or in a game not ordered. Under the rule option `robber`
+        the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
+        (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
+        no robber. Idempotent by request_id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

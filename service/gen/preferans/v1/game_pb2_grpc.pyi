@@ -134,7 +134,10 @@ class GameServiceStub:
     deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
     an end time missing (until time), given (not until time) or not in the future;
     FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
-    rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+    rounds are over, once ordered, or in a game not ordered. Under the rule option `robber`
+    the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
+    (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
+    no robber. Idempotent by request_id.
     """
 
 @_typing.type_check_only
@@ -243,7 +246,10 @@ class GameServiceAsyncStub(GameServiceStub):
     deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
     an end time missing (until time), given (not until time) or not in the future;
     FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
-    rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+    rounds are over, once ordered, or in a game not ordered. Under the rule option `robber`
+    the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
+    (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
+    no robber. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -433,7 +439,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         deal is played out and is the last. INVALID_ARGUMENT for a pool length outside 1 to 200,
         an end time missing (until time), given (not until time) or not in the future;
         FAILED_PRECONDITION NOT_YOUR_TURN for another seat, RULES_VIOLATION before the initial
-        rounds are over, once ordered, or in a game not ordered. Idempotent by request_id.
+        rounds are over, once ordered, or in a game not ordered. Under the rule option `robber`
+        the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
+        (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
+        no robber. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
