@@ -87,19 +87,40 @@ _ABOVE_ALL = 9
 """The tier rank of the ordinary misère: above every tier of its level."""
 
 
-def rank(rules: RuleSet, index: int, tier: int) -> tuple[int, int, int]:
-    """The order of the bid ``index`` made in ``tier`` (see the module docstring)."""
+def _rank(beaten_by_ten: bool, dark_on_ladder: bool, index: int, tier: int) -> tuple[int, ...]:
     if index == MISERE_INDEX:
         if tier == LIGHT:
-            return (9 if rules.misere_beaten_by_ten else 8, _ABOVE_ALL, 0)
+            return (9 if beaten_by_ten else 8, _ABOVE_ALL, 0)
         return (9, tier, -1)
     bid = LADDER[index]
-    if tier == DARK and rules.dark_bids_on_ladder:
+    if tier == DARK and dark_on_ladder:
         tier = LIGHT
     return (bid.level, tier, int(bid.strain))  # type: ignore[arg-type]
 
 
-def _high_rank(state: DealState) -> tuple[int, int, int]:
+_RANKS = {
+    (ten, ladder): tuple(
+        tuple(_rank(ten, ladder, index, tier) for index in range(len(LADDER)))
+        for tier in (LIGHT, NO_TALON, DARK)
+    )
+    for ten in (False, True)
+    for ladder in (False, True)
+}
+"""``rank`` for every bid and tier under the two options it depends on, computed once: the
+auction compares ranks for every rung at every call (``tier_raises``)."""
+
+
+def ranks(rules: RuleSet, tier: int) -> tuple[tuple[int, ...], ...]:
+    """The rank of every ladder index in ``tier`` (``rank``)."""
+    return _RANKS[rules.misere_beaten_by_ten, rules.dark_bids_on_ladder][tier]
+
+
+def rank(rules: RuleSet, index: int, tier: int) -> tuple[int, ...]:
+    """The order of the bid ``index`` made in ``tier`` (see the module docstring)."""
+    return ranks(rules, tier)[index]
+
+
+def _high_rank(state: DealState) -> tuple[int, ...]:
     auction = state.auction
     if auction.high < 0:
         return (0, 0, 0)
@@ -126,10 +147,11 @@ def tier_raises(state: DealState, tier: int) -> list[int]:
         floor = max(floor, _bomb_floor(state))
     levels = rules.no_talon_levels if tier == NO_TALON else frozenset(range(floor, 11))
     above = _high_rank(state)
+    order = ranks(rules, tier)
     out = [
         i
         for i in range(_FLOORS[floor], _TOP + 1)
-        if i != MISERE_INDEX and LADDER[i].level in levels and rank(rules, i, tier) > above
+        if i != MISERE_INDEX and order[i] > above and LADDER[i].level in levels
     ]
     if rules.bidding is Bidding.JUMP or not out:
         return out
