@@ -148,11 +148,14 @@ def tier_raises(state: DealState, tier: int) -> list[int]:
     levels = rules.no_talon_levels if tier == NO_TALON else frozenset(range(floor, 11))
     above = _high_rank(state)
     order = ranks(rules, tier)
-    out = [
-        i
-        for i in range(_FLOORS[floor], _TOP + 1)
-        if i != MISERE_INDEX and order[i] > above and LADDER[i].level in levels
-    ]
+    # Sequential bidding needs only the lowest raise (NT-skip: the two lowest).
+    wanted = {Bidding.JUMP: _TOP + 1, Bidding.NT_SKIP: 2}.get(rules.bidding, 1)
+    out: list[int] = []
+    for i in range(_FLOORS[floor], _TOP + 1):
+        if i != MISERE_INDEX and order[i] > above and LADDER[i].level in levels:
+            out.append(i)
+            if len(out) == wanted:
+                break
     if rules.bidding is Bidding.JUMP or not out:
         return out
     first = out[:1]
