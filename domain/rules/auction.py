@@ -36,6 +36,8 @@ which the others do not see. Before taking it he may look and switch to an ordin
 
 from __future__ import annotations
 
+import functools
+
 from domain.rules.actions import (
     BOMB,
     CALLS,
@@ -145,23 +147,45 @@ def tier_raises(state: DealState, tier: int) -> list[int]:
     floor = rules.min_level(state.raspasy_streak)
     if tier != DARK:
         floor = max(floor, _bomb_floor(state))
-    levels = rules.no_talon_levels if tier == NO_TALON else frozenset(range(floor, 11))
-    above = _high_rank(state)
-    order = ranks(rules, tier)
-    # Sequential bidding needs only the lowest raise (NT-skip: the two lowest).
-    wanted = {Bidding.JUMP: _TOP + 1, Bidding.NT_SKIP: 2}.get(rules.bidding, 1)
-    out: list[int] = []
-    for i in range(_FLOORS[floor], _TOP + 1):
-        if i != MISERE_INDEX and order[i] > above and LADDER[i].level in levels:
-            out.append(i)
-            if len(out) == wanted:
-                break
-    if rules.bidding is Bidding.JUMP or not out:
-        return out
-    first = out[:1]
-    if rules.bidding is Bidding.NT_SKIP and LADDER[out[0]].strain is Strain.NO_TRUMP:
-        first = out[:2]
-    return first
+    levels = rules.no_talon_levels if tier == NO_TALON else None
+    return list(
+        _raises_above(
+            _high_rank(state),
+            tier,
+            floor,
+            levels,
+            rules.bidding,
+            rules.misere_beaten_by_ten,
+            rules.dark_bids_on_ladder,
+        )
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _raises_above(
+    above: tuple[int, ...],
+    tier: int,
+    floor: int,
+    levels: frozenset[int] | None,
+    bidding: Bidding,
+    beaten_by_ten: bool,
+    dark_on_ladder: bool,
+) -> tuple[int, ...]:
+    """``tier_raises`` from what it depends on (few combinations: kept, as the auction asks
+    for every tier at every call). ``levels`` ``None``: every level from ``floor``."""
+    order = _RANKS[beaten_by_ten, dark_on_ladder][tier]
+    out = [
+        i
+        for i in range(_FLOORS[floor], _TOP + 1)
+        if i != MISERE_INDEX
+        and order[i] > above
+        and (LADDER[i].level in levels if levels is not None else True)
+    ]
+    if bidding is Bidding.JUMP or not out:
+        return tuple(out)
+    if bidding is Bidding.NT_SKIP and LADDER[out[0]].strain is Strain.NO_TRUMP:
+        return tuple(out[:2])
+    return tuple(out[:1])
 
 
 def raises(state: DealState) -> list[int]:
