@@ -653,7 +653,14 @@ class RuleSet:
             )
 
     def __hash__(self) -> int:
-        return hash(tuple(_hashable(getattr(self, f.name)) for f in dataclasses.fields(self)))
+        # Computed once per (immutable) rule set: caches keyed by the rules hash it per call.
+        known: int | None = self.__dict__.get("_hash")
+        if known is None:
+            known = hash(
+                tuple(_hashable(getattr(self, f.name)) for f in dataclasses.fields(self))
+            )
+            object.__setattr__(self, "_hash", known)
+        return known
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Copies and pickles go through the JSON-ready form (read-only mappings do not pickle).
