@@ -656,9 +656,7 @@ class RuleSet:
         # Computed once per (immutable) rule set: caches keyed by the rules hash it per call.
         known: int | None = self.__dict__.get("_hash")
         if known is None:
-            known = hash(
-                tuple(_hashable(getattr(self, f.name)) for f in dataclasses.fields(self))
-            )
+            known = hash(tuple(_hashable(getattr(self, f.name)) for f in dataclasses.fields(self)))
             object.__setattr__(self, "_hash", known)
         return known
 
