@@ -280,6 +280,7 @@ def record_from_events(
                     "seat": event.seat,
                     "player": event.player,
                     "before_deal": state.deal_number + (0 if playing else 1),
+                    "during_deal": playing,
                 }
             )
         elif name == "GameOrdered":
@@ -295,8 +296,11 @@ def record_from_events(
         if name == "EarlyStopAgreed" and state.finished:
             out["stopped"] = "agreed"
         if name == "PlayerReplaced":
-            # A deal in progress is written on the newcomer's sheet (``replace_player``).
+            # A deal in progress is written on the newcomer's sheet (``replace_player``), and
+            # played on his bomb signs and robber debts (the leaver's left with him).
             sheet_before = state.sheet
+            signs_before = state.bomb_signs
+            owed_before = robber_before(state)
         if name == "DealDealt":
             assert state.deal is not None
             start, sheet_before, actions = state.deal, state.sheet, []

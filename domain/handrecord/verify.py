@@ -179,6 +179,12 @@ def _seats_only(sheet: ScoreSheet) -> ScoreSheet:
     return ScoreSheet(sheet.pool, sheet.gora, sheet.whists)
 
 
+def _during(joined: Mapping[str, Any], number: int) -> bool:
+    """Whether a recorded replacement happened during deal ``number`` (records made before
+    the field existed say nothing: between deals)."""
+    return joined["before_deal"] == number and bool(joined.get("during_deal", False))
+
+
 def _replace(game: GameState, joined: Mapping[str, Any], number: int | None) -> GameState:
     """A recorded replacement (TV-27), checked by the rules core like a live one."""
     try:
@@ -231,7 +237,9 @@ def _verify(rec: Record) -> Verdict:
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
         number = deal["number"]
-        while joining and joining[0]["before_deal"] <= number:
+        # Replacements between deals come before the order; one during deal N after it (the
+        # order deals the first ordered deal at once, so a player can only join it later).
+        while joining and joining[0]["before_deal"] <= number and not _during(joining[0], number):
             game = _replace(game, joining.pop(0), number)
         if number != game.deal_number + 1:
             raise _Discrepancy(number, f"deal {number} follows deal {game.deal_number}")
@@ -242,6 +250,8 @@ def _verify(rec: Record) -> Verdict:
                 game = order_game(game, order.seat, order.pool, order.ends_at, order.obligations)
             except RulesError as exc:
                 raise _Discrepancy(number, f"the order of the game is not valid: {exc}") from None
+        while joining and joining[0]["before_deal"] <= number:
+            game = _replace(game, joining.pop(0), number)
         if game.finished:
             raise _Discrepancy(number, f"deal {number} was dealt after every pool closed")
         if deal["dealer"] != game.dealer:

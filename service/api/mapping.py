@@ -764,9 +764,13 @@ def _for_seat(
     deal = game.state.deal
     if deal is not None and not out.HasField("deal_scored"):
         fresh_deal = after.deal_number != before.deal_number
-        for s in sorted(after.hands):
-            if fresh_deal or s not in before.hands:
-                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         talon = after.talon if fresh_deal else after.talon - before.talon
+        told = sum(1 << c for c in talon)
+        for s in sorted(after.hands):
+            # A hand is sent when it becomes visible, and again when it gains cards the talon
+            # field does not tell (a dark declarer's unseen talon, which only he sees).
+            gained = after.hands[s] & ~before.hands.get(s, 0) & ~told
+            if fresh_deal or s not in before.hands or gained:
+                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out

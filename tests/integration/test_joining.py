@@ -99,7 +99,9 @@ def test_the_newcomer_plays_on_with_the_average_and_the_leaver_is_settled_at_the
 
     # The hand record says who joined before which deal and verifies; a forged one does not.
     rec = game_record(app, game_id)
-    assert rec["replacements"] == [{"seat": 1, "player": "dan", "before_deal": 3}]
+    assert rec["replacements"] == [
+        {"seat": 1, "player": "dan", "before_deal": 3, "during_deal": True}
+    ]
     assert import_record(to_json(rec))[1].consistent
     text = render_text(rec)
     assert '[Joined "dan in place of' in text and "before deal 3" in text

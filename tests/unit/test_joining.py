@@ -9,6 +9,7 @@ others and no whists. The expected numbers below are computed by hand in the com
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -170,3 +171,104 @@ def test_classic_leaver_takes_his_signs_and_the_newcomer_owes_his_own_dark_miser
     assert after.bomb_signs[0] == () and after.bomb_signs[1] == (1,)
     assert after.dark_misere_played == 0b010
     assert after.sheet.departed[0].gora == 50  # an empty pool of 50 closed into gora
+
+
+# --- hand records of replacements under Classic (review findings, 2026-12-01) ------------
+
+SEED = bytes(range(32))
+
+
+def _classic_game(name: str = "classic") -> Any:
+    from domain.model import Game
+    from tests.unit.game_helpers import created_game
+
+    game: Game = created_game(rule_set(name), 0, SEED)
+    game.deal_first(SEED, "create")
+    return game
+
+
+def _step(game: Any) -> None:
+    deal = game.state.deal
+    seat = actor(deal)
+    game.act(seat, make_bot()(seat_view(deal, seat)), f"r{game.version}", SEED)
+
+
+def _record_verifies(game: Any) -> None:
+    from domain.audit import verify
+    from domain.handrecord import record_from_events, validate, verify_record
+
+    events = game.collect_events()
+    assert verify(str(game.id), events).verified
+    verdict = verify_record(validate(record_from_events(events, str(game.id))))
+    assert verdict.consistent, verdict.message
+
+
+def test_classic_replacement_during_a_deal_is_played_on_the_newcomers_signs_in_the_record() -> None:
+    """The deal in progress is the newcomer's: its hand-record section holds the signs and
+    debts he plays it on (the leaver's left with him, ``bombs.leaves``)."""
+    game = _classic_game()
+    while game.state.deal_number < 2:
+        _step(game)
+    assert any(game.state.bomb_signs)
+    game.replace_player(2, "newcomer", 1, "rp")
+    while game.state.deal_number < 3:
+        _step(game)
+    _record_verifies(game)
+
+
+@pytest.mark.parametrize("name", ["classic", "hooligan"])
+def test_replacement_during_the_first_ordered_deal_comes_after_the_order_in_the_record(
+    name: str,
+) -> None:
+    """The order deals the first ordered deal at once, so a player who joins during it joins
+    after the order: the leaver closes his pool at the ordered length (S-13)."""
+    from domain.rules.game import awaiting_order, game_orderer
+
+    game = _classic_game(name)
+    while not awaiting_order(game.state):
+        _step(game)
+    game.order(game_orderer(game.state), 10, 1_796_166_000, "order", SEED)
+    number = game.state.deal_number
+    game.replace_player(0, "newcomer", 1, "rp")
+    assert game.state.sheet.departed[0].pool == 10
+    while game.state.deal_number == number:
+        _step(game)
+    _record_verifies(game)
+
+
+def test_the_stream_tells_a_dark_declarer_his_hand_with_the_talon_only_he_sees() -> None:
+    """A dark game's talon is taken unseen by the others (S000 "получает две карты прикупа
+    втемную, не показывая их другим игрокам"): the WatchGame message of the declarer who has
+    looked resends his twelve cards (the talon field stays empty for everyone)."""
+    from domain.rules import Phase
+    from domain.rules.actions import DarkCall, Look, Pass, TakeTalon
+    from domain.rules.game import awaiting_order, game_orderer
+    from service.api.mapping import Visibility, watch_messages
+
+    game = _classic_game()
+    while not awaiting_order(game.state):
+        _step(game)
+    game.order(game_orderer(game.state), 10, 1_796_166_000, "order", SEED)
+
+    def act(kind: type) -> None:
+        deal = game.state.deal
+        seat = actor(deal)
+        action = next(a for a in seat_view(deal, seat).legal if isinstance(a, kind))
+        game.act(seat, action, f"r{game.version}", SEED)
+
+    act(DarkCall)
+    while game.state.deal.phase is Phase.BIDDING:
+        act(Pass)
+    declarer = game.state.deal.declarer
+    act(Look)
+    game.collect_events()
+    before = [Visibility(game, s) for s in range(3)]
+    deal_before = game.state.deal
+    act(TakeTalon)
+    [event] = game.collect_events()
+    after = [Visibility(game, s) for s in range(3)]
+    messages = watch_messages(event, before, deal_before, game, after)
+    mine = {c.seat: len(c.cards) for c in messages[declarer].revealed}
+    assert mine == {declarer: 12} and not messages[declarer].talon
+    for seat in set(range(3)) - {declarer}:
+        assert not messages[seat].revealed and not messages[seat].talon
