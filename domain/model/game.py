@@ -471,7 +471,9 @@ class Game(Aggregate):
         if time_up and self.state.rules.ending_by_time and not self.state.time_called:
             called = call_time(self.state)
             with self._computed(called):
-                self._time_called(seat=-1, request_id=f"{request_id}/time")
+                # The id ends with a space, which no client's request id may (service
+                # validation): it can never be a client's own command.
+                self._time_called(seat=-1, request_id=f"{request_id} time ")
         with self._computed(with_deal(self.state, after), action):
             self.trigger_event(
                 DECISION_EVENTS[row.name], seat=seat, request_id=request_id, **fields
@@ -525,25 +527,34 @@ class Game(Aggregate):
         if after.finished:
             self._end(request_id, seed)
 
-    def replace_player(self, seat: int, player: str, replaced_ms: int, request_id: str) -> None:
-        """The player at ``seat`` leaves and ``player`` joins in his place (the caller's
-        authority and the player id are checked by the application)."""
+    def check_replacement(self, seat: int, player: str) -> GameState:
+        """The game after ``player`` joins at ``seat``, or why not (nothing is recorded)."""
         if not 0 <= seat < len(self.players):
             raise InvalidAction(f"no seat {seat} in this game", field="seat")
         if player in self.accounts:  # one account per player: his results stay one line
             raise InvalidAction(f"{player!r} has already played in this game", field="player")
-        after = replace_player(self.state, seat)  # raises GameOver / IllegalAction
+        return replace_player(self.state, seat)  # raises GameOver / IllegalAction
+
+    def replace_player(self, seat: int, player: str, replaced_ms: int, request_id: str) -> None:
+        """The player at ``seat`` leaves and ``player`` joins in his place (the caller's
+        authority and the player id are checked by the application)."""
+        after = self.check_replacement(seat, player)
         with self._computed(after):
             self._player_replaced(
                 seat=seat, request_id=request_id, player=player, replaced_ms=replaced_ms
             )
 
     def replaced_ms(self, request_id: str) -> int | None:
-        """When the replacement recorded by ``request_id`` happened (ms), if it did."""
+        """When the replacement recorded by ``request_id`` happened (ms), if it did and no
+        later one has replaced the same seat (its newcomer still holds the seat)."""
+        found: int | None = None
         for done in self.replacements:
             if done["request_id"] == request_id:
-                return cast(int, done["replaced_ms"])
-        return None
+                found = cast(int, done["replaced_ms"])
+                seat = done["seat"]
+            elif found is not None and done["seat"] == seat:
+                return None
+        return found
 
     def _end(self, request_id: str, seed: bytes) -> None:
         self._game_finished(

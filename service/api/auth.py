@@ -34,6 +34,9 @@ class Caller:
     game_id: uuid.UUID | None = None
     seat: int = -1
     problem: str = "this call needs a seat token: send 'authorization: Bearer <token>'"
+    issued_ms: int = -1
+    """When the caller's token was issued (ms; -1 for a legacy token): a stream ends when its
+    seat is given to another player after that (``ReplacePlayer``)."""
 
     def seat_in(self, game_id: uuid.UUID) -> int:
         if self.game_id is None:
@@ -72,7 +75,7 @@ def _caller(
 ) -> Caller:
     if app.revoked(claims, revocations):
         return Caller(problem=REVOKED)
-    return Caller(claims.game_id, claims.seat)
+    return Caller(claims.game_id, claims.seat, issued_ms=claims.issued_ms)
 
 
 def verify(app: PreferansApplication, token: str | None) -> Caller:

@@ -29,7 +29,7 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service.api.auth import caller_for
+from service.api.auth import REVOKED, caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits
 from service.api.mapping import (
@@ -497,7 +497,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         mid-stream) end the call with their status."""
         try:
             game_id = parse_game_name(name)
-            seat = self._seat(context, game_id)
+            caller = caller_for(context, self.app)
+            seat = caller.seat_in(game_id)
             heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
@@ -532,6 +533,10 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 if waiting is None:  # to be read (and built) again, or the feed failed
                     waiting = await self.streams.messages(feed, last, seat)
                 if waiting:
+                    given = _given_away(feed.replica, seat, caller.issued_ms, last, len(waiting))
+                    if given is not None:  # the watcher's seat went to another player
+                        yield waiting[:given]  # the replacement is the last he sees
+                        await context.abort(grpc.StatusCode.UNAUTHENTICATED, REVOKED)
                     last += len(waiting)
                     yield waiting
                     quiet_since = loop.time()
@@ -581,6 +586,23 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub.notify(game_id)
         if self.projections is not None:
             self.projections.poke()
+
+
+def _given_away(
+    replica: Game | None, seat: int, issued_ms: int, last: int, count: int
+) -> int | None:
+    """How many of the ``count`` waiting updates (versions after ``last``) a watcher of
+    ``seat`` whose token was issued at ``issued_ms`` may still see, if one of them gives the
+    seat to another player (``PlayerReplaced``: the token is revoked from then on); ``None``
+    when none does."""
+    if replica is None:
+        return None
+    for done in replica.replacements:
+        version = int(done["version"])
+        mine = done["seat"] == seat and done["replaced_ms"] >= issued_ms
+        if mine and last < version <= last + count:
+            return version - last
+    return None
 
 
 def _settled(task: asyncio.Future[Any]) -> None:

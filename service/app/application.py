@@ -478,19 +478,30 @@ class PreferansApplication(Application[uuid.UUID]):
                 "only the game's creator may replace a player: give the request id and the "
                 "creator_secret the game was created with"
             )
-        now_ms = int(time.time() * 1000)
+        fingerprint = replace_fingerprint(seat, player)
+        now_ms = 0
+        game = self.get_game(game_id)
+        if game.answer_for(request_id, fingerprint) is None:
+            # Refuse first what the rules refuse (a refusal revokes nothing), then revoke the
+            # seat's tokens before the replacement is recorded: there is no moment at which
+            # the seat is the newcomer's and the leaver's token still acts for it.
+            game.check_replacement(seat, player)
+            now_ms = self.revocations.revoke(game_id, [seat])
         result = self._command(
             game_id,
             request_id,
-            replace_fingerprint(seat, player),
+            fingerprint,
             lambda game: game.replace_player(seat, player, now_ms, request_id),
             lambda game: game.replaced_ms(request_id),
             judged_again_on=IllegalAction,
         )
-        moment = cast(int, result.answer)
-        if self.revocations.of_game(game_id).get(seat, -1) < moment:
-            self.revocations.revoke(game_id, [seat], now_ms=moment)
-        return result, self.keys.mint(game_id, seat, issued_ms=moment + 1)
+        if result.answer is None:
+            raise IllegalAction(
+                f"seat {seat} has been given to another player since this request: no token for it"
+            )
+        revoked = self.revocations.of_game(game_id).get(seat, -1)
+        issued = max(int(time.time() * 1000), revoked + 1, cast(int, result.answer) + 1)
+        return result, self.keys.mint(game_id, seat, issued_ms=issued)
 
     def agree_stop(
         self,

@@ -6,12 +6,13 @@ scoresheet's accounts and the WatchGame event."""
 from __future__ import annotations
 
 import grpc
+import pytest
 
 from domain.rules import DEFAULT
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerThread
-from tests.e2e.helpers import refused
+from tests.e2e.helpers import StreamReader, refused
 
 PLAYERS = ["ann", "bob", "cid"]
 SECRET = "j" * 32
@@ -91,5 +92,52 @@ def test_replace_player_through_grpc(server: ServerThread) -> None:
                 assert update.version < done.version
         finally:
             stream.cancel()
+    finally:
+        client.close()
+
+
+def test_an_open_stream_of_the_leaver_ends_at_the_replacement(server: ServerThread) -> None:
+    """A WatchGame (or WatchGameBatches) stream opened with the leaver's token shows him the
+    replacement, then ends UNAUTHENTICATED: it must not go on showing him the newcomer's cards
+    (review finding, 2026-12-01). The newcomer's own stream from version 0 goes through it."""
+    client = GameClient(server.address)
+    try:
+        created = client.create_game(
+            PLAYERS, DEFAULT, request_id="watch-join", creator_secret=SECRET
+        )
+        name, tokens = created.game.name, list(created.seat_tokens)
+        request = pb.WatchGameRequest(name=name, heartbeat_seconds=300)
+        old = StreamReader(client.stub.WatchGame(request, metadata=seat(tokens[2])))
+        batches = StreamReader(
+            client.stub.WatchGameBatches(
+                pb.WatchGameBatchesRequest(name=name, heartbeat_seconds=300),
+                metadata=seat(tokens[2]),
+            )
+        )
+        assert old.next().version == 1 and batches.next_batch().updates
+        done = client.stub.ReplacePlayer(
+            pb.ReplacePlayerRequest(
+                name=name,
+                seat=2,
+                player=pb.Player(player_id="dan"),
+                created_with="watch-join",
+                creator_secret=SECRET,
+                request_id="r1",
+            )
+        )
+        seen = []
+        with pytest.raises(grpc.RpcError) as ended:
+            while True:
+                seen.append(old.next().WhichOneof("event"))
+        assert ended.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        assert seen[-1] == "player_replaced"
+        with pytest.raises(grpc.RpcError) as ended:
+            while True:
+                batches.next_batch()
+        assert ended.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        mine = StreamReader(client.stub.WatchGame(request, metadata=seat(done.seat_token)))
+        versions = [m.version for m in mine.events_until(done.version)]
+        assert versions[-1] == done.version
+        mine.close()
     finally:
         client.close()

@@ -171,3 +171,46 @@ def test_replacement_is_refused_past_the_bound(app: PreferansApplication) -> Non
     with pytest.raises(IllegalAction):
         app.replace_player(game_id, 0, "last", created_with, SECRET, "r-last")
     check_log(app, game_id)
+
+
+def test_the_old_tokens_are_revoked_before_the_replacement_is_recorded(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the revocation cannot be written, nothing is recorded (the seat stays the leaver's,
+    and his token with it); the creator's retry then replaces him (review finding)."""
+    game_id, created_with, old = create(app, DEFAULT)
+    before = topics(app, game_id)
+
+    def down(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("the store is down")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(app.revocations, "revoke", down)
+        with pytest.raises(RuntimeError):
+            app.replace_player(game_id, 2, "dan", created_with, SECRET, "r1")
+    assert topics(app, game_id) == before
+    assert app.seat_of_token(game_id, old[2]) == 2
+    _, token = app.replace_player(game_id, 2, "dan", created_with, SECRET, "r1")
+    assert app.seat_of_token(game_id, old[2]) is None
+    assert app.seat_of_token(game_id, token) == 2
+
+
+def test_a_retry_returns_a_fresh_token_unless_the_seat_went_to_another_since(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retry of ReplacePlayer returns a token issued now, still valid a day later when the
+    first one has expired; once the seat has gone to yet another player, the old request
+    gets no token (review finding)."""
+    import time
+
+    game_id, created_with, _ = create(app, DEFAULT)
+    _, first = app.replace_player(game_id, 2, "dan", created_with, SECRET, "r1")
+    later = time.time() + 25 * 3600
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert app.seat_of_token(game_id, first) is None  # expired (24 h by default)
+    again, token = app.replace_player(game_id, 2, "dan", created_with, SECRET, "r1")
+    assert again.replayed and token != first
+    assert app.seat_of_token(game_id, token) == 2
+    app.replace_player(game_id, 2, "eve", created_with, SECRET, "r2")
+    with pytest.raises(IllegalAction):
+        app.replace_player(game_id, 2, "dan", created_with, SECRET, "r1")

@@ -207,3 +207,26 @@ def test_every_start_with_the_classic_ending_is_verified_by_the_audit(start: Any
     assert state == game.state
     rec = record_from_events(events)
     assert verify_record(rec).consistent, verify_record(rec).message
+
+
+def test_the_servers_time_call_never_takes_a_clients_request_id() -> None:
+    """The server's TimeCalled is recorded under an id derived from the decision that found
+    the time up, which no client can send (it ends with a space): a client's own command
+    ``move/time`` keeps its answer (review finding, 2026-12-01)."""
+    game = created(CLASSIC_TIME)
+    play(game, lambda g: awaiting_order(g.state))
+    game.order(game_orderer(game.state), 50, AT_2300, "order", SEED)
+    deal = game.state.deal
+    assert deal is not None
+    seat = actor(deal)
+    game.act(seat, BOT(seat_view(deal, seat)), "move/time", SEED)
+    mine = game.version
+    fingerprint = game.requests["move/time"][0]
+    deal = game.state.deal
+    assert deal is not None
+    seat = actor(deal)
+    game.act(seat, BOT(seat_view(deal, seat)), "move", SEED, time_up=True)
+    assert game.state.time_called
+    assert game.answer_for("move/time", fingerprint) == mine
+    called = [e for e in game.collect_events() if event_name(e) == "TimeCalled"]
+    assert [getattr(e, "request_id", None) for e in called] == ["move time "]

@@ -119,7 +119,9 @@ class GameServiceStub:
     more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
     and gora of the others and no whists, and plays the seat's hand from where it is. Every
     seat token of that seat issued until now is refused from now on; the answer carries the
-    newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+    newcomer's token; a WatchGame stream open with the leaver's token shows him the
+    replacement, then ends UNAUTHENTICATED. Idempotent by request_id (a retry returns a fresh
+    token; FAILED_PRECONDITION once the seat has gone to yet another player since).
     Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
     FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
     INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
@@ -231,7 +233,9 @@ class GameServiceAsyncStub(GameServiceStub):
     more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
     and gora of the others and no whists, and plays the seat's hand from where it is. Every
     seat token of that seat issued until now is refused from now on; the answer carries the
-    newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+    newcomer's token; a WatchGame stream open with the leaver's token shows him the
+    replacement, then ends UNAUTHENTICATED. Idempotent by request_id (a retry returns a fresh
+    token; FAILED_PRECONDITION once the seat has gone to yet another player since).
     Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
     FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
     INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
@@ -418,7 +422,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         more account of the sheet: Scoresheet.accounts); the newcomer starts with the average pool
         and gora of the others and no whists, and plays the seat's hand from where it is. Every
         seat token of that seat issued until now is refused from now on; the answer carries the
-        newcomer's token. Idempotent by request_id (a retry returns a fresh token).
+        newcomer's token; a WatchGame stream open with the leaver's token shows him the
+        replacement, then ends UNAUTHENTICATED. Idempotent by request_id (a retry returns a fresh
+        token; FAILED_PRECONDITION once the seat has gone to yet another player since).
         Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
         FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
         INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
