@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 from domain.rules import DEFAULT
+from service.api.limits import Limits
 from service.app.config import StoreConfig
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
@@ -21,6 +22,7 @@ from tests.e2e.conftest import ServerFactory
 from tests.e2e.helpers import refused
 
 PLAYERS = ["ann", "bob", "cid"]
+UNTHROTTLED = Limits(creates_per_minute=0, open_games=0, calls_per_second=0, watch_streams=0)
 ROBBER = DEFAULT.with_options(order_game=True, robber=True, pool_target=4)
 SEED_ORDER = {"misere": 1, "ten": 1, "nine": 2, "eight": 3}
 """S000: "по разу – мизер и десятерную, два раза – девятерную, три – восьмерную"."""
@@ -32,7 +34,8 @@ def test_robber_orders_obligations_through_grpc_and_they_are_written_when_the_po
     sqlite_only: StoreConfig, start_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PREF_AUDITOR_TOKEN", SECRET)
-    server = start_server(sqlite_only)
+    # A whole game by bots as fast as they go: no call budget (tests/e2e/test_limits.py).
+    server = start_server(sqlite_only, limits=UNTHROTTLED)
     client = GameClient(server.address)
     try:
         created = client.create_game(PLAYERS, ROBBER)

@@ -125,4 +125,6 @@ def test_no_response_or_stream_message_shows_a_card_the_seat_may_not_see(
             leaked = cards - allowed[at][seat]
             assert not leaked, f"{where} at version {at} showed seat {seat} {sorted(leaked)}"
             shown_anything += bool(cards)
-        assert shown_anything > len(seen) // 2
+        # Not vacuous: a good share of what was looked at showed cards (raspasy-heavy games
+        # show fewer: the bound is loose).
+        assert shown_anything > len(seen) // 3
