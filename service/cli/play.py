@@ -53,7 +53,8 @@ from domain.rules import (
 from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
 from domain.rules.seats import hand_number, seat_name
 from domain.rules.start import initial_deals
-from service.cli.botplay import ORDER_MINUTES, Creator, game_rules, order_choice
+from service.app.simulate import ORDER_MINUTES
+from service.cli.botplay import Creator, game_rules, order_choice
 from service.cli.common import client_for
 from service.cli.rules import rules_from_args
 from service.cli.viewstate import sheet_from_proto, view_from_proto
