@@ -283,7 +283,10 @@ class _Replay:
         try:
             shuffle = Shuffle(tuple(event.deck), event.talon_pair)
             self.game = start_deal(game, shuffle)
-            dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair)
+            rules = game.rules
+            dealt = deal_cards(
+                shuffle.order, game.dealer, shuffle.talon_pair, rules.players, rules.duo_dummy_hand
+            )
         except RulesError as exc:
             raise _Found(
                 FAIRNESS, f"deal {number}: the recorded deck is not valid: {exc}"

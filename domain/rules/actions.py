@@ -228,6 +228,48 @@ class WriteOff:
 
 
 @dataclass(frozen=True, slots=True)
+class RetractPass:
+    """Two players (``duo_retract_pass``): after both passed, the first passer takes his pass
+    back and declares a game without bidding (RULES.md §3.6, S000)."""
+
+    def __str__(self) -> str:
+        return "retract pass"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnCardsWhist:
+    """Two players (``duo_whist_own_cards``): whist on one's own cards only, answering for two
+    tricks of one's own on a six and one on a seven or higher (RULES.md §3.6, S000)."""
+
+    def __str__(self) -> str:
+        return "whist own cards"
+
+
+@dataclass(frozen=True, slots=True)
+class GiveCards:
+    """Two players "с вареником" (``duo_all_pass``): the first hand, holding the talon, gives
+    his opponent two cards of his twelve (RULES.md §3.6, S000). Cards are kept sorted."""
+
+    cards: tuple[Card, Card]
+
+    def __post_init__(self) -> None:
+        if len(self.cards) != 2:
+            raise InvalidAction("a gift is exactly two cards")
+        a, b = self.cards
+        if a == b:
+            raise InvalidAction("a gift is two different cards")
+        if a > b:
+            object.__setattr__(self, "cards", (b, a))
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.cards[0]) | (1 << self.cards[1])
+
+    def __str__(self) -> str:
+        return f"give {self.cards[0]} {self.cards[1]}"
+
+
+@dataclass(frozen=True, slots=True)
 class AcceptClaim:
     def __str__(self) -> str:
         return "accept"
@@ -263,6 +305,9 @@ Action = (
     | AcceptClaim
     | RejectClaim
     | WriteOff
+    | RetractPass
+    | OwnCardsWhist
+    | GiveCards
 )
 
 HERE = Here()
@@ -284,6 +329,8 @@ ACCEPT = AcceptClaim()
 REJECT = RejectClaim()
 WRITE_OFF = WriteOff(True)
 TO_POOL = WriteOff(False)
+RETRACT_PASS = RetractPass()
+OWN_CARDS_WHIST = OwnCardsWhist()
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
 DARK_CALLS: tuple[DarkCall, ...] = tuple(DarkCall(bid) for bid in LADDER)
 NO_TALON_CALLS: tuple[NoTalonCall, ...] = tuple(NoTalonCall(bid) for bid in LADDER)
@@ -291,6 +338,9 @@ DECLARES: tuple[Declare, ...] = tuple(Declare(bid) for bid in LADDER)
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
 DISCARDS: dict[tuple[int, int], Discard] = {
     (a, b): Discard((CARDS[a], CARDS[b])) for a in range(32) for b in range(a + 1, 32)
+}
+GIFTS: dict[tuple[int, int], GiveCards] = {
+    (a, b): GiveCards((CARDS[a], CARDS[b])) for a in range(32) for b in range(a + 1, 32)
 }
 """Preallocated actions, so the hot paths allocate nothing."""
 
@@ -337,6 +387,12 @@ _WORDS: dict[str, Action] = {
     "write off": WRITE_OFF,
     "write-off": WRITE_OFF,
     "to pool": TO_POOL,
+    "retract pass": RETRACT_PASS,
+    "retract": RETRACT_PASS,
+    "unpass": RETRACT_PASS,
+    "whist own cards": OWN_CARDS_WHIST,
+    "whist on own cards": OWN_CARDS_WHIST,
+    "вист на своих": OWN_CARDS_WHIST,
 }
 
 
@@ -365,6 +421,11 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         if len(cards) != 2:
             raise InvalidAction("a discard is exactly two cards, like 'discard 7♣ 8♦'")
         return Discard((cards[0], cards[1]))
+    if head == "give":
+        cards = parse_cards(rest)
+        if len(cards) != 2:
+            raise InvalidAction("a gift is exactly two cards, like 'give 7♣ 8♦'")
+        return GIFTS[min(cards[0], cards[1]), max(cards[0], cards[1])]
     if head == "declare":
         return DECLARES[Bid.parse(rest).index]
     if head == "play":
@@ -392,5 +453,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
             "6♠ dark, 7♠ without talon, look, bomb, discard 7♣ 8♦, declare 7♥, concede, "
             "underbid, preferans, whist, half-whist, own whist, allow, refuse, open, closed, "
-            "a card (10♠), claim 3-0-0, accept, reject, write off or to pool"
+            "a card (10♠), claim 3-0-0, accept, reject, write off, to pool, retract pass, "
+            "whist own cards or give 7♣ 8♦"
         ) from None

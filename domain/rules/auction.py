@@ -395,8 +395,18 @@ def apply(state: DealState, action: Action) -> DealState:
 
 
 def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
-    """Three passes: raspasy, led by the first hand (§1.9); on a bomb if anybody declared
-    one (Classic: one level above the bombs in a row before this deal)."""
+    """Three passes: raspasy (``start_raspasy``); with two players what two passes lead to is
+    ``duo.all_passed`` (RULES.md §3.6)."""
+    if state.rules.players == 2:
+        from domain.rules import duo  # duo builds on this module
+
+        return duo.all_passed(state, auction)
+    return start_raspasy(state, auction)
+
+
+def start_raspasy(state: DealState, auction: AuctionState) -> DealState:
+    """Raspasy, led by the first hand (§1.9); on a bomb if anybody declared one (Classic: one
+    level above the bombs in a row before this deal)."""
     h1 = first_hand(state.dealer, state.players)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
     out = state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)

@@ -196,7 +196,9 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
         raise IllegalAction(f"{seat_name(game_orderer(game))} must order the game first")
     rules = table_rules(game)
     number = game.deal_number + 1
-    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, rules.players)
+    dealt = deal_cards(
+        shuffle.order, game.dealer, shuffle.talon_pair, rules.players, rules.duo_dummy_hand
+    )
     deal = deal_state(
         rules, dealt, game.dealer, number, game.raspasy_streak, game.dealer_run, game.bomb_streak
     )

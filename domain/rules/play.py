@@ -26,7 +26,7 @@ from domain.rules.actions import (
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import RaspasyTalon
-from domain.rules.seats import HANDS, first_hand
+from domain.rules.seats import DUMMY, HANDS, first_hand
 from domain.rules.state import (
     ClaimState,
     DealResult,
@@ -58,7 +58,7 @@ def led_suit(state: DealState) -> int:
     """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
     play = state.play
     n = len(play.history)
-    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon_leads:
         # Raspasy tricks 1 and 2: the talon card sets the suit for every hand (§1.9).
         return state.talon[n] >> 3
     if play.trick:
@@ -88,6 +88,8 @@ def controller(state: DealState, seat: int) -> int:
     (not on a whisted misère, S000 Classic: each defender plays his own cards as on any
     misère)."""
     w = state.whist
+    if seat >= state.rules.players:  # two players: the dummy is played by its defender (§3.6)
+        return state.next_player(state.declarer)
     if w.open and len(w.whisters) == 1 and seat != state.declarer and seat != w.whisters[0]:
         contract = state.contract
         if contract is None or not contract.is_misere:
@@ -108,13 +110,19 @@ def _splits(left: int, players: int) -> tuple[Claim, ...]:
 _CLAIMS: dict[tuple[int, int], tuple[Claim, ...]] = {
     (left, 3): _splits(left, 3) for left in range(TRICKS + 1)
 }
+_DUO_RASPASY_CLAIMS: dict[int, tuple[Claim, ...]] = {
+    left: tuple(c for c in _splits(left, 3) if c.tricks[DUMMY] == 0) for left in range(TRICKS + 1)
+}
+"""Two players' raspasy: the dummy takes no part, so it gets no share of a claim (§3.6)."""
 
 
 def claim_options(state: DealState) -> tuple[Action, ...]:
     """Every split of the remaining tricks, if the actor may still claim in this trick."""
     if (state.claim_tries >> controller(state, state.to_act)) & 1:
         return ()
-    key = (remaining(state), state.players)
+    if state.declarer < 0 and state.rules.players == 2:
+        return _DUO_RASPASY_CLAIMS[remaining(state)]
+    key = (remaining(state), len(state.play.tricks))
     if key not in _CLAIMS:
         _CLAIMS[key] = _splits(*key)
     return _CLAIMS[key]
@@ -162,7 +170,7 @@ def play_card(state: DealState, card: int) -> DealState:
     suit = card >> 3
     if not (hand >> card) & 1:
         raise IllegalAction(_illegal_card_message(state, card), legal(state))
-    if state.declarer < 0 and len(history) < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and len(history) < 2 and state.rules.raspasy_talon_leads:
         led = state.talon[len(history)] >> 3
     elif trick:
         led = trick[0][1] >> 3
@@ -178,17 +186,20 @@ def play_card(state: DealState, card: int) -> DealState:
     trick = (*trick, (seat, card))
     open_hands = state.open_hands
     if not history and len(trick) == 1 and state.whist.open and state.declarer >= 0:
-        # Misère led by the declarer: the defence opens after that lead (§1.8).
+        # Misère led by the declarer: the defence opens after that lead (§1.8); with two
+        # players the whister of a trick game keeps his own hand (only the dummy lies open).
         open_hands |= state.active & ~(1 << state.declarer)
-    if len(trick) < HANDS:
+        if state.rules.players == 2 and not state.contract.is_misere:  # type: ignore[union-attr]
+            open_hands = state.open_hands | 1 << DUMMY
+    if len(trick) < (HANDS if state.declarer >= 0 or state.rules.players != 2 else 2):
         new_play = _new(PlayState, (new_hands, trick, play.leader, play.tricks, history))
         return with_play(state, new_play, state.next_hand(seat), open_hands)
     winner = trick_winner(state, trick)
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
     history = (*history, _new(Trick, (play.leader, trick, winner)))
-    if state.declarer < 0 and len(history) < 3 and state.rules.raspasy_talon is _OPEN_TALON:
-        leader = first_hand(state.dealer, len(hands))
+    if state.declarer < 0 and len(history) < 3 and state.rules.raspasy_talon_leads:
+        leader = first_hand(state.dealer, state.players)
     else:
         leader = winner
     new_play = _new(PlayState, (new_hands, (), leader, tricks, history))
@@ -203,7 +214,7 @@ def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
     trump = trump_of(state)
     n = len(state.play.history)
     best_seat, best_key = trick[0][0], -1
-    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon_leads:
         led = state.talon[n] >> 3
         if state.players > HANDS:
             # With four or five players the talon card is the dealer's lead and takes the
@@ -236,7 +247,7 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         )
     claimant = controller(state, state.to_act)
     pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
-    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=state.next_hand(claimant))
+    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=state.next_player(claimant))
 
 
 def respond(state: DealState, action: Action) -> DealState:
@@ -252,7 +263,7 @@ def respond(state: DealState, action: Action) -> DealState:
     if not isinstance(action, AcceptClaim):
         raise IllegalAction("accept or reject the claim first", (ACCEPT, REJECT))
     accepted = pending.accepted | (1 << state.to_act)
-    nxt = state.next_hand(state.to_act)
+    nxt = state.next_player(state.to_act)
     if nxt != pending.claimant:
         return state.with_(claim=pending._replace(accepted=accepted), to_act=nxt)
     tricks = tuple(t + c for t, c in zip(state.play.tricks, pending.tricks, strict=True))
@@ -273,7 +284,8 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
     if state.declarer >= 0 and kind is not Kind.MISERE:
         d1 = state.next_hand(state.declarer)
         defenders = [d1, state.next_hand(d1)]
-        passers = tuple(s for s in defenders if s not in w.whisters)
+        # With two players the dummy is nobody: it neither whists nor passes (§3.6).
+        passers = tuple(s for s in defenders if s not in w.whisters and s < state.players)
     else:
         passers = ()
     result = DealResult(
@@ -286,8 +298,9 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         half_whister=w.half_whister,
         returned=w.returned,
         claimed=claimed,
-        active=state.active if state.players > HANDS else 0,
+        active=state.seats if state.players != HANDS else 0,
         talon_seat=talon_seat(state),
+        own_cards=w.own_cards,
     )
     if underbid.reviewable(state, kind):
         return underbid.start_review(state, result)

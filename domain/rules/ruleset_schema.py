@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.recording import (
     Birds,
     Ending,
@@ -209,5 +210,10 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "robber": boolean,
             "talon_tricks_penalised": boolean,
             "talon_sitter_zero_bonus": boolean,
+            "duo_dummy_hand": {"enum": [1, 2]},
+            "duo_retract_pass": boolean,
+            "duo_whist_own_cards": boolean,
+            "duo_all_pass": {"enum": [x.value for x in DuoAllPass]},
+            "duo_indivisible_gora": boolean,
         },
     }
