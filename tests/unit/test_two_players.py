@@ -4,6 +4,7 @@ every two-player option, the indivisible gora, and random whole games."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from fractions import Fraction
 
@@ -11,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.audit import verify
+from domain.model.replay import advance, event_name
 from domain.rules import (
     PASS,
     WHIST,
@@ -52,6 +55,7 @@ from domain.rules.seats import DUMMY, hand_seats
 from domain.rules.settlement import settlement
 from domain.rules.state import DealResult
 from domain.rules.view import visible_mask
+from tests.unit.game_helpers import created_game
 
 A, B = 0, 1
 FULL = (1 << 32) - 1
@@ -566,3 +570,48 @@ def test_rules_3_6_random_games_reach_every_two_player_path() -> None:
         "GiveCards",
         "OwnCardsWhist",
     } <= seen
+
+
+# --- the event layer ----------------------------------------------------------------------
+
+
+def test_rules_3_6_two_player_games_record_replay_and_pass_the_audit() -> None:
+    """Random legal two-player games through the ``Game`` aggregate, with every option: the new
+    decisions are recorded as their events (``PassRetracted``, ``CardsGiven``,
+    ``OwnCardsWhistCalled``), the replay of the events gives the aggregate's game, and the
+    audit verifies the log."""
+    rules = RuleSet(
+        players=2,
+        pool_target=6,
+        duo_retract_pass=True,
+        duo_whist_own_cards=True,
+        duo_all_pass=DuoAllPass.VARENIK,
+        duo_dummy_hand=2,
+    )
+    names: set[str] = set()
+    for n in range(12):
+        seed = hashlib.sha256(f"duo/{n}".encode()).digest()
+        rng = random.Random(n)
+        game = created_game(rules, n % 2, seed)
+        game.deal_first(seed, "create")
+        step = 0
+        while not game.finished and step < 2000:
+            step += 1
+            deal = game.state.deal
+            assert deal is not None
+            seat = actor(deal)
+            options = seat_view(deal, seat).legal
+            choice: Action = rng.choice(options)
+            if PASS in options and deal.phase is Phase.BIDDING and rng.random() < 0.7:
+                choice = PASS
+            game.act(seat, choice, f"r{step}", seed)
+        assert game.finished
+        events = game.collect_events()
+        names.update(event_name(e) for e in events)
+        state = None
+        for event in events:
+            state = advance(state, event)
+        assert state == game.state
+        report = verify(str(game.id), events)
+        assert report.verified, report.summary
+    assert {"PassRetracted", "CardsGiven", "OwnCardsWhistCalled", "CardsDiscarded"} <= names
