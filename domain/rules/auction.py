@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import functools
 
+from domain.rules import sitters
 from domain.rules.actions import (
+    ACCEPT,
     BOMB,
     CALLS,
     DARK_CALLS,
@@ -437,7 +439,10 @@ def talon_options(state: DealState) -> tuple[Action, ...]:
     """Take the talon; a dark declarer who has not looked may look first; having looked, the
     declarer of a dark trick game may switch to an ordinary misère (S000)."""
     if not state.dark:
-        return TALON_ACTIONS
+        extra = sitters.talon_options(state)
+        if not extra:
+            return TALON_ACTIONS
+        return extra if extra[0] == ACCEPT else (*TALON_ACTIONS, *extra)
     if (state.unseen >> state.declarer) & 1:
         return (TAKE_TALON, LOOK)
     assert state.bid is not None
@@ -452,6 +457,11 @@ def talon_apply(state: DealState, action: Action) -> DealState:
     from domain.rules.whisting import take_talon
 
     if not state.dark:
+        extra = sitters.talon_options(state)
+        if action in extra:
+            return sitters.talon_act(state, action)
+        if extra and extra[0] == ACCEPT:
+            raise IllegalAction("accept or reject the invitation to the misère", extra)
         return take_talon(state, action)
     allowed = talon_options(state)
     if action not in allowed:

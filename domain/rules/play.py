@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from domain.rules import underbid
+from domain.rules import sitters, underbid
 from domain.rules.actions import (
     ACCEPT,
     PLAYS,
@@ -288,10 +288,18 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         claimed=claimed,
         active=state.active if state.players > HANDS else 0,
         talon_seat=talon_seat(state),
+        talon_count=sitters.talon_value(state) if kind in _SOLD else 0,
+        talon_returned=state.talon_returned,
+        partner=state.partner,
     )
     if underbid.reviewable(state, kind):
         return underbid.start_review(state, result)
     return state.with_(phase=Phase.SCORED, to_act=-1, result=result)
+
+
+_SOLD = frozenset((Kind.GAME, Kind.MISERE, Kind.PASSED_OUT, Kind.HALF_WHIST))
+"""The results on which the dealer writes talon whists: a declared contract, "whatever its
+result" (S000); not on a concession, an underbid or preferans (decision P-2)."""
 
 
 def talon_seat(state: DealState) -> int:
