@@ -554,6 +554,14 @@ class RuleSet:
     """The dealer on the talon may be helped like anybody (S000 "в некоторых компаниях
     помогают сидящему на прикупе … на общих основаниях"); False: S000 general, "кроме
     сидящего на прикупе" (A-16)."""
+    dealer_bomb_sign: bool = False
+    """Classic with four or five players: on a bomb (the initial bomb rounds included) the
+    dealer on the talon gets its sign too (S000 l.641: "сдатчик при игре вчетвером в случае
+    распасовки также получает бомбу"); the default, none (l.593)."""
+    dealer_joins_bomb: bool = False
+    """Classic "extended dealer rights" (S000 l.655): once the hands have declared a bomb the
+    dealer, "on the last hand", may join it: he gets its sign and each of his talon tricks
+    costs twice the bomb's price; passing, his tricks cost the bomb's price."""
     talon_last_pair: bool = False
     """Four or five players: the talon is the last two cards of the deck (S004); the default,
     neither the first nor the last pair (S000, A-15)."""
@@ -859,6 +867,18 @@ class RuleSet:
                 "and need talon_whists",
                 field="rules.talon_whist_values",
             )
+        if self.dealer_joins_bomb and (self.dealer_bomb_sign or not self.bombs):
+            raise InvalidAction(
+                "the dealer joins a bomb only where bombs are played and he does not get every "
+                "bomb's sign anyway (dealer_bomb_sign)",
+                field="rules.dealer_joins_bomb",
+            )
+        if self.dealer_bomb_sign and not (
+            self.bombs or self.initial_rounds.value.startswith("bombs")
+        ):
+            raise InvalidAction(
+                "the dealer's bomb sign needs bombs", field="rules.dealer_bomb_sign"
+            )
         if self.talon_return_dealer_gora and self.talon_return is TalonReturn.NONE:
             raise InvalidAction(
                 "the returned talon's penalty needs talon_return",
@@ -924,6 +944,8 @@ _SITTER_OPTIONS = (
     "misere_partner",
     "help_sitter",
     "talon_last_pair",
+    "dealer_bomb_sign",
+    "dealer_joins_bomb",
 )
 """The options that only a table with a dealer on the talon gives a meaning (§3.6)."""
 _SITTER_DEFAULTS = {

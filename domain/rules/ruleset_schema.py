@@ -221,5 +221,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "misere_partner": boolean,
             "help_sitter": boolean,
             "talon_last_pair": boolean,
+            "dealer_bomb_sign": boolean,
+            "dealer_joins_bomb": boolean,
         },
     }

@@ -172,6 +172,7 @@ def score_result(
     bomb: int = 0,
     dark: bool = False,
     sign: int = 0,
+    bombers: int = 0,
 ) -> DealScore:
     """The scoresheet entries of one finished deal, before pool closing and help.
     ``pool_closed``: some player's pool was closed before this deal (the liability of
@@ -186,7 +187,7 @@ def score_result(
         kind = result.kind
         if kind is Kind.RASPASY:
             if bomb:
-                return bombs.score_bomb(rules, result, bomb)
+                return bombs.score_bomb(rules, result, bomb, bombers)
         elif bombs.multiplied(kind):
             if dark and kind is Kind.MISERE:
                 priced = bombs.dark_misere_rules(rules)
@@ -309,4 +310,5 @@ def score_deal(state: DealState, pool_closed: bool = False, sign: int = 0) -> De
         bomb=state.bomb,
         dark=state.dark,
         sign=sign,
+        bombers=state.bombers,
     )

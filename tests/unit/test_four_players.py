@@ -572,3 +572,82 @@ def test_four_player_pulya_hand_computed() -> None:
     totals = settle_final(sheet, rules)
     assert totals == (Fraction(37, 2), Fraction(-83, 2), Fraction(349, 2), Fraction(-303, 2))
     assert sum(totals) == 0
+
+
+# --- Classic with four players (issue 12's four-player options, S000 "КЛАССИКА") ----------
+
+
+def _classic4(**options: object) -> RuleSet:
+    from domain.rules.systems import rule_set
+
+    return rule_set("classic").with_options(players=4, **options)
+
+
+def _initial_rounds(rules: RuleSet) -> tuple[tuple[int, ...], ...]:
+    """Play the initial bomb rounds (three levels × four dealers) by random legal actions and
+    return the bomb signs each seat owes after them."""
+    from domain.rules import apply
+    from domain.rules.game import finish_deal, start_deal, with_deal
+    from domain.rules.game import new_game as new_pulya
+    from domain.rules.start import initial_deals
+
+    rng = random.Random(26)
+    game = new_pulya(rules, first_dealer=A)
+    for number in range(1, initial_deals(rules) + 1):
+        game = start_deal(game, shuffle_for(b"tv26" * 4, number))
+        deal = game.deal
+        assert deal is not None and deal.bomb >= 1  # an initial bomb: no auction
+        while deal.phase is not Phase.SCORED:
+            deal = apply(deal, rng.choice(legal_actions(deal)), actor(deal))
+        game, _, _ = finish_deal(with_deal(game, deal))
+    return game.bomb_signs
+
+
+def test_tv26_four_players_nine_bombs_each_the_dealer_none() -> None:
+    """TV-26 (S000 "КЛАССИКА"): after three initial bomb rounds with four players each has 9
+    bombs ("Сидящий на прикупе бомб не получает"); under the variant in which the dealer gets
+    a bomb too (l.641), each has 12."""
+    signs = _initial_rounds(_classic4())
+    assert [len(s) for s in signs] == [9, 9, 9, 9]
+    assert [sorted(s) for s in signs] == [[1, 1, 1, 2, 2, 2, 3, 3, 3]] * 4
+    every = _initial_rounds(_classic4(dealer_bomb_sign=True))
+    assert [len(s) for s in every] == [12, 12, 12, 12]
+
+
+_BOMB_HANDS = (
+    "Ah Kh Qh Jh Th 9h 8h 7h Ad Kd",
+    "Ks Qd Jd Td 9d 8d 7d Ac Kc Qc",
+    "Qs Js Ts 9s 8s Jc Tc 9c 8c 7c",
+)
+
+
+def test_s000_l655_extended_dealer_rights_the_dealer_joins_a_bomb() -> None:
+    """S000 l.655 (extended dealer rights): once a hand has declared a bomb and the others
+    passed, the dealer declares "on the last hand": joining, he gets the sign and each talon
+    trick costs him twice the bomb's price; passing, the bomb's price."""
+    rules = _classic4(dealer_joins_bomb=True, initial_rounds="none", initial_levels=0)
+    state = deal4(*_BOMB_HANDS, "As 7s", rules=rules)
+    state = act(state, "bomb", "look", "pass", "look", "pass")
+    assert state.to_act == D and {str(a) for a in legal_actions(state)} == {"bomb", "pass"}
+    joined = act(state, "bomb")
+    assert joined.raspasy and joined.bombers == 1 << A | 1 << D and joined.bomb == 1
+    res = outcome(Kind.RASPASY, -1, None, (3, 3, 3, 1))
+    score = score_result(rules, res, bomb=1, bombers=joined.bombers)
+    assert score.gora == (6, 6, 6, 4) and score.pool == (0, 0, 0, 0)
+    passed = act(state, "pass")
+    assert passed.bombers == 1 << A
+    assert score_result(rules, res, bomb=1, bombers=passed.bombers).gora == (6, 6, 6, 2)
+    zero = outcome(Kind.RASPASY, -1, None, (4, 3, 3, 0))
+    assert score_result(rules, zero, bomb=1, bombers=passed.bombers).pool == (0, 0, 0, 2)
+
+
+def test_s000_l641_the_dealer_gets_every_bombs_sign() -> None:
+    """S000 l.641: a variant in which the dealer with four players gets the bomb too."""
+    rules = _classic4(dealer_bomb_sign=True, initial_rounds="none", initial_levels=0)
+    state = deal4(*_BOMB_HANDS, "As 7s", rules=rules)
+    state = act(state, "bomb", "look", "pass", "look", "pass")
+    assert state.raspasy and state.bombers == 1 << A | 1 << D
+    with pytest.raises(InvalidAction, match="joins a bomb only where"):
+        _classic4(dealer_bomb_sign=True, dealer_joins_bomb=True)
+    with pytest.raises(InvalidAction, match="four or five players"):
+        RuleSet(bombs=True, dealer_joins_bomb=True)
