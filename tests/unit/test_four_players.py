@@ -651,3 +651,19 @@ def test_s000_l641_the_dealer_gets_every_bombs_sign() -> None:
         _classic4(dealer_bomb_sign=True, dealer_joins_bomb=True)
     with pytest.raises(InvalidAction, match="four or five players"):
         RuleSet(bombs=True, dealer_joins_bomb=True)
+
+
+def test_s3_6_claims_split_the_tricks_among_the_hands_only() -> None:
+    """A claim gives the remaining tricks to the three hands, none to the dealer on the
+    talon; on raspasy no claim while the talon cards may still take tricks for him."""
+    from domain.rules.actions import Claim
+
+    state = act(deal4(*_SIX), "6♠", "pass", "pass", "take talon", "discard 8♣ 7♣")
+    state = act(state, "declare 6♠", "whist", "whist")
+    claims = [a for a in legal_actions(state) if isinstance(a, Claim)]
+    assert len(claims) == 66 and all(len(c.tricks) == 4 and c.tricks[D] == 0 for c in claims)
+    assert_illegal(state, "claim 0-0-0-10", "three hands")
+    raspasy = act(deal4(*_SPLIT, "7s As"), "pass", "pass", "pass")
+    assert not [a for a in legal_actions(raspasy) if isinstance(a, Claim)]
+    raspasy = act(raspasy, "play 7h", "play K♠", "play 8♠", "play 8h", "play Q♦", "play 9♠")
+    assert [a for a in legal_actions(raspasy) if isinstance(a, Claim)]
