@@ -667,3 +667,13 @@ def test_s3_6_claims_split_the_tricks_among_the_hands_only() -> None:
     assert not [a for a in legal_actions(raspasy) if isinstance(a, Claim)]
     raspasy = act(raspasy, "play 7h", "play K♠", "play 8♠", "play 8h", "play Q♦", "play 9♠")
     assert [a for a in legal_actions(raspasy) if isinstance(a, Claim)]
+
+
+def test_s3_3_exit_by_a_zero_counts_the_hands_only() -> None:
+    """§3.3 "Exit by a zero" with four players: the dealer's talon taking nothing is no zero
+    of a player; a hand's zero still ends the series."""
+    from domain.rules.raspasy import streak_after
+
+    rules = R4.with_options(raspasy_zero_ends_series=True)
+    assert streak_after(rules, 0, outcome(Kind.RASPASY, -1, None, (4, 3, 3, 0))) == 1
+    assert streak_after(rules, 0, outcome(Kind.RASPASY, -1, None, (5, 0, 3, 2))) == 0
