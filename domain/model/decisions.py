@@ -51,13 +51,16 @@ from domain.rules.actions import (
     DECLARES,
     DISCARDS,
     GIFTS,
+    INVITE_DEALER,
     LOOK,
     NO_TALON_CALLS,
     OWN_CARDS_WHIST,
     PLAYS,
     PREFERANS,
     RETRACT_PASS,
+    RETURN_TALON,
     UNDERBID,
+    VIEW_HANDS,
     AcceptClaim,
     AnswerOwnWhist,
     Bomb,
@@ -71,6 +74,7 @@ from domain.rules.actions import (
     GiveCards,
     HalfWhist,
     Here,
+    InviteDealer,
     Look,
     NoTalonCall,
     OwnCardsWhist,
@@ -79,11 +83,14 @@ from domain.rules.actions import (
     PlayCard,
     RejectClaim,
     RetractPass,
+    ReturnTalon,
     TakeTalon,
+    ViewHand,
     Whist,
     WriteOff,
 )
 from domain.rules.bids import MISERE_INDEX
+from domain.rules.sitters import is_sitter
 from domain.rules.state import DealState
 
 EVENT_PREFIX = "preferans.v1."
@@ -159,7 +166,19 @@ def _phase_name(deal: DealState) -> str:
 
 
 def _whisting(deal: DealState) -> bool:
-    return deal.phase is Phase.WHISTING
+    """The defenders' whisting (not the dealer's returned whist, ``_sitter_turn``)."""
+    return deal.phase is Phase.WHISTING and not is_sitter(deal, deal.to_act)
+
+
+def _sitter_turn(deal: DealState) -> bool:
+    """Four or five players: the dealer (or the sitter-out) may return the whist (TV-24)."""
+    return deal.phase is Phase.WHISTING and is_sitter(deal, deal.to_act)
+
+
+def _seat_of(value: Any) -> int:
+    if type(value) is not int or not 0 <= value < len(VIEW_HANDS):
+        raise ValueError(f"{value!r:.40} is not a seat")
+    return value
 
 
 def _half_whist_stands(deal: DealState) -> bool:
@@ -178,7 +197,7 @@ def _checking(deal: DealState) -> bool:
 
 
 def _first_whist(deal: DealState) -> bool:
-    return not (
+    return not _sitter_turn(deal) and not (
         _whisting(deal) and (_half_whist_stands(deal) or _reconsidering(deal) or _checking(deal))
     )
 
@@ -248,6 +267,23 @@ DECISIONS: tuple[Decision, ...] = (
     # Two players (issue 13, RULES.md §3.6): the first passer takes his pass back.
     Decision("PassRetracted", RetractPass, lambda e: RETRACT_PASS),
     Decision("TalonTaken", TakeTalon, lambda e: TAKE_TALON, _talon),
+    # Four and five players (issue 13, RULES.md §3.1, §3.6; ``domain.rules.sitters``)
+    Decision("TalonReturned", ReturnTalon, lambda e: RETURN_TALON),
+    Decision("DealerInvited", InviteDealer, lambda e: INVITE_DEALER),
+    Decision(
+        "InvitationAccepted",
+        AcceptClaim,
+        lambda e: ACCEPT,
+        fits=lambda a, d: d.phase is Phase.TALON,
+        misfit=lambda d: f"an invitation accepted in the {_phase_name(d)} phase",
+    ),
+    Decision(
+        "InvitationRejected",
+        RejectClaim,
+        lambda e: REJECT,
+        fits=lambda a, d: d.phase is Phase.TALON,
+        misfit=lambda d: f"an invitation rejected in the {_phase_name(d)} phase",
+    ),
     # Two players "с вареником": the first hand gives two cards of the talon and his hand.
     Decision("CardsGiven", GiveCards, _gift_of, _cards),
     Decision("CardsDiscarded", Discard, _discard_of, _discard),
@@ -297,8 +333,28 @@ DECISIONS: tuple[Decision, ...] = (
         "WhistReturned",
         Whist,
         lambda e: WHIST,
-        fits=lambda a, d: not _whisting(d) or _half_whist_stands(d),
+        fits=lambda a, d: not _sitter_turn(d) and (not _whisting(d) or _half_whist_stands(d)),
         misfit=lambda d: "a whist recorded as a return whist, but no half-whist stands",
+    ),
+    Decision(
+        "HandViewed",
+        ViewHand,
+        lambda e: VIEW_HANDS[_seat_of(e.viewed)],
+        lambda a, d: {"viewed": a.seat},
+    ),
+    Decision(
+        "WhistReturnedByDealer",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: _sitter_turn(d),
+        misfit=lambda d: "a dealer's returned whist, but no dealer on the talon is asked",
+    ),
+    Decision(
+        "DealerWhistPassed",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: _sitter_turn(d),
+        misfit=lambda d: "a dealer's pass, but no dealer on the talon is asked",
     ),
     Decision("OwnWhistOffered", OwnWhist, lambda e: OWN_WHIST),
     Decision(
@@ -331,8 +387,20 @@ DECISIONS: tuple[Decision, ...] = (
         lambda e: WRITE_OFF if _boolean(e.write_off) else TO_POOL,
         lambda a, d: {"write_off": a.off},
     ),
-    Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
-    Decision("ClaimRejected", RejectClaim, lambda e: REJECT),
+    Decision(
+        "ClaimAccepted",
+        AcceptClaim,
+        lambda e: ACCEPT,
+        fits=lambda a, d: d.phase is Phase.CLAIM,
+        misfit=lambda d: f"a claim accepted in the {_phase_name(d)} phase",
+    ),
+    Decision(
+        "ClaimRejected",
+        RejectClaim,
+        lambda e: REJECT,
+        fits=lambda a, d: d.phase is Phase.CLAIM,
+        misfit=lambda d: f"a claim rejected in the {_phase_name(d)} phase",
+    ),
     Decision("UnderbidClaimed", ClaimUnderbid, lambda e: UNDERBID),
     Decision(
         "UnderbidWaived",

@@ -270,6 +270,39 @@ class GiveCards:
 
 
 @dataclass(frozen=True, slots=True)
+class ViewHand:
+    """Four or five players (RULES.md §3.2 "Two passes (4p)", TV-24, TV-30): after both
+    defenders passed, the dealer on the talon looks at one passer's cards before he decides
+    whether to return the whist (S003: "посмотрев карты одного из игроков")."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"view {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnTalon:
+    """Four or five players (RULES.md §3.1 "Talon refused (4p)", §5.1 C-8): the auction's
+    winner does not take the talon shown to him and plays on his own ten cards; the agreed
+    penalty goes to gora (S000: "если игрок не берет (за ненадобностью) предложенный ему
+    прикуп")."""
+
+    def __str__(self) -> str:
+        return "return talon"
+
+
+@dataclass(frozen=True, slots=True)
+class InviteDealer:
+    """Four or five players (RULES.md §3.1 "Inviting the dealer to misère"): the misère winner
+    invites the dealer, who looks at his cards and accepts or rejects sharing the misère's win
+    or loss equally (S000: "Игрок имеет право приглашать сдатчика на мизер")."""
+
+    def __str__(self) -> str:
+        return "invite"
+
+
+@dataclass(frozen=True, slots=True)
 class AcceptClaim:
     def __str__(self) -> str:
         return "accept"
@@ -305,6 +338,9 @@ Action = (
     | AcceptClaim
     | RejectClaim
     | WriteOff
+    | ViewHand
+    | ReturnTalon
+    | InviteDealer
     | RetractPass
     | OwnCardsWhist
     | GiveCards
@@ -329,6 +365,9 @@ ACCEPT = AcceptClaim()
 REJECT = RejectClaim()
 WRITE_OFF = WriteOff(True)
 TO_POOL = WriteOff(False)
+RETURN_TALON = ReturnTalon()
+INVITE_DEALER = InviteDealer()
+VIEW_HANDS: tuple[ViewHand, ...] = tuple(ViewHand(seat) for seat in range(5))
 RETRACT_PASS = RetractPass()
 OWN_CARDS_WHIST = OwnCardsWhist()
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
@@ -387,6 +426,9 @@ _WORDS: dict[str, Action] = {
     "write off": WRITE_OFF,
     "write-off": WRITE_OFF,
     "to pool": TO_POOL,
+    "return talon": RETURN_TALON,
+    "invite": INVITE_DEALER,
+    "invite dealer": INVITE_DEALER,
     "retract pass": RETRACT_PASS,
     "retract": RETRACT_PASS,
     "unpass": RETRACT_PASS,
@@ -430,6 +472,8 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         return DECLARES[Bid.parse(rest).index]
     if head == "play":
         return PLAYS[Card.parse(rest)]
+    if head == "view" and rest.isdigit() and int(rest) < len(VIEW_HANDS):
+        return VIEW_HANDS[int(rest)]
     if head == "claim":
         try:
             tricks = tuple(int(part) for part in rest.replace(",", "-").split("-"))
@@ -453,6 +497,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
             "6♠ dark, 7♠ without talon, look, bomb, discard 7♣ 8♦, declare 7♥, concede, "
             "underbid, preferans, whist, half-whist, own whist, allow, refuse, open, closed, "
-            "a card (10♠), claim 3-0-0, accept, reject, write off, to pool, retract pass, "
-            "whist own cards or give 7♣ 8♦"
+            "a card (10♠), claim 3-0-0, accept, reject, write off, to pool, return talon, "
+            "invite, view 1, retract pass, whist own cards or give 7♣ 8♦"
         ) from None

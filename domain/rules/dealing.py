@@ -39,13 +39,23 @@ class Shuffle(NamedTuple):
 
 
 def deal_cards(
-    order: Sequence[int], dealer: int, talon_pair: int, players: int = 3, dummy_hand: int = 1
+    order: Sequence[int],
+    dealer: int,
+    talon_pair: int,
+    players: int = 3,
+    *,
+    last_pair: bool = False,
+    dummy_hand: int = 1,
 ) -> DealtCards:
-    """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``; with
+    """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``;
+    with ``last_pair`` (``RuleSet.talon_last_pair``, S004) the talon is the last pair; with
     two players the dummy's hand (H``dummy_hand``) is dealt as a third player's (§3.6)."""
     if len(order) != DECK_SIZE or frozenset(order) != _DECK:
         raise InvalidAction("a deck order must hold each of the 32 cards exactly once")
-    if not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
+    if last_pair:
+        if talon_pair != PAIRS - 1:
+            raise InvalidAction(f"the talon must be the last pair (got {talon_pair + 1})")
+    elif not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
         raise InvalidAction(
             f"the talon must be pair {FIRST_TALON_PAIR + 1} to {LAST_TALON_PAIR + 1} "
             f"of {PAIRS}, neither the first nor the last (got {talon_pair + 1})"
@@ -84,6 +94,13 @@ def _below(draws: Iterator[int], bound: int) -> int:
         if value < limit:
             return value % bound
     raise AssertionError("unreachable: the draw stream is endless")
+
+
+def shuffle_for(seed: bytes, deal_number: int, *, last_pair: bool = False) -> Shuffle:
+    """``shuffle_from_seed``, with the talon at the last pair under ``last_pair``
+    (``RuleSet.talon_last_pair``: four or five players, S004)."""
+    shuffle = shuffle_from_seed(seed, deal_number)
+    return shuffle._replace(talon_pair=PAIRS - 1) if last_pair else shuffle
 
 
 def shuffle_from_seed(seed: bytes, deal_number: int) -> Shuffle:

@@ -168,7 +168,7 @@ def _after_passes(state: DealState) -> DealState:
             talon_open=True,  # "показывает его противнику"
             play=state.play._replace(hands=tuple(hands)),
         )
-    return bidding.start_raspasy(state, state.auction)
+    return bidding._raspasy(state, state.auction)
 
 
 _PASSED_OPTIONS: tuple[Action, ...] = (RETRACT_PASS, PASS)
@@ -243,7 +243,7 @@ def discard(state: DealState, action: Action) -> DealState:
         hands[state.dealer] |= action.mask
         return state.with_(to_act=state.dealer, play=state.play._replace(hands=tuple(hands)))
     state = state.with_(discard=action.mask, play=state.play._replace(hands=tuple(hands)))
-    return bidding.start_raspasy(state, state.auction)
+    return bidding._raspasy(state, state.auction)
 
 
 def discarder(state: DealState) -> int:

@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from domain.rules.errors import InvalidAction
+from domain.rules.recording import InitialRounds
 
 if TYPE_CHECKING:
     from domain.rules.ruleset import RuleSet
@@ -67,6 +68,12 @@ def check_duo(rules: RuleSet) -> None:
         raise InvalidAction(
             "the dummy sits always at the first hand (1) or always at the second (2)",
             field="rules.duo_dummy_hand",
+        )
+    if rules.initial_rounds in (InitialRounds.BOMBS_BY_DEALER, InitialRounds.BOMBS_BY_ROUND):
+        raise InvalidAction(
+            "initial bomb rounds cannot be played by two players: Classic's bombs are a "
+            "three-to-five-player game (S000)",
+            field="rules.initial_rounds",
         )
     for name, (default, why) in _NOT_FOR_TWO.items():
         if getattr(rules, name) != default:

@@ -402,6 +402,10 @@ def test_rules_3_6_two_player_options_are_refused_elsewhere_and_their_conflicts(
         with pytest.raises(InvalidAction, match="two players") as caught:
             RuleSet.from_dict({"players": 2, name: value})
         assert caught.value.field == f"rules.{name}"
+    with pytest.raises(InvalidAction, match="four or five players"):
+        RuleSet(players=2, sitter_return_whist=True)  # the dealer on the talon: none here
+    with pytest.raises(InvalidAction, match="initial bomb rounds"):
+        RuleSet.from_dict({"players": 2, "initial_rounds": "bombs-by-round", "initial_levels": 1})
     with pytest.raises(InvalidAction, match="rule option duo_all_pass"):
         RuleSet.from_dict({"players": 2, "duo_all_pass": "tea"})
     rules = RuleSet(
