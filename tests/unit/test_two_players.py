@@ -49,6 +49,7 @@ from domain.rules.engine import actor
 from domain.rules.errors import IllegalAction, InvalidAction
 from domain.rules.game import finish_deal, new_game, play_game, start_deal
 from domain.rules.play import controller
+from domain.rules.raspasy import streak_after
 from domain.rules.scoresheet import ScoreSheet, settle
 from domain.rules.scoring import score_deal, score_result
 from domain.rules.seats import DUMMY, hand_seats
@@ -502,7 +503,7 @@ def walk_game(rules: RuleSet, seed: bytes, rng: random.Random, deals: int) -> No
         assert len(score.pool) == len(score.gora) == len(score.whists) == 2
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(options=OPTIONS, seed=st.binary(min_size=16, max_size=24), rng_seed=st.integers(0, 2**32))
 def test_rules_3_6_random_legal_two_player_deals_keep_cards_and_secrets(
     options: dict[str, object], seed: bytes, rng_seed: int
@@ -511,14 +512,13 @@ def test_rules_3_6_random_legal_two_player_deals_keep_cards_and_secrets(
     walk_game(rules, seed, random.Random(rng_seed), deals=6)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(options=OPTIONS, seed=st.binary(min_size=16, max_size=24), rng_seed=st.integers(0, 2**32))
 def test_rules_3_6_random_two_player_games_end_and_settle_to_zero(
     options: dict[str, object], seed: bytes, rng_seed: int
 ) -> None:
     """Whole games by ``play_game`` with random players choosing from ``SeatView.legal``: each
-    ends (the pools close within the deal limit, or the driver's early stop) and settles to
-    zero over two seats."""
+    ends (every pool closes) and settles to zero over two seats."""
     rules = RuleSet.from_dict({"players": 2, "pool_target": 10, **options})
     rng = random.Random(rng_seed)
 
@@ -526,7 +526,8 @@ def test_rules_3_6_random_two_player_games_end_and_settle_to_zero(
         assert view.seat in (A, B)
         return rng.choice(view.legal)
 
-    record = play_game(seed, [player, player], rules, first_dealer=rng.randrange(2), max_deals=120)
+    record = play_game(seed, [player, player], rules, first_dealer=rng.randrange(2), max_deals=200)
+    assert record.finished  # the pools closed (random games of 10 take some 5 to 40 deals)
     assert len(record.settlement) == 2 and sum(record.settlement) == 0
     assert record.deals
     for deal in record.deals:
@@ -619,3 +620,16 @@ def test_rules_3_6_two_player_games_record_replay_and_pass_the_audit() -> None:
         report = verify(str(game.id), events)
         assert report.verified, report.summary
     assert {"PassRetracted", "CardsGiven", "OwnCardsWhistCalled", "CardsDiscarded"} <= names
+
+
+def test_rules_3_6_the_dummys_empty_raspasy_tricks_end_no_series() -> None:
+    """ "Exit by a zero" (``raspasy_zero_ends_series``, §3.3) counts the players only: the
+    dummy, out of the raspasy, always has none (§3.6)."""
+    rules = RuleSet(players=2, raspasy_zero_ends_series=True)
+    final = play_lowest(act(duo_deal(rules), "pass", "pass"))
+    result = final.result
+    assert result is not None and result.active == 0b11 and result.tricks[DUMMY] == 0
+    ended = 0 in result.tricks[:2]
+    assert streak_after(rules, 1, result) == (0 if ended else 2)
+    assert streak_after(rules, 1, result._replace(tricks=(4, 6, 0))) == 2
+    assert streak_after(rules, 1, result._replace(tricks=(0, 10, 0))) == 0
