@@ -2,8 +2,10 @@
 
 Follow the led suit; if void, trump if you can; otherwise any card. No trumps in NT, misère
 and raspasy. In raspasy the two talon cards set the suits of tricks 1 and 2 (they never win),
-and the first hand leads tricks 1 to 3; with a closed talon (``RuleSet.raspasy_talon``, §3.3)
-the first hand leads trick 1 and the winners lead after. A claim proposes how the remaining
+and the first hand leads tricks 1 to 3; with a closed talon (``RuleSet.raspasy_talon``, §3.3;
+always with two players, §3.6) the first hand leads trick 1 and the winners lead after. With two
+players a raspasy trick has two cards (the dummy takes no part) and the declarer's opponent plays
+the dummy in a game (``controller``). A claim proposes how the remaining
 tricks fall; when every other player accepts, the deal ends so; a rejected claim may not be
 repeated by the same player in the same trick.
 """
@@ -25,7 +27,6 @@ from domain.rules.actions import (
 )
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
-from domain.rules.ruleset import RaspasyTalon
 from domain.rules.seats import DUMMY, HANDS, first_hand, hand_seats
 from domain.rules.state import (
     ClaimState,
@@ -40,10 +41,6 @@ from domain.rules.state import (
 
 TRICKS = 10
 _new = tuple.__new__  # builds a NamedTuple without its keyword-parsing constructor
-_OPEN_TALON = RaspasyTalon.OPEN
-"""Raspasy with the talon opened: its cards set the suits of tricks 1 and 2 and the first hand
-leads tricks 1–3 (§1.9). With a closed talon (Rostov, §3.3) the first hand leads trick 1 and
-each trick's winner the next. (Tested inline on the raspasy path only: ``declarer < 0``.)"""
 
 
 def trump_of(state: DealState) -> int:
@@ -206,9 +203,11 @@ def play_card(state: DealState, card: int) -> DealState:
     if not history and len(trick) == 1 and state.whist.open and state.declarer >= 0:
         # Misère led by the declarer: the defence opens after that lead (§1.8); with two
         # players the whister of a trick game keeps his own hand (only the dummy lies open).
-        open_hands |= state.active & ~(1 << state.declarer)
-        if state.rules.players == 2 and not state.contract.is_misere:  # type: ignore[union-attr]
-            open_hands = state.open_hands | 1 << DUMMY
+        contract = state.contract
+        if state.rules.players == 2 and contract is not None and not contract.is_misere:
+            open_hands |= 1 << DUMMY
+        else:
+            open_hands |= state.active & ~(1 << state.declarer)
     if len(trick) < (HANDS if state.declarer >= 0 or state.rules.players != 2 else 2):
         new_play = _new(PlayState, (new_hands, trick, play.leader, play.tricks, history))
         return with_play(state, new_play, state.next_hand(seat), open_hands)

@@ -152,7 +152,10 @@ def test_rules_3_6_a_whisted_game_is_played_open_the_whister_controls_the_dummy(
     assert b_view.hands[DUMMY] == mask(HAND_DUMMY) and b_view.hands[A] is None
     assert a_view.hands[DUMMY] == mask(HAND_DUMMY) and a_view.hands[B] is None
     assert b_view.legal == () and a_view.legal != ()
-    final = play_lowest(state)
+    led = play_lowest_one(state)
+    assert led.open_hands == 1 << DUMMY  # still closed after the first card
+    assert seat_view(led, B).hands[A] is None
+    final = play_lowest(led)
     result = final.result
     assert result is not None and result.kind is Kind.GAME
     assert result.whisters == (A,) and result.passers == ()
