@@ -60,3 +60,21 @@ def test_play_refuses_a_seat_the_table_does_not_have() -> None:
 
     with pytest.raises(InvalidAction, match="seat 3 is not at a table of 3"):
         play_game(None, seat=3, rules=DEFAULT, read=input, console=None)  # type: ignore[arg-type]
+
+
+def test_a_ruling_on_the_command_line_has_a_row_per_seat_of_the_game() -> None:
+    """``pref rule``: one --gora value and one --whists row per seat, each row the whists on the
+    other seats clockwise from the writer; the rules core checks the count against the game."""
+    from service.cli.referee import _adjustment
+
+    three = _adjustment("0,2,-2", "1,0;0,3;0,0")
+    assert three == {"gora": [0, 2, -2], "whists": [[0, 1, 0], [3, 0, 0], [0, 0, 0]]}
+    four = _adjustment(None, "1,2,3;0,0,0;0,0,0;4,0,0")
+    assert four == {
+        "gora": [0, 0, 0, 0],
+        "whists": [[0, 1, 2, 3], [0, 0, 0, 0], [0, 0, 0, 0], [4, 0, 0, 0]],
+    }
+    with pytest.raises(ValueError, match="--whists needs 4 rows"):
+        _adjustment("0,0,0,0", "1,0;0,0;0,0")
+    with pytest.raises(ValueError, match="on the 3 other seats"):
+        _adjustment(None, "1,0;0,0;0,0;0,0")
