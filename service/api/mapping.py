@@ -776,9 +776,10 @@ def _for_seat(
         told = sum(1 << c for c in talon)
         for s in sorted(after.hands):
             # A hand is sent when it becomes visible, and again when it gains cards the talon
-            # field does not tell (a dark declarer's unseen talon, which only he sees).
+            # field does not tell (a dark declarer's unseen talon, which only he sees). A seat
+            # out of the deal (four or five players: the dealer on the talon) holds none.
             gained = after.hands[s] & ~before.hands.get(s, 0) & ~told
-            if fresh_deal or s not in before.hands or gained:
+            if after.hands[s] and (fresh_deal or s not in before.hands or gained):
                 out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out
