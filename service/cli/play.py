@@ -54,7 +54,6 @@ from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
 from domain.rules.seats import hand_number, seat_name
 from domain.rules.start import initial_deals
 from service.app.simulate import ORDER_MINUTES
-from service.app.validation import MAX_SEATS
 from service.cli.botplay import Creator, game_rules, order_choice
 from service.cli.common import client_for
 from service.cli.rules import rules_from_args
@@ -128,17 +127,12 @@ def _call_text(call: str) -> Text:
     return Text(call, style="bold")
 
 
-def seat_count(view: pb.SeatView) -> int:
-    """The table's seats (``SeatView.seats``; 3 from a server that predates the field)."""
-    return view.seats or 3
-
-
-def _short_names(view_seat: int, seats: int) -> list[str]:
-    return [seat_name(s) + (" (you)" if s == view_seat else "") for s in range(seats)]
+def _short_names(view_seat: int) -> list[str]:
+    return [seat_name(s) + (" (you)" if s == view_seat else "") for s in range(3)]
 
 
 def _player_names(names: Sequence[str] | None) -> list[str]:
-    return list(names) if names else [""] * MAX_SEATS
+    return list(names) if names else ["", "", ""]
 
 
 def _cards_held(view: pb.SeatView, seat: int) -> int:
@@ -156,7 +150,7 @@ def _trick_text(cards: Iterable[Any], names: Sequence[str], winner: int = -1) ->
     for played in cards:
         if out:
             out.append("  ")
-        who = names[played.seat] if 0 <= played.seat < len(names) else "talon"
+        who = names[played.seat] if 0 <= played.seat < 3 else "talon"
         out.append(f"{who} ", style="cyan")
         out.append_text(card_text(played.card))
     if not out:
@@ -191,8 +185,7 @@ def _contract_text(view: pb.SeatView) -> Text:
         out.append(" without talon", style="bold magenta")
     if view.whist_calls:
         out.append("\nwhisting: ")
-        names = [seat_name(s) for s in range(seat_count(view))]
-        out.append_text(_calls_text(view.whist_calls, names))
+        out.append_text(_calls_text(view.whist_calls, [seat_name(s) for s in range(3)]))
     if view.whisters:
         out.append("\nwhisters: " + ", ".join(seat_name(s) for s in view.whisters))
     if view.HasField("open_defence"):
@@ -229,8 +222,7 @@ def scoresheet_table(
     table.add_column("seat")
     table.add_column("pool", justify="right")
     table.add_column("gora", justify="right")
-    seats = len(sheet.totals) or 3
-    for other in range(seats):
+    for other in range(3):
         table.add_column(f"whists on {seat_name(other)}", justify="right")
     signs = {row.seat: row for row in sheet.bomb_signs}
     if signs:
@@ -241,12 +233,12 @@ def scoresheet_table(
     if sheet.settlement:
         table.add_column("result", justify="right", no_wrap=True)
     rows = {row.seat: row for row in sheet.totals}
-    for seat in range(seats):
+    for seat in range(3):
         row = rows.get(seat)
         label = seat_name(seat) + (f" {players[seat]}" if players[seat] else "")
-        whists = list(row.whists) if row else [0] * seats
+        whists = list(row.whists) if row else [0, 0, 0]
         cells: list[str | Text] = [label, str(row.pool if row else 0), str(row.gora if row else 0)]
-        cells += ["" if other == seat else str(whists[other]) for other in range(seats)]
+        cells += ["" if other == seat else str(whists[other]) for other in range(3)]
         if signs:
             cells.append(bomb_signs_text(signs.get(seat)))
         if robber:
@@ -326,8 +318,7 @@ def render_view(
     """The whole table as ``view.seat`` sees it: a pure function of the API's messages."""
     players = _player_names(names)
     me = view.seat
-    count = seat_count(view)
-    labels = _short_names(me, count)
+    labels = _short_names(me)
     my_turn = view.actor == me and len(view.legal_actions) > 0
 
     header = Text()
@@ -357,10 +348,9 @@ def render_view(
     seats.add_column("tricks", justify="right")
     seats.add_column("cards")
     visible = {h.seat: list(h.cards) for h in view.visible_hands}
-    for seat in range(count):
+    for seat in range(3):
         marker = "▶ " if seat == view.to_act else "  "
-        role = f"H{hand_number(view.dealer, seat, count)}"
-        role += " dealer" if seat == view.dealer else ""
+        role = f"H{hand_number(view.dealer, seat)}" + (" dealer" if seat == view.dealer else "")
         if seat == view.declarer:
             role += " declarer"
         elif seat in view.whisters:
@@ -390,8 +380,7 @@ def render_view(
             cards,
         )
 
-    names = [seat_name(s) for s in range(count)]
-    auction = Panel(_calls_text(view.auction, names), title="Auction")
+    auction = Panel(_calls_text(view.auction, [seat_name(s) for s in range(3)]), title="Auction")
     contract = Panel(_contract_text(view), title="Contract")
     talon = Panel(_talon_text(view), title="Talon")
     trick_body = Text("now:  ")
@@ -488,7 +477,6 @@ def render_deal_result(
 ) -> RenderableType:
     """The end of a deal: every hand as dealt, the talon, the contract, tricks, what was written."""
     players = _player_names(names)
-    seats = len(event.tricks) or 3
     summary = Text()
     summary.append(f"Deal {event.deal_number}: ", style="bold")
     tricks = "  ".join(f"{seat_name(s)} {t}" for s, t in enumerate(event.tricks))
@@ -521,7 +509,7 @@ def render_deal_result(
     hands.add_column("player")
     hands.add_column("hand as dealt")
     for dealt in event.dealt_hands:
-        role = f" H{hand_number(dealer, dealt.seat, seats)}" if dealer >= 0 else ""
+        role = f" H{hand_number(dealer, dealt.seat)}" if dealer >= 0 else ""
         hands.add_row(seat_name(dealt.seat) + role, players[dealt.seat], hand_text(dealt.cards))
     extra = Text("talon: ")
     extra.append_text(hand_text(event.talon))
@@ -533,7 +521,7 @@ def render_deal_result(
     written.add_column("seat")
     written.add_column("pool", justify="right")
     written.add_column("gora", justify="right")
-    for other in range(seats):
+    for other in range(3):
         written.add_column(f"whists on {seat_name(other)}", justify="right")
     for row in event.entries:
         whists = ["" if o == row.seat else f"{w:+d}" for o, w in enumerate(row.whists)]
@@ -564,11 +552,10 @@ def render_final(
     parts: list[RenderableType] = [scoresheet_table(final, players, pool_target)]
     if final.settlement:
         line = Text("Settlement: ", style="bold")
-        seats = len(final.totals) or 3
-        if len(final.accounts) > seats:  # somebody joined in place of another: by account
+        if len(final.accounts) > 3:  # somebody joined in place of another: by account
             labels = [f"{a.player_id}" + (" (left)" if a.left else "") for a in final.accounts]
         else:
-            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(seats)]
+            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(3)]
         line.append(
             "   ".join(
                 f"{label} {format_result(v)}"
@@ -978,15 +965,12 @@ def play_game(
     given) are the table's conventions. A game played until time (Classic) ends at its
     ordered end time, or with ``time_deals`` after that many deals of the ordered pool (this
     client, the game's creator, calls time)."""
+    bots = [f"bot-{seat_name(s)}" for s in range(3)]
+    players = [player if s == seat else bots[s] for s in range(3)]
+    if player in bots:
+        players = [player if s == seat else f"{bots[s]}-bot" for s in range(3)]
     if rules is None and pool:
         rules = RuleSet(pool_target=pool)
-    seats = (rules or RuleSet()).players
-    if seat not in range(seats):
-        raise InvalidAction(f"seat {seat} is not at a table of {seats}", field="--seat")
-    bots = [f"bot-{seat_name(s)}" for s in range(seats)]
-    players = [player if s == seat else bots[s] for s in range(seats)]
-    if player in bots:
-        players = [player if s == seat else f"{bots[s]}-bot" for s in range(seats)]
     creator = Creator(uuid.uuid4().hex, secrets.token_hex(16))
     created = client.create_game(
         players, rules, request_id=creator.request_id, creator_secret=creator.secret

@@ -55,9 +55,8 @@ def cmd_flag(args: argparse.Namespace) -> int:
 def cmd_rule(args: argparse.Namespace) -> int:
     """An auditor's ruling on a scored deal, recorded by an operator with access to the store.
 
-    ``--gora 0,2,-2`` and ``--whists 'w01,w02;w12,w10;w20,w21'`` give the adjustments (whists
-    written by each seat on the others, clockwise from it: one row per seat, as many seats as
-    the game has); neither means "no change"."""
+    ``--gora 0,2,-2`` and ``--whists 'w01,w02;w10,w12;w20,w21'`` give the adjustments (whists
+    written by each seat on the two others, clockwise); neither means "no change"."""
 
     try:
         adjustment = _adjustment(args.gora, args.whists)
@@ -79,28 +78,22 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 
 def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
-    """The adjustment of ``pref rule``: one gora value and one ``--whists`` row per seat (as
-    many seats as given; the rules core checks the count against the game's seats)."""
     if gora is None and whists is None:
         return None
-    gora_row = [int(v) for v in gora.split(",")] if gora else None
-    rows = whists.split(";") if whists else None
-    seats = len(gora_row) if gora_row is not None else len(rows or ())
-    if rows is not None and len(rows) != seats:
-        raise ValueError(
-            f"--whists needs {seats} rows separated by ';' (one per seat, as --gora gives)"
-        )
-    matrix = [[0] * seats for _ in range(seats)]
-    for writer, row in enumerate(rows or ()):
-        values = [int(v) for v in row.split(",")]
-        if len(values) != seats - 1:
-            raise ValueError(
-                f"each --whists row gives the whists on the {seats - 1} other seats, clockwise"
-            )
-        others = [(writer + step) % seats for step in range(1, seats)]
-        for target, value in zip(others, values, strict=True):
-            matrix[writer][target] = value
-    return {"gora": gora_row or [0] * seats, "whists": matrix}
+    gora_row = [int(v) for v in gora.split(",")] if gora else [0, 0, 0]
+    matrix = [[0, 0, 0] for _ in range(3)]
+    if whists:
+        rows = whists.split(";")
+        if len(rows) != 3:
+            raise ValueError("--whists needs three rows separated by ';' (one per seat)")
+        for writer, row in enumerate(rows):
+            values = [int(v) for v in row.split(",")]
+            if len(values) != 2:
+                raise ValueError("each --whists row gives the whists on the two other seats")
+            others = [(writer + 1) % 3, (writer + 2) % 3]
+            for target, value in zip(others, values, strict=True):
+                matrix[writer][target] = value
+    return {"gora": gora_row, "whists": matrix}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

@@ -27,9 +27,7 @@ def _classic_prefix(deal: DealRecord) -> str:
     final = deal.final
     if final.bomb:
         level = BOMB_WORDS.get(final.bomb, f"{final.bomb}×")
-        bombers = " ".join(
-            seat_name(s) for s in range(final.bombers.bit_length()) if final.bombers >> s & 1
-        )
+        bombers = " ".join(seat_name(s) for s in range(3) if final.bombers >> s & 1)
         return f"{level} bomb ({bombers}): "
     return ("dark " if final.dark else "") + ("without talon " if final.no_talon else "")
 

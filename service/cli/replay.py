@@ -104,7 +104,7 @@ def render_table(
 
 
 def _seats(mask: int) -> str:
-    return " ".join(seat_name(s) for s in range(mask.bit_length()) if mask >> s & 1)
+    return " ".join(seat_name(s) for s in range(3) if mask >> s & 1)
 
 
 def _classic_line(state: DealState) -> str:

@@ -86,7 +86,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """A person plays a whole game against bots (one per other seat) through a server."""
+    """A person plays a whole game against two bots through a server."""
     from service.cli.play import run
 
     return run(args)

@@ -1,6 +1,7 @@
 """``--players N`` (issue 13): where the command line creates games (``pref demo``, ``bots``,
 ``play``, ``simulate``) it chooses the number of seats, the rule option ``players`` (RULES.md
-§3.6), through the same validated path as ``CreateGame``."""
+§3.6), through the same validated path as ``CreateGame``. (Bots and the terminal table at four
+and five seats are tested with them, ``domain.bots``.)"""
 
 from __future__ import annotations
 
@@ -24,6 +25,16 @@ def test_three_players_is_the_default_and_the_same_as_saying_so(command: str) ->
     assert rules_from_args(_args(command)) == DEFAULT
     assert rules_from_args(_args(command, "--players", "3")) == DEFAULT
     assert rules_from_args(_args(command, "--players", "3", "--option", "players=3")) == DEFAULT
+
+
+@pytest.mark.parametrize("command", ["demo", "bots", "play"])
+@pytest.mark.parametrize("seats", [4, 5])
+def test_players_chooses_a_table_of_four_or_five(command: str, seats: int) -> None:
+    """§3.6: the dealer sits on the talon (and with five, the previous dealer sits out)."""
+    rules = rules_from_args(_args(command, "--players", str(seats), "--pool", "10"))
+    assert rules == DEFAULT.with_options(players=seats, pool_target=10)
+    same = rules_from_args(_args(command, "--option", f"players={seats}", "--pool", "10"))
+    assert same == rules
 
 
 @pytest.mark.parametrize("command", ["demo", "bots", "play"])
@@ -53,28 +64,15 @@ def test_simulate_reads_a_number_as_seats_and_a_list_as_player_ids() -> None:
     ids = _args("simulate", "--players", "3", "--player-ids", "ann, bob,cid")
     assert (ids.players, ids.player_ids) == (3, ["ann", "bob", "cid"])
     assert rules_from_args(ids) == DEFAULT
+    five = _args("simulate", "--players", "5")
+    assert rules_from_args(five).players == 5 and five.player_ids is None
 
 
-def test_play_refuses_a_seat_the_table_does_not_have() -> None:
-    from service.cli.play import play_game
+def test_a_simulated_league_needs_a_player_for_every_seat() -> None:
+    """``pref simulate --players 4`` seats four of the ids in each game: three ids are too few
+    (refused before anything is played)."""
+    from service.app.simulate import simulate
 
-    with pytest.raises(InvalidAction, match="seat 3 is not at a table of 3"):
-        play_game(None, seat=3, rules=DEFAULT, read=input, console=None)  # type: ignore[arg-type]
-
-
-def test_a_ruling_on_the_command_line_has_a_row_per_seat_of_the_game() -> None:
-    """``pref rule``: one --gora value and one --whists row per seat, each row the whists on the
-    other seats clockwise from the writer; the rules core checks the count against the game."""
-    from service.cli.referee import _adjustment
-
-    three = _adjustment("0,2,-2", "1,0;0,3;0,0")
-    assert three == {"gora": [0, 2, -2], "whists": [[0, 1, 0], [3, 0, 0], [0, 0, 0]]}
-    four = _adjustment(None, "1,2,3;0,0,0;0,0,0;4,0,0")
-    assert four == {
-        "gora": [0, 0, 0, 0],
-        "whists": [[0, 1, 2, 3], [0, 0, 0, 0], [0, 0, 0, 0], [4, 0, 0, 0]],
-    }
-    with pytest.raises(ValueError, match="--whists needs 4 rows"):
-        _adjustment("0,0,0,0", "1,0;0,0;0,0")
-    with pytest.raises(ValueError, match="on the 3 other seats"):
-        _adjustment(None, "1,0;0,0;0,0;0,0")
+    four = DEFAULT.with_options(players=4)
+    with pytest.raises(ValueError, match="4-seat games needs at least 4 different players"):
+        simulate(None, 1, players=["ann", "bob", "cid", "ann"], rules=four)  # type: ignore[arg-type]
