@@ -25,8 +25,10 @@ from domain.rules.seats import sitters
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
 from service.client import GameClient, SeatClient
+from service.gen.preferans.v1 import audit_pb2 as apb
+from service.gen.preferans.v1 import audit_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerThread
+from tests.e2e.conftest import ServerFactory, ServerThread
 from tests.e2e.helpers import (
     StreamReader,
     mask_texts,
@@ -36,6 +38,7 @@ from tests.e2e.helpers import (
 )
 
 NAMES = ["ann", "bob", "cid", "dan", "eve"]
+AUDITOR_SECRET = "s3cret-for-four-seat-rulings"
 ALL_CARDS = frozenset(str(card) for card in CARDS)
 MAX_LOOKS = 3000
 """Views checked per game before it is cut short (about 600 commands)."""
@@ -223,5 +226,59 @@ def test_seat_numbers_are_checked_against_the_tables_seats(server: ServerThread)
         done = replace(3)
         assert client.seat(name, done.seat_token).join().seat == 3
         assert refused(last.view).code is grpc.StatusCode.UNAUTHENTICATED  # the leaver's token
+    finally:
+        client.close()
+
+
+def test_an_auditor_rules_on_a_four_seat_deal_with_a_row_per_seat(
+    sqlite_only: StoreConfig, start_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AuditService.RecordRuling on a four-seat game: the adjustment has a row per seat (four),
+    each with whists on the four seats; three rows are refused and record nothing."""
+    monkeypatch.setenv("PREF_AUDITOR_TOKEN", AUDITOR_SECRET)
+    server = start_server(sqlite_only)
+    client = GameClient(server.address)
+    audit = audit_pb2_grpc.AuditServiceStub(client.channel)
+    auditor = (("authorization", f"Bearer auditor:{AUDITOR_SECRET}"),)
+    rng = random.Random("ruling")
+    try:
+        created = client.create_game(NAMES[:4], DEFAULT.with_options(players=4))
+        name = created.game.name
+        seats = [client.seat(name, token) for token in created.seat_tokens]
+        version = created.game.version
+        while client.get_game(name).deal_number < 2:  # the first deal scored
+            view = seats[0].view(min_version=version)
+            actor = view.actor
+            legal = list(seats[actor].view(min_version=version).legal)
+            version = seats[actor].act(rng.choice(legal)).version
+
+        def ruling(gora: list[int], whists: list[list[int]]) -> apb.RecordRulingRequest:
+            rows = [
+                pb.ScoresheetRow(seat=s, gora=g, whists=w)
+                for s, (g, w) in enumerate(zip(gora, whists, strict=True))
+            ]
+            return apb.RecordRulingRequest(
+                name=name,
+                deal_number=1,
+                reason="a revoke",
+                adjustment=rows,
+                request_id=uuid.uuid4().hex,
+            )
+
+        three = ruling([1, 0, -1], [[0, 2, 0], [0, 0, 0], [0, 0, 0]])
+        wrong = refused(audit.RecordRuling, three, metadata=auditor)
+        assert wrong.code is grpc.StatusCode.INVALID_ARGUMENT and wrong.fields == ["adjustment"]
+        assert client.get_game(name).version == version
+        before = client.scoresheet(name, min_version=version).totals
+        gora = [0, 2, 0, -2]
+        whists = [[0, 0, 0, 3], [0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0]]
+        ruled = audit.RecordRuling(ruling(gora, whists), metadata=auditor)
+        assert ruled.version == version + 1
+        after = ruled.scoresheet.totals
+        assert [a.gora - b.gora for a, b in zip(after, before, strict=True)] == gora
+        assert [
+            [x - y for x, y in zip(a.whists, b.whists, strict=True)]
+            for a, b in zip(after, before, strict=True)
+        ] == whists
     finally:
         client.close()
