@@ -477,8 +477,11 @@ class PreferansApplication(Application[uuid.UUID]):
         created_with = validation.request_id(created_with, field="created_with")
         _check_creator_secret(creator_secret)
         player = validation.player_id(player, "player.player_id")
-        if isinstance(seat, bool) or seat not in range(validation.MAX_SEATS):
-            raise InvalidAction(seats_are(validation.MAX_SEATS), field="seat")
+        if isinstance(seat, bool) or seat not in range(validation.MAX_SEATS):  # at no table
+            raise InvalidAction(
+                f"no table has a seat {seat}: seats are 0 to {validation.MAX_SEATS - 1} at most",
+                field="seat",
+            )
         if not creator_secret or game_id not in self.keys.game_ids(created_with, creator_secret):
             raise NotCreator(
                 "only the game's creator may replace a player: give the request id and the "
