@@ -7,7 +7,14 @@ import os
 
 from service.cli.common import game_id_arg, metrics_options, tls_client_options
 from service.cli.keys import add_keys_parser
-from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
+from service.cli.league import (
+    cmd_simulate,
+    cmd_stats,
+    cmd_stats_export,
+    export_formats,
+    player_ids,
+    seats_or_ids,
+)
 from service.cli.operate import (
     PROCESSES_HELP,
     SHARDS_HELP,
@@ -21,7 +28,7 @@ from service.cli.operate import (
     shards_arg,
 )
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
-from service.cli.rules import add_rules_options
+from service.cli.rules import SEATS_HELP, add_rules_options
 from service.cli.tables import cmd_bots, cmd_demo, cmd_play
 
 
@@ -211,8 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--store", help=store_help)
     sim.add_argument("--games", type=int, default=10, help="how many games to play")
     sim.add_argument("--league", default="", help="league tag of the games (default: none)")
-    sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
-    add_rules_options(sim)
+    sim.add_argument(
+        "--players",
+        type=seats_or_ids,
+        default=None,
+        metavar="N",
+        help=f"{SEATS_HELP}; comma-separated player ids are read as --player-ids",
+    )
+    sim.add_argument(
+        "--player-ids",
+        type=player_ids,
+        default=None,
+        metavar="IDS",
+        help="comma-separated player ids, at least as many as the seats; each game seats some "
+        "of them at random (default: ann,bob,cid,dan,eve)",
+    )
+    add_rules_options(sim, players=False)
     sim.add_argument("--seed", help="any text: the same text seats the same players")
     sim.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
     sim.add_argument("--no-projections", action="store_true", help="do not update read models")

@@ -25,7 +25,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     record = play_game(
         seed,
-        [make_bot(), make_bot(), make_bot()],
+        [make_bot() for _ in range(rules.players)],
         rules,
         first_dealer=args.dealer,
         max_deals=args.max_deals,
@@ -54,7 +54,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
         for number in range(args.games):
             creator = Creator(uuid.uuid4().hex, secrets.token_hex(16))
             created = client.create_game(
-                [f"bot-{number}-{s}" for s in range(3)],
+                [f"bot-{number}-{s}" for s in range(rules.players)],
                 rules,
                 league=args.league,
                 request_id=creator.request_id,
