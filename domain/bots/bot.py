@@ -9,16 +9,22 @@ declare or join a bomb or bid a dark six before looking, when ``domain.bots.clas
 the blind gamble sensible from the public part of its view; otherwise it looks first and bids,
 without talon where that is the cheaper call its hand supports. As a dark declarer it looks,
 then switches to misère with a misère hand or takes the talon.
+
+At a table of four or five (RULES.md §3.6) a seat without a hand this deal (the dealer on the
+talon, the fifth player sitting out) has nothing to decide but where the rules give the dealer
+a decision: it answers with ``sitter_choice``, a pass where it may pass, since it holds no card
+to whist or bid on.
 """
 
 from __future__ import annotations
 
 from domain.bots import auction, classic
 from domain.bots.ducking import ducking_card
-from domain.bots.knowledge import Table
+from domain.bots.knowledge import Table, seats_of
 from domain.bots.tricks import trick_card
 from domain.rules.actions import (
     LOOK,
+    PASS,
     PLAYS,
     PREFERANS,
     REJECT,
@@ -48,6 +54,8 @@ class Bot:
     def decide(self, view: SeatView) -> Action:
         """The bot's choice for ``view`` (``view.legal`` must not be empty)."""
         phase = view.phase
+        if view.seat not in seats_of(view):
+            return sitter_choice(view)
         if phase is Phase.PLAY:
             return play_card(view)
         if LOOK in view.legal:  # Classic: a bomb, a join or a dark six, else it looks
@@ -85,6 +93,12 @@ class Bot:
         if action in view.legal:
             return action
         return view.legal[0]
+
+
+def sitter_choice(view: SeatView) -> Action:
+    """A seat without a hand this deal (§3.6), when the rules ask it: it passes where it may
+    (it has no card to whist on), else it takes the first action offered."""
+    return PASS if PASS in view.legal else view.legal[0]
 
 
 def write_off_choice(view: SeatView) -> Action:

@@ -4,6 +4,11 @@
 the sole whister plays), the cards no one has shown (``unknown``), the suits each seat is known
 to be void in (it did not follow), the trick in progress with its led suit and current winner,
 and the cards each other seat may still hold.
+
+Every deal has three hands, whatever the number of seats (RULES.md §3.6): with four players the
+dealer sits on the talon, with five the dealer and the seat to his right sit out. ``Table.seats``
+are the seats holding the hands (H1, H2, H3); a seat without a hand holds nothing and plays no
+card, so it is nobody's partner or opponent in the play.
 """
 
 from __future__ import annotations
@@ -15,7 +20,23 @@ from domain.rules.cards import SUIT_MASKS
 from domain.rules.view import SeatView
 
 FULL = (1 << 32) - 1
-PLAYERS = 3
+
+
+def hand_seats(dealer: int, players: int) -> tuple[int, int, int]:
+    """The seats of H1, H2 and H3 for ``dealer`` at a table of ``players`` (§3.6): the three
+    seats to the dealer's left, clockwise (with three players H3 is the dealer himself)."""
+    return _HAND_SEATS[players][dealer]
+
+
+_HAND_SEATS = {
+    n: tuple(((d + 1) % n, (d + 2) % n, (d + 3) % n) for d in range(n)) for n in range(2, 6)
+}
+
+
+def seats_of(view: SeatView) -> tuple[int, int, int]:
+    """The seats holding this deal's three hands, from the view (one entry per seat in
+    ``view.hands``)."""
+    return hand_seats(view.dealer, len(view.hands))
 
 
 def key(card: int, led: int, trump: int) -> int:
@@ -77,6 +98,8 @@ class Table(NamedTuple):
     misere: bool
     shown: int
     """Mask of seats (bit ``1 << seat``) whose hands the viewer sees."""
+    seats: tuple[int, int, int]
+    """The seats holding the deal's hands, H1 H2 H3 (every seat with three players)."""
 
     @staticmethod
     def of(view: SeatView) -> Table:
@@ -100,7 +123,9 @@ class Table(NamedTuple):
                 seen |= h
         if view.discard is not None:
             seen |= view.discard
-        voids = [0] * PLAYERS
+        players = len(view.hands)
+        seats = seats_of(view)
+        voids = [0] * players
         for number, trick in enumerate(view.history):
             led = _led(view, number, trick.cards)
             for who, card in trick.cards:
@@ -123,8 +148,11 @@ class Table(NamedTuple):
                     seen |= 1 << t
         unknown = FULL & ~seen
         holds = []
-        for s in range(PLAYERS):
+        for s in range(players):
             visible = view.hands[s]
+            if s not in seats:
+                holds.append(0)  # sitting out this deal: no hand (§3.6)
+                continue
             if visible is not None:
                 holds.append(visible)
                 continue
@@ -133,7 +161,7 @@ class Table(NamedTuple):
                 if (voids[s] >> suit) & 1:
                     mask &= ~SUIT_MASKS[suit]
             holds.append(mask)
-        later = tuple((seat + i) % PLAYERS for i in range(1, PLAYERS - len(view.trick)))
+        later = _later(seats, seat, view.trick)
         return Table(
             seat,
             hand,
@@ -151,7 +179,21 @@ class Table(NamedTuple):
             raspasy,
             misere,
             sum(1 << s for s, h in enumerate(view.hands) if h is not None),
+            seats,
         )
+
+    def others(self) -> tuple[int, int]:
+        """The two other seats holding a hand (in hand order after ``seat``)."""
+        i = self.seats.index(self.seat)
+        return self.seats[(i + 1) % 3], self.seats[(i + 2) % 3]
+
+    def partner(self) -> int:
+        """The other defender of a contract (the seat on turn defends)."""
+        return next(s for s in self.seats if s not in (self.declarer, self.seat))
+
+    def next_hand(self) -> int:
+        """The hand that plays after ``seat`` (clockwise among the hands)."""
+        return self.seats[(self.seats.index(self.seat) + 1) % 3]
 
     def partners(self, a: int, b: int) -> bool:
         """True if seats ``a`` and ``b`` play on the same side (the defenders)."""
@@ -177,6 +219,15 @@ class Table(NamedTuple):
     def opponents_may_beat(self, target: int) -> bool:
         """Could any opponent still to play beat ``target``?"""
         return any(self.may_beat(s, target) for s in self.later if not self.partners(s, self.seat))
+
+
+def _later(
+    seats: tuple[int, int, int], seat: int, trick: tuple[tuple[int, int], ...]
+) -> tuple[int, ...]:
+    """The hands still to play to the trick after ``seat``, in playing order."""
+    i = seats.index(seat)
+    played = [who for who, _ in trick]
+    return tuple(s for s in (seats[(i + 1) % 3], seats[(i + 2) % 3]) if s not in played)
 
 
 def _led(view: SeatView, number: int, played: tuple[tuple[int, int], ...]) -> int:
