@@ -130,7 +130,7 @@ class Table(NamedTuple):
             led = _led(view, number, trick.cards)
             for who, card in trick.cards:
                 seen |= 1 << card
-                if card >> 3 != led:
+                if card >> 3 != led and who in seats:  # a talon card shows no void
                     voids[who] |= 1 << led
         number = len(view.history)
         led = _led(view, number, view.trick) if (view.trick or raspasy) else -1
@@ -138,7 +138,7 @@ class Table(NamedTuple):
         for who, card in view.trick:
             seen |= 1 << card
             k = key(card, led, trump)
-            if card >> 3 != led:
+            if card >> 3 != led and who in seats:
                 voids[who] |= 1 << led
             if k > best_key:
                 best_seat, best_key = who, k
