@@ -8,7 +8,9 @@ and the cards each other seat may still hold.
 Every deal has three hands, whatever the number of seats (RULES.md §3.6): with four players the
 dealer sits on the talon, with five the dealer and the seat to his right sit out. ``Table.seats``
 are the seats holding the hands (H1, H2, H3); a seat without a hand holds nothing and plays no
-card, so it is nobody's partner or opponent in the play.
+card. On an open-talon raspasy at four or five the talon card of tricks 1 and 2 is the dealer's
+lead and wins the trick for him unless a hand beats it (§3.3 "Talon open, 4p"): the bot counts
+it as the card to beat.
 """
 
 from __future__ import annotations
@@ -17,20 +19,10 @@ from typing import NamedTuple
 
 from domain.rules.actions import PlayCard
 from domain.rules.cards import SUIT_MASKS
+from domain.rules.seats import HANDS, hand_seats
 from domain.rules.view import SeatView
 
 FULL = (1 << 32) - 1
-
-
-def hand_seats(dealer: int, players: int) -> tuple[int, int, int]:
-    """The seats of H1, H2 and H3 for ``dealer`` at a table of ``players`` (§3.6): the three
-    seats to the dealer's left, clockwise (with three players H3 is the dealer himself)."""
-    return _HAND_SEATS[players][dealer]
-
-
-_HAND_SEATS = {
-    n: tuple(((d + 1) % n, (d + 2) % n, (d + 3) % n) for d in range(n)) for n in range(2, 6)
-}
 
 
 def seats_of(view: SeatView) -> tuple[int, int, int]:
@@ -130,15 +122,18 @@ class Table(NamedTuple):
             led = _led(view, number, trick.cards)
             for who, card in trick.cards:
                 seen |= 1 << card
-                if card >> 3 != led and who in seats:  # a talon card shows no void
+                if card >> 3 != led:
                     voids[who] |= 1 << led
         number = len(view.history)
         led = _led(view, number, view.trick) if (view.trick or raspasy) else -1
         best_seat, best_key = -1, -1
+        lead_card = view.talon[number] if raspasy and players > HANDS and number < 2 else None
+        if lead_card is not None:  # the dealer's lead: it wins unless beaten (§3.3)
+            best_seat, best_key = view.dealer, lead_card
         for who, card in view.trick:
             seen |= 1 << card
             k = key(card, led, trump)
-            if card >> 3 != led and who in seats:
+            if card >> 3 != led:
                 voids[who] |= 1 << led
             if k > best_key:
                 best_seat, best_key = who, k
@@ -185,7 +180,7 @@ class Table(NamedTuple):
     def others(self) -> tuple[int, int]:
         """The two other seats holding a hand (in hand order after ``seat``)."""
         i = self.seats.index(self.seat)
-        return self.seats[(i + 1) % 3], self.seats[(i + 2) % 3]
+        return self.seats[(i + 1) % HANDS], self.seats[(i + 2) % HANDS]
 
     def partner(self) -> int:
         """The other defender of a contract (the seat on turn defends)."""
@@ -193,7 +188,7 @@ class Table(NamedTuple):
 
     def next_hand(self) -> int:
         """The hand that plays after ``seat`` (clockwise among the hands)."""
-        return self.seats[(self.seats.index(self.seat) + 1) % 3]
+        return self.seats[(self.seats.index(self.seat) + 1) % HANDS]
 
     def partners(self, a: int, b: int) -> bool:
         """True if seats ``a`` and ``b`` play on the same side (the defenders)."""
@@ -227,7 +222,7 @@ def _later(
     """The hands still to play to the trick after ``seat``, in playing order."""
     i = seats.index(seat)
     played = [who for who, _ in trick]
-    return tuple(s for s in (seats[(i + 1) % 3], seats[(i + 2) % 3]) if s not in played)
+    return tuple(s for s in (seats[(i + 1) % HANDS], seats[(i + 2) % HANDS]) if s not in played)
 
 
 def _led(view: SeatView, number: int, played: tuple[tuple[int, int], ...]) -> int:

@@ -9,7 +9,7 @@ import secrets
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from domain.bots.knowledge import hand_seats
+from domain.rules.seats import hand_seats
 
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication

@@ -40,7 +40,6 @@ from rich.table import Table
 from rich.text import Text
 
 from domain.bots import make_bot
-from domain.bots.knowledge import hand_seats
 from domain.rules import (
     Action,
     Bid,
@@ -53,7 +52,7 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import initial_deals
 from service.app.simulate import ORDER_MINUTES
 from service.cli.botplay import Creator, game_rules, order_choice

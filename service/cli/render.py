@@ -8,10 +8,9 @@ from fractions import Fraction
 from rich.console import Console
 from rich.table import Table
 
-from domain.bots.knowledge import hand_seats
 from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards
 from domain.rules.robber import describe
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import GameOrder
 
 

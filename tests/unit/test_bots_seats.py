@@ -3,7 +3,9 @@ the dealer's left; with four the dealer sits on the talon, with five the seat to
 out as well. A bot's play depends only on the three hands, so a bot holding H2's cards at a
 table of five must decide exactly as it does holding them at a table of three: the tests replay
 three-player deals and ask the bots again with every seat moved to where that hand sits at the
-larger table. A seat without a hand, when asked, answers with a legal action.
+larger table. A seat without a hand, when asked, answers with a legal action. Only the raspasy
+tricks led by an open talon card differ (at four and five the talon card wins for the dealer
+unless beaten): there the bot ducks under the talon card.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TypeVar
 import pytest
 
 from domain.bots import Bot, make_bot
-from domain.bots.knowledge import Table, hand_seats
+from domain.bots.knowledge import Table
 from domain.rules import (
     DEFAULT,
     PASS,
@@ -35,6 +37,7 @@ from domain.rules import (
     shuffle_from_seed,
 )
 from domain.rules.actions import PLAYS
+from domain.rules.seats import hand_seats
 from domain.rules.state import Trick
 from domain.rules.systems import CLASSIC, LENINGRAD, ROSTOV, SOCHI
 
@@ -95,6 +98,13 @@ def relabel(view: SeatView, players: int, dealer: int) -> SeatView:
     )
 
 
+def talon_lead(view: SeatView) -> bool:
+    """A raspasy trick whose suit an open talon card sets: at four or five seats that card is
+    the dealer's lead and wins unless beaten (§3.3 "Talon open, 4p"); at three it never wins."""
+    n = len(view.history)
+    return view.phase is Phase.PLAY and view.declarer < 0 and n < 2 and view.talon[n] is not None
+
+
 def mirrored(bot: Bot, asked: list[int]) -> Callable[[SeatView], Action]:
     """A policy playing ``bot``'s decision, after checking that the same bot decides the same
     at every larger table (``asked`` counts the decisions compared)."""
@@ -102,6 +112,8 @@ def mirrored(bot: Bot, asked: list[int]) -> Callable[[SeatView], Action]:
     def policy(view: SeatView) -> Action:
         action = bot.decide(view)
         assert action in view.legal
+        if talon_lead(view):
+            return action  # the larger table's rule differs here: tested on its own below
         for players, dealer in LARGER:
             moved = relabel(view, players, dealer)
             assert bot.decide(moved) == action, (players, dealer, view.phase, action)
@@ -191,3 +203,45 @@ def test_a_seat_without_a_hand_passes_where_it_may(phase: Phase) -> None:
         view = view._replace(hands=(0, None, None, None), whist_calls=((2, PASS), (3, PASS)))
         assert make_bot()(view) == expected
         assert make_bot().decide(view) == expected
+
+
+def four_seat_raspasy_view(talon: str, hand: str) -> SeatView:
+    """Four seats, A dealing and sitting on the talon; raspasy, trick 1: the talon card is
+    turned and B (H1) is first to play."""
+    base = four_seat_play_view()
+    mask = mask_of(parse_cards(hand))
+    (card,) = parse_cards(talon)
+    led = [c for c in parse_cards(hand) if c.suit == card.suit]
+    return base._replace(
+        seat=1,
+        to_act=1,
+        actor=1,
+        hand=mask,
+        hands=(None, mask, None, None),
+        talon=(int(card), None),
+        declarer=-1,
+        bid=None,
+        contract=None,
+        whist_calls=(),
+        whisters=(),
+        open_defence=None,
+        trick=(),
+        leader=1,
+        legal=tuple(PLAYS[int(c)] for c in led),
+    )
+
+
+@pytest.mark.parametrize(
+    ("talon", "hand", "expected"),
+    [("10♥", "9♥ K♥ 7♠ 8♠", "9♥"), ("8♥", "J♥ K♥ 7♠ 8♠", "K♥"), ("A♥", "9♥ K♥ 7♠", "K♥")],
+)
+def test_on_raspasy_at_four_the_bot_ducks_under_the_dealers_talon_card(
+    talon: str, hand: str, expected: str
+) -> None:
+    """§3.3 "Talon open, 4p" (TV-28): the talon card takes the trick for the dealer unless a
+    hand beats it, so the first hand plays the highest card below it; with none below, he is
+    over it anyway and sheds his highest."""
+    view = four_seat_raspasy_view(talon, hand)
+    table = Table.of(view)
+    assert table.best_seat == 0 and table.best_key == int(parse_cards(talon)[0])
+    assert str(make_bot()(view)) == expected
