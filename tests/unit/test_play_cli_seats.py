@@ -11,6 +11,9 @@ import io
 import pytest
 from rich.console import Console, RenderableType
 
+from domain.bots import make_bot
+from domain.rules import DEFAULT, play_game
+from domain.rules.seats import hand_seats
 from service.cli.common import position
 from service.cli.play import (
     render_deal_result,
@@ -19,6 +22,7 @@ from service.cli.play import (
     scoresheet_table,
     seat_count,
 )
+from service.cli.render import render_game
 from service.cli.viewstate import view_from_proto
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -155,3 +159,23 @@ def test_a_four_seat_view_back_into_the_core_has_a_hand_slot_per_seat() -> None:
     view = view_from_proto(bidding_view(4, seat=2, dealer=0))
     assert len(view.hands) == 4
     assert view.hands[0] is None and view.hands[2] is not None
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_pref_demo_draws_the_dealer_on_the_talon_and_every_seat(players: int) -> None:
+    """``pref demo`` at a larger table (§3.6): each deal lists the three hands H1 first, its
+    dealer marked as on the talon, and the sheet has a row and a whists column per seat."""
+    rules = DEFAULT.with_options(players=players)
+    bots = [make_bot() for _ in range(players)]
+    record = play_game(b"demo-seats/" * 4, bots, rules, max_deals=players)
+    console = Console(file=io.StringIO(), width=200, color_system=None, force_terminal=False)
+    render_game(console, record)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert text.count("(on the talon)") == players
+    for s in range(players):
+        assert f"whists on {'ABCDE'[s]}" in text
+    first = record.deals[0]
+    row = text.split("│ 2 │")[0].split("│ 1 │")[1]
+    for s in range(players):
+        listed = s in hand_seats(first.dealer, players)
+        assert (f"{'ABCDE'[s]}:" in row) is listed, (s, row)
