@@ -87,6 +87,6 @@ def add_keys_parser(
     legacy.set_defaults(func=cmd_migrate_legacy)
     revoke = keys_sub.add_parser("revoke", help="refuse the seat tokens issued so far")
     revoke.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
-    revoke.add_argument("--seat", type=int, choices=(0, 1, 2), help="one seat (default: all)")
+    revoke.add_argument("--seat", type=int, choices=range(5), help="one seat (default: all)")
     revoke.add_argument("--store", help=store_help)
     revoke.set_defaults(func=cmd_revoke)

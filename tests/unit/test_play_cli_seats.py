@@ -22,6 +22,7 @@ from service.cli.play import (
     scoresheet_table,
     seat_count,
 )
+from service.cli.referee import _adjustment
 from service.cli.render import render_game
 from service.cli.viewstate import view_from_proto
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -179,3 +180,21 @@ def test_pref_demo_draws_the_dealer_on_the_talon_and_every_seat(players: int) ->
     for s in range(players):
         listed = s in hand_seats(first.dealer, players)
         assert (f"{'ABCDE'[s]}:" in row) is listed, (s, row)
+
+
+def test_a_ruling_at_four_seats_reads_a_row_of_three_whists_per_seat() -> None:
+    """``pref rule --whists``: each seat's row gives the whists it writes on the other seats
+    clockwise from it (S000 "Порядок записи": whists per opponent), three at a table of four."""
+    change = _adjustment(None, "1,2,3;4,5,6;7,8,9;10,11,12")
+    assert change == {
+        "gora": [0, 0, 0, 0],
+        "whists": [[0, 1, 2, 3], [6, 0, 4, 5], [8, 9, 0, 7], [10, 11, 12, 0]],
+    }
+    assert _adjustment("0,2,-2", "1,0;0,0;0,0") == {
+        "gora": [0, 2, -2],
+        "whists": [[0, 1, 0], [0, 0, 0], [0, 0, 0]],
+    }
+    with pytest.raises(ValueError, match="3 other seats"):
+        _adjustment(None, "1,2;3,4;5,6;7,8")
+    with pytest.raises(ValueError, match="a row per seat"):
+        _adjustment(None, "1;2")
