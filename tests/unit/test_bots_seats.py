@@ -20,6 +20,7 @@ from domain.bots import Bot, make_bot
 from domain.bots.knowledge import Table
 from domain.rules import (
     DEFAULT,
+    MISERE,
     PASS,
     WHIST,
     Action,
@@ -36,7 +37,7 @@ from domain.rules import (
     play_deal,
     shuffle_from_seed,
 )
-from domain.rules.actions import PLAYS
+from domain.rules.actions import ACCEPT, BOMB, PLAYS, REJECT, VIEW_HANDS
 from domain.rules.seats import hand_seats
 from domain.rules.state import Trick
 from domain.rules.systems import CLASSIC, LENINGRAD, ROSTOV, SOCHI
@@ -193,16 +194,46 @@ def test_partner_winning_the_trick_the_defender_plays_low() -> None:
     assert str(action) == "7♥"
 
 
-@pytest.mark.parametrize("phase", [Phase.WHISTING, Phase.BIDDING, Phase.WRITE_OFF])
-def test_a_seat_without_a_hand_passes_where_it_may(phase: Phase) -> None:
-    """§3.6: a sitter holds no card to whist or bid on; asked, it passes, and with no pass
-    offered it takes an action that is offered."""
-    base = four_seat_play_view()
-    for legal, expected in (((WHIST, PASS), PASS), ((WHIST,), WHIST)):
-        view = base._replace(seat=0, to_act=0, actor=0, hand=0, phase=phase, legal=legal)
-        view = view._replace(hands=(0, None, None, None), whist_calls=((2, PASS), (3, PASS)))
-        assert make_bot()(view) == expected
-        assert make_bot().decide(view) == expected
+@pytest.mark.parametrize(
+    ("phase", "legal"),
+    [
+        (Phase.BIDDING, (BOMB, PASS)),  # the dealer may join a bomb (S000 l.655)
+        (Phase.WHISTING, (WHIST, PASS, VIEW_HANDS[2], VIEW_HANDS[3])),  # the returned whist
+    ],
+)
+def test_a_seat_without_a_hand_joins_no_bomb_and_returns_no_whist(
+    phase: Phase, legal: tuple[Action, ...]
+) -> None:
+    """§3.6, the dealer's rights: he holds no card; the bot passes."""
+    view = four_seat_play_view()._replace(
+        seat=0, to_act=0, actor=0, hand=0, phase=phase, legal=legal, hands=(0, None, None, None)
+    )
+    assert make_bot().decide(view) == PASS
+
+
+@pytest.mark.parametrize(
+    ("declarer", "expected"),
+    [("7♠ 9♠ J♠ 7♣ 9♣ 8♦ 7♥ 9♥ J♥ K♥", ACCEPT), ("A♠ 9♠ J♠ 7♣ 9♣ 8♦ 7♥ 9♥ J♥ K♥", REJECT)],
+)
+def test_the_dealer_shares_a_misere_only_with_a_safe_hand(declarer: str, expected: Action) -> None:
+    """§3.6 (misère partner, S000): the dealer invited to share a misère looks at the
+    declarer's cards and accepts when they are as safe as a bot's own misère would be."""
+    shown = mask_of(parse_cards(declarer))
+    view = four_seat_play_view()._replace(
+        seat=0,
+        to_act=0,
+        actor=0,
+        hand=0,
+        phase=Phase.TALON,
+        bid=MISERE,
+        contract=None,
+        whist_calls=(),
+        whisters=(),
+        trick=(),
+        hands=(0, shown, None, None),
+        legal=(ACCEPT, REJECT),
+    )
+    assert make_bot().decide(view) == expected
 
 
 def four_seat_raspasy_view(talon: str, hand: str) -> SeatView:

@@ -105,3 +105,38 @@ def test_over_many_deals_at_four_and_five_the_bots_play_games_and_raspasy(player
                 made += result.tricks[result.declarer] >= result.contract.level
     assert kinds[Kind.GAME] and kinds[Kind.RASPASY]
     assert made >= played * 0.6, (made, played)
+
+
+RIGHTS = {
+    "sitter_return_whist": True,
+    "misere_partner": True,
+    "talon_whists": "tricks",
+    "talon_return": "two",
+}
+"""The dealer's rights by agreement (§3.6, ``domain.rules.sitters``): the returned whist, the
+misère partner, talon whists, the returned talon."""
+
+
+@pytest.mark.parametrize(
+    ("players", "name", "extra"),
+    [
+        (4, "default", {}),
+        (5, "default", {}),
+        (4, "sochi", {}),
+        (4, "classic", {"dealer_joins_bomb": True}),
+    ],
+)
+def test_bots_play_with_the_dealers_rights_and_the_sitters_answer_legally(
+    players: int, name: str, extra: dict[str, object]
+) -> None:
+    """§3.6: with the dealer's rights agreed, the seats without a hand are asked (a whist to
+    return, a misère to share, under Classic a bomb to join) and always answer legally."""
+    options: dict[str, object] = {**RIGHTS, "players": players, "pool_target": 10, **extra}
+    rules = RULE_SETS[name].with_options(**options)
+    asked: Counter[str] = Counter()
+    for number in range(3):
+        bots = [checked(Bot(STYLES[s % 3]), asked) for s in range(players)]
+        record = play_game(seed(players, f"rights/{name}/{number}"), bots, rules, time_after=12)
+        assert record.finished
+        assert sum(record.settlement, Fraction(0)) == 0
+    assert asked["hand"] > 0 and asked["sitter"] > 0, asked
