@@ -14,7 +14,7 @@ from fractions import Fraction
 import pytest
 
 from domain.bots import Bot
-from domain.rules import DEFAULT, Action, Kind, RuleSet, SeatView, play_game
+from domain.rules import DEFAULT, WHIST, Action, Kind, Phase, RuleSet, SeatView, play_game
 from domain.rules.seats import hand_seats
 from domain.rules.systems import RULE_SETS
 
@@ -140,3 +140,32 @@ def test_bots_play_with_the_dealers_rights_and_the_sitters_answer_legally(
         assert record.finished
         assert sum(record.settlement, Fraction(0)) == 0
     assert asked["hand"] > 0 and asked["sitter"] > 0, asked
+
+
+def test_a_bot_on_the_talon_plays_the_passers_hands_after_returning_the_whist() -> None:
+    """§3.6, the returned whist (TV-24, TV-30): a dealer who returns the whist plays both
+    passers' open hands. The bots never return it themselves, so here the dealer's seat is made
+    to whist whenever it may; the bot in that seat then plays the two hands, legally, to the end
+    of every such deal."""
+    rules = DEFAULT.with_options(players=4, pool_target=10, sitter_return_whist=True)
+    asked: Counter[str] = Counter()
+    bot = Bot()
+
+    def policy(view: SeatView) -> Action:
+        sitter = view.seat not in hand_seats(view.dealer, len(view.hands))
+        if sitter and view.phase is Phase.WHISTING and WHIST in view.legal:
+            asked["returned"] += 1
+            return WHIST
+        action = bot.decide(view)
+        assert action in view.legal, (view.seat, view.phase, action, view.legal)
+        if sitter and view.phase is Phase.PLAY:
+            asked["sitter plays"] += 1
+        return action
+
+    for number in range(4):
+        record = play_game(seed(4, f"returned/{number}"), [policy] * 4, rules)
+        assert record.finished
+        assert sum(record.settlement, Fraction(0)) == 0
+    assert asked["returned"] > 0
+    # Nobody claims: the dealer plays both passers' ten cards in every such deal.
+    assert asked["sitter plays"] == 20 * asked["returned"]
