@@ -36,9 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and option of ``pref`` (each with its help text)."""
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
+    demo = sub.add_parser("demo", help="play a whole game of bots and print the scoresheet")
     demo.add_argument("--seed", help="any text; the same text replays the same game")
-    demo.add_argument("--dealer", type=int, default=0, choices=(0, 1, 2), help="first dealer")
+    demo.add_argument(
+        "--dealer", type=int, default=0, choices=range(5), help="first dealer (a seat: 0, 1, …)"
+    )
     demo.add_argument("--max-deals", type=int, default=500, help="stop early after this many")
     demo.add_argument("--quiet", action="store_true", help="print only the final scoresheet")
     demo.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
@@ -162,9 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
-    play = sub.add_parser("play", help="play a game against two bots through a server")
+    play = sub.add_parser("play", help="play a game against bots through a server")
     play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
-    play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    play.add_argument(
+        "--seat", type=int, default=0, choices=range(5), help="your seat (0, 1, … players - 1)"
+    )
     add_rules_options(play)
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
