@@ -101,7 +101,8 @@ def discard(view: SeatView) -> Action:
     """The two cards to discard."""
     hand = view.hand
     floor = view.bid
-    assert floor is not None
+    if floor is None:
+        return raspasy_shed(view)
     best: tuple[float, int, int] | None = None
     best_pair = (0, 0)
     for a, b in combinations(cards(hand), 2):
@@ -118,6 +119,24 @@ def discard(view: SeatView) -> Action:
             best, best_pair = rank, (a, b)
     action: Discard = DISCARDS[best_pair]
     return action
+
+
+def raspasy_shed(view: SeatView) -> Action:
+    """Two players "с вареником" (RULES.md §3.6): raspasy follows, so the first hand gives his
+    opponent, and the dealer then discards, the two cards whose loss leaves the least misère
+    exposure (the discard leaves play; the gift stays in the opponent's hand)."""
+    hand = view.hand
+    best: tuple[int, int] | None = None
+    choice = view.legal[0]
+    for action in view.legal:
+        mask = getattr(action, "mask", None)
+        if not isinstance(mask, int) or mask & ~hand:
+            continue
+        out = mask if isinstance(action, Discard) else 0
+        rank = (-misere_danger(hand & ~mask, out), -mask)
+        if best is None or rank > best:
+            best, choice = rank, action
+    return choice
 
 
 HOPELESS = -2.0
