@@ -10,7 +10,9 @@ from typing import Any
 from domain.handrecord.build import Record
 from domain.rules import format_cards, mask_of, parse_cards
 from domain.rules.robber import Obligations, describe
-from domain.rules.seats import hand_number, seat_name
+from domain.rules.seats import DUMMY, hand_number, hand_seats, seat_name
+
+_seat_name = seat_name
 
 
 def _list(values: Sequence[int]) -> str:
@@ -44,11 +46,26 @@ def _classic_text(classic: Mapping[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[str]:
-    """One deal of a record as lines of text."""
+def _duo_name(seat: int) -> str:
+    """A two-player deal's position: seat A or B, or the dummy (RULES.md §3.6)."""
+    return "Dummy" if seat == DUMMY else _seat_name(seat)
+
+
+def render_deal_text(
+    deal: Mapping[str, Any], players: Sequence[str], dummy_hand: int = 1
+) -> list[str]:
+    """One deal of a record as lines of text. With two players (RULES.md §3.6) the dummy, at
+    hand ``dummy_hand``, is position 2 of the deal's hands and tricks, shown as "Dummy"."""
     n = len(players)
     dealer = deal["dealer"]
-    order = sorted(range(n), key=lambda s: hand_number(dealer, s, n))
+    if n == 2:
+        order = list(hand_seats(dealer, n, dummy_hand))
+        numbers = {s: h for h, s in enumerate(order, 1)}
+        seat_name = _duo_name
+    else:
+        order = sorted(range(n), key=lambda s: hand_number(dealer, s, n))
+        numbers = {s: hand_number(dealer, s, n) for s in order}
+        seat_name = _seat_name
     lines = [f"[Deal {deal['number']}]", f"Dealer    {seat_name(dealer)}"]
     if deal["raspasy_streak"]:
         lines.append(f"Raspasy   {deal['raspasy_streak']} in a row before this deal")
@@ -62,7 +79,7 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
         lines.append(f"Bombs     signs owed before this deal (levels, in order): {owed}")
     for s in order:
         mask = mask_of(parse_cards(deal["hands"][s]))
-        lines.append(f"Hand {seat_name(s)} H{hand_number(dealer, s, n)}: {format_cards(mask)}")
+        lines.append(f"Hand {seat_name(s)} H{numbers[s]}: {format_cards(mask)}")
     lines.append(f"Talon     {deal['talon']}")
     auction = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["auction"])
     lines.append(f"Auction   {auction or 'none: a compulsory raspasy (RULES.md §3.3)'}")
@@ -133,7 +150,7 @@ def render_text(rec: Record) -> str:
         lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}{owes}"]')
     for deal in rec["deals"]:
         lines.append("")
-        lines.extend(render_deal_text(deal, players))
+        lines.extend(render_deal_text(deal, players, int(rules.get("duo_dummy_hand", 1))))
     if rec["complete"]:
         lines.append("")
         if rec["stopped"]:

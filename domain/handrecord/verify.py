@@ -364,6 +364,7 @@ def _verify_seed(rec: Record, rules: RuleSet) -> None:
             shuffle.talon_pair,
             rules.players,
             last_pair=rules.talon_last_pair,
+            dummy_hand=rules.duo_dummy_hand,
         )
         if [card_list(h) for h in dealt.hands] != deal["hands"] or cards_text(dealt.talon) != deal[
             "talon"
