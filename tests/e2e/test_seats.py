@@ -1,4 +1,6 @@
-"""Tables of four and five seats over real gRPC, on both stores (RULES.md §3.6, §1.13; issue 13).
+"""Tables of two, four and five seats over real gRPC, on both stores (RULES.md §3.6, §1.13; issue
+13). With two players the dummy is position 2 of the per-position deal data (its tricks, its
+open hand in ``visible_hands``, its cards in tricks), shown only once the rules open it.
 
 Every seat has its own token and stream; the game is played with random legal actions as each
 seat's view offers them, and no response or streamed message ever shows a seat a card it may not
@@ -93,6 +95,10 @@ class Tally:
     deals: int = 0
     auction_views: int = 0
     sat_out: int = 0
+    dummy_positions: int = 0
+    """Two players: views whose per-position tricks had the dummy's third entry."""
+    dummy_shown: int = 0
+    """Two players: views showing the dummy's open hand (``visible_hands`` seat 2)."""
 
 
 def play_and_check(
@@ -128,6 +134,11 @@ def play_and_check(
             for number, view in enumerate(views):
                 assert (view.seat, view.version, view.seats) == (number, version, players)
                 seen.append((version, number, view_cards(view), "GetSeatView"))
+                if players == 2 and view.phase != pb.PHASE_SCORED:
+                    # Per-position deal data: seats 0 and 1, then the dummy (``DUMMY``, 2).
+                    assert len(view.tricks) == 3
+                    tally.dummy_positions += 1
+                    tally.dummy_shown += any(h.seat == 2 for h in view.visible_hands)
                 if view.phase == pb.PHASE_BIDDING:
                     check_auction_view(view, players)
                     tally.auction_views += 1
@@ -171,7 +182,7 @@ def play_and_check(
         assert sum(Fraction(v) for v in sheet.settlement) == 0
 
 
-@pytest.mark.parametrize("players", [4, 5], ids=["four", "five"])
+@pytest.mark.parametrize("players", [2, 4, 5], ids=["two", "four", "five"])
 def test_a_table_of_n_seats_plays_and_no_seat_sees_a_card_it_may_not(
     players: int,
     store: StoreConfig,
@@ -186,10 +197,14 @@ def test_a_table_of_n_seats_plays_and_no_seat_sees_a_card_it_may_not(
     tally = Tally()
     for _ in range(MAX_GAMES):
         play_and_check(client, app, players, rng, tally)
-        if tally.deals >= players:
+        if tally.deals >= players and (players != 2 or tally.dummy_shown):
             break
     assert tally.deals >= players
-    assert tally.sat_out and tally.auction_views > tally.sat_out  # sitters and hands both seen
+    if players == 2:  # nobody sits out; the dummy is no seat (RULES.md §3.6)
+        assert not tally.sat_out and tally.auction_views and tally.dummy_positions
+        assert tally.dummy_shown  # opened by the rules, and then only (checked above)
+    else:
+        assert tally.sat_out and tally.auction_views > tally.sat_out  # sitters and hands seen
 
 
 def test_seat_numbers_are_checked_against_the_tables_seats(server: ServerThread) -> None:
