@@ -225,8 +225,8 @@ class CreateGameRequest(_message.Message):
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """One player per seat, by seat: the first is seat 0, and so on clockwise. As many as the
-        rule set's seats: its `players` option (3 unless `options_json` sets `"players"` to 4 or
-        5); another count is INVALID_ARGUMENT.
+        rule set's seats: its `players` option (3 unless `options_json` sets `"players"` to 2, 4
+        or 5); another count is INVALID_ARGUMENT.
         """
 
     @_builtins.property
@@ -390,9 +390,11 @@ class Game(_message.Message):
     the game is not waiting for its order.
     """
     seats: _builtins.int
-    """How many seats the table has: the rule set's `players` (3, 4 or 5). Seats are numbered
-    0 to seats - 1 clockwise; every per-seat list has this many entries. 0 from a server that
-    predates this field: read it as 3.
+    """How many seats the table has: the rule set's `players` (2, 3, 4 or 5). Seats are numbered
+    0 to seats - 1 clockwise; every per-seat list (players, scoresheet rows, settlement) has
+    this many entries. With two seats a deal's per-position lists (tricks, dealt and revealed
+    hands, claims) have three: position 2 is the dummy, no seat (RULES.md §3.6; docs/EVENTS.md
+    "Two players: the dummy"). 0 from a server that predates this field: read it as 3.
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
@@ -1278,7 +1280,8 @@ class Claim(_message.Message):
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """For each seat 0, 1, … (one number per seat of the table), how many of the remaining
-        tricks it takes, each 0 or more, summing to `10 - tricks_played`.
+        tricks it takes, each 0 or more, summing to `10 - tricks_played`. With two seats a third
+        number, position 2, is the dummy's (RULES.md §3.6).
         """
 
     def __init__(
@@ -1733,7 +1736,9 @@ class SeatCards(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """Whose cards these are (0 to Game.seats - 1)."""
+    """Whose cards these are (0 to Game.seats - 1); with two seats 2 is the dummy's hand
+    (RULES.md §3.6), shown only once the rules lay it open.
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards in notation ("7♠", "10♥", …)."""
@@ -1787,7 +1792,9 @@ class PlayedCard(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat whose card it is (in open defence the whister may have played it for them)."""
+    """The seat whose card it is (in open defence the whister may have played it for them);
+    with two seats 2 is the dummy, whose cards its controller plays (RULES.md §3.6).
+    """
     card: _builtins.str
     """The card in notation ("Q♦")."""
     def __init__(
@@ -1851,7 +1858,9 @@ class DealResult(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     def __init__(
         self,
@@ -1989,9 +1998,10 @@ class SeatView(_message.Message):
     robber_written: _builtins.bool
     """Every pool has closed: `robber_owed` was written to gora then."""
     seats: _builtins.int
-    """How many seats the table has (as Game.seats: 3, 4 or 5). A seat without a hand in this
+    """How many seats the table has (as Game.seats: 2, 3, 4 or 5). A seat without a hand in this
     deal (the four-seat dealer, and with five seats the one who dealt before) sees an empty
-    `hand`; 0 from a server that predates this field: read it as 3.
+    `hand`; with two seats the dummy is position 2 of `tricks`, `visible_hands` and trick
+    cards (RULES.md §3.6). 0 from a server that predates this field: read it as 3.
     """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -2031,7 +2041,7 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken so far, by seat."""
+        """Tricks taken so far, by seat (with two seats a third entry: the dummy's, position 2)."""
 
     @_builtins.property
     def pending_claim(self) -> Global___Claim:
@@ -2296,7 +2306,9 @@ class ScoresheetDeal(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
@@ -2856,7 +2868,8 @@ class WatchGameResponse(_message.Message):
     @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
-        defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
+        defenders' hands when they are laid open; with two seats the dummy's (seat 2) when the
+        rules open it (RULES.md §3.6). (Everything is in DealScoredEvent at the end.)
         """
 
     @_builtins.property
@@ -3037,7 +3050,9 @@ class DealScoredEvent(_message.Message):
     """Classic: the level of the bomb sign the declarer played on, as in ScoresheetDeal.sign."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
@@ -3045,7 +3060,9 @@ class DealScoredEvent(_message.Message):
 
     @_builtins.property
     def dealt_hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
-        """Once a deal is over everything is visible: the hands as dealt, the talon, the discard."""
+        """Once a deal is over everything is visible: the hands as dealt, the talon, the discard.
+        With two seats the dummy's hand is the entry of seat 2 (RULES.md §3.6).
+        """
 
     @_builtins.property
     def talon(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
