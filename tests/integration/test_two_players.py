@@ -66,8 +66,9 @@ def test_rules_3_6_a_two_player_game_records_verifies_and_audits(
     game_id = app.create_game(["ann", "bob"], f"duo-{uuid.uuid4()}", rules=rules).game_id
     play(app, game_id, random_policy(random.Random(5), bot_share=0.6))
     game = app.get_game(game_id)
-    assert game.finished and len(game.settlement) == 2
-    assert sum(Fraction(s) for s in game.settlement) == 0
+    settlement = game.settlement
+    assert game.finished and settlement is not None and len(settlement) == 2
+    assert sum((Fraction(s) for s in settlement), Fraction(0)) == 0
     text = export_game_record(app, game_id, None, "json")
     rec, verdict = import_record(text)
     assert verdict.consistent, verdict.message
