@@ -23,6 +23,7 @@ import grpc
 import pytest
 
 from domain.rules import CARDS, DEFAULT, visible_mask
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.seats import sitters
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
@@ -107,10 +108,11 @@ def play_and_check(
     players: int,
     rng: random.Random,
     tally: Tally,
+    options: dict[str, object] | None = None,
 ) -> None:
     """Create a game of ``players`` seats, play it to its end (or ``MAX_LOOKS``) with random
     legal actions, and check every view, answer and streamed message each seat got."""
-    rules = DEFAULT.with_options(players=players, pool_target=2)
+    rules = DEFAULT.with_options(players=players, pool_target=2, **(options or {}))
     created = client.create_game(NAMES[:players], rules)
     name = created.game.name
     assert created.game.seats == players and len(created.seat_tokens) == players
@@ -205,6 +207,31 @@ def test_a_table_of_n_seats_plays_and_no_seat_sees_a_card_it_may_not(
         assert tally.dummy_shown  # opened by the rules, and then only (checked above)
     else:
         assert tally.sat_out and tally.auction_views > tally.sat_out  # sitters and hands seen
+
+
+def test_rules_3_6_two_seats_with_every_two_player_option_show_no_seat_a_hidden_card(
+    store: StoreConfig,
+    server: ServerThread,
+    client: GameClient,
+    open_app: Callable[[StoreConfig], PreferansApplication],
+) -> None:
+    """Two players with the retracted pass, "с вареником" (the gift seen by both players only,
+    the dealer's discard by him only), the whist on own cards and the dummy at the second hand:
+    every view and streamed message is checked as above."""
+    options: dict[str, object] = {
+        "duo_all_pass": DuoAllPass.VARENIK,
+        "duo_retract_pass": True,
+        "duo_whist_own_cards": True,
+        "duo_dummy_hand": 2,
+    }
+    app = open_app(store)
+    rng = random.Random("seats-2-options")
+    tally = Tally()
+    for _ in range(MAX_GAMES):
+        play_and_check(client, app, 2, rng, tally, options)
+        if tally.deals >= 4 and tally.dummy_shown:
+            break
+    assert tally.deals >= 4 and tally.dummy_shown and not tally.sat_out
 
 
 def test_seat_numbers_are_checked_against_the_tables_seats(server: ServerThread) -> None:

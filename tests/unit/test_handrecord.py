@@ -302,8 +302,10 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
         (["deals", 0, "dealer"], 0.0, "deals[0].dealer: expected an integer, got 0.0"),
         (["deals", 0, "dealer"], True, "deals[0].dealer: expected an integer, got true"),
         (["deals", 0, "dealer"], 3, "deals[0].dealer: 3 is above 2"),
-        (["players"], ["a", "b"], "players: expected at least 3 items"),
-        (["deals", 0, "hands"], ["", "", "", ""], "deals[0].hands: expected at most 3 items"),
+        (["players"], ["a"], "players: expected at least 2 items"),
+        (["players"], list("abcdef"), "players: expected at most 5 items"),
+        (["deals", 0, "hands"], [""] * 6, "deals[0].hands: expected at most 5 items"),
+        (["deals", 0, "hands"], ["", ""], "deals[0].hands: expected at least 3 items"),
         (["seed_commitment"], "xyz", 'seed_commitment: "xyz" is not in the expected form'),
     ],
 )

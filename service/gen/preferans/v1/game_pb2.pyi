@@ -777,6 +777,9 @@ class Action(_message.Message):
     VIEW_HAND_FIELD_NUMBER: _builtins.int
     RETURN_TALON_FIELD_NUMBER: _builtins.int
     INVITE_DEALER_FIELD_NUMBER: _builtins.int
+    RETRACT_PASS_FIELD_NUMBER: _builtins.int
+    GIVE_CARDS_FIELD_NUMBER: _builtins.int
+    OWN_CARDS_WHIST_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -892,6 +895,24 @@ class Action(_message.Message):
         option `misere_partner`); the dealer answers with `accept_claim` or `reject_claim`.
         """
 
+    @_builtins.property
+    def retract_pass(self) -> Global___RetractPass:
+        """Two players (rule option `duo_retract_pass`; RULES.md §3.6): after both passed, the first
+        passer takes his pass back and wins the talon at the lowest game (or sends `pass`).
+        """
+
+    @_builtins.property
+    def give_cards(self) -> Global___GiveCards:
+        """Two players "с вареником" (rule option `duo_all_pass` = "varenik"; RULES.md §3.6): the
+        first hand, holding the talon, gives the dealer two of his twelve cards.
+        """
+
+    @_builtins.property
+    def own_cards_whist(self) -> Global___OwnCardsWhist:
+        """Two players (rule option `duo_whist_own_cards`; RULES.md §3.6): the declarer's opponent
+        whists on his own cards only (plays his hand and the open dummy, answering for his own).
+        """
+
     def __init__(
         self,
         *,
@@ -920,16 +941,77 @@ class Action(_message.Message):
         view_hand: Global___ViewHand | None = ...,
         return_talon: Global___ReturnTalon | None = ...,
         invite_dealer: Global___InviteDealer | None = ...,
+        retract_pass: Global___RetractPass | None = ...,
+        give_cards: Global___GiveCards | None = ...,
+        own_cards_whist: Global___OwnCardsWhist | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer", "retract_pass", "give_cards", "own_cards_whist"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class RetractPass(_message.Message):
+    """Taking back a pass after both passed (Action.retract_pass): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RetractPass: _TypeAlias = RetractPass  # noqa: Y015
+
+@_typing.final
+class GiveCards(_message.Message):
+    """The first hand's gift "с вареником" (Action.give_cards)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Exactly two different cards of the first hand's twelve (both players see them)."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GiveCards: _TypeAlias = GiveCards  # noqa: Y015
+
+@_typing.final
+class OwnCardsWhist(_message.Message):
+    """Whisting on one's own cards (Action.own_cards_whist): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OwnCardsWhist: _TypeAlias = OwnCardsWhist  # noqa: Y015
 
 @_typing.final
 class ViewHand(_message.Message):
