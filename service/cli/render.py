@@ -8,9 +8,9 @@ from fractions import Fraction
 from rich.console import Console
 from rich.table import Table
 
-from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards, hand_number
+from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards
 from domain.rules.robber import describe
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import GameOrder
 
 
@@ -27,7 +27,7 @@ def _classic_prefix(deal: DealRecord) -> str:
     final = deal.final
     if final.bomb:
         level = BOMB_WORDS.get(final.bomb, f"{final.bomb}×")
-        bombers = " ".join(seat_name(s) for s in range(3) if final.bombers >> s & 1)
+        bombers = " ".join(seat_name(s) for s in range(final.players) if final.bombers >> s & 1)
         return f"{level} bomb ({bombers}): "
     return ("dark " if final.dark else "") + ("without talon " if final.no_talon else "")
 
@@ -93,9 +93,9 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         deals.add_column("hands (as dealt, H1 first)")
         deals.add_column("result")
         for deal in record.deals:
-            order = sorted(range(players), key=lambda s: hand_number(deal.dealer, s))
-            hands = " | ".join(
-                f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in order
+            hands = " | ".join(  # the seats without a hand (4, 5 players) hold none
+                f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}"
+                for s in hand_seats(deal.dealer, players)
             )
             deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
         console.print(deals)
