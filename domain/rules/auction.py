@@ -59,7 +59,7 @@ from domain.rules.actions import (
 from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Bidding, RuleSet
-from domain.rules.seats import first_hand, next_seat
+from domain.rules.seats import HANDS, first_hand
 from domain.rules.state import AuctionState, DealState, Phase, PlayState
 
 _TOP = len(LADDER) - 1
@@ -211,8 +211,9 @@ def raises(state: DealState) -> list[int]:
     return out
 
 
-def _active(auction: AuctionState, players: int) -> int:
-    return players - auction.passed.bit_count()
+def _active(auction: AuctionState) -> int:
+    """Hands still bidding (the sitters of a 4- or 5-player deal never bid, §3.6)."""
+    return HANDS - auction.passed.bit_count()
 
 
 def _pair_bit(a: int, b: int, players: int) -> int:
@@ -237,7 +238,7 @@ def _may_say_here(state: DealState) -> bool:
         and auction.high != MISERE_INDEX
         and auction.tier == LIGHT
         and _has_priority(state, state.to_act, auction.holder)
-        and (not state.rules.here_between_two_only or _active(auction, state.players) == 2)
+        and (not state.rules.here_between_two_only or _active(auction) == 2)
     )
 
 
@@ -381,21 +382,16 @@ def apply(state: DealState, action: Action) -> DealState:
         if action.bid.is_misere:
             misere_seat = seat
         elif beats_misere and state.rules.misere_beaten_stops_auction:
-            passed = _all_but(seat, state.players)
+            passed = state.active & ~(1 << seat)
     auction = AuctionState(calls, high, holder, passed, called, misere_seat, turned, tier, bombers)
-    players = state.players
-    if passed.bit_count() == players:
+    if passed.bit_count() == HANDS:
         return _start_raspasy(state, auction)
-    if passed.bit_count() == players - 1 and high >= 0:
+    if passed.bit_count() == HANDS - 1 and high >= 0:
         return _won(state, auction)
-    nxt = next_seat(seat, players)
+    nxt = state.next_hand(seat)
     while (passed >> nxt) & 1:
-        nxt = next_seat(nxt, players)
+        nxt = state.next_hand(nxt)
     return state.with_(auction=auction, to_act=nxt)
-
-
-def _all_but(seat: int, players: int) -> int:
-    return ((1 << players) - 1) & ~(1 << seat)
 
 
 def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:

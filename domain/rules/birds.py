@@ -54,7 +54,7 @@ def birds(deal: DealState) -> int:
     if rule is Birds.NONE or result is None or result.kind is not Kind.RASPASY or deal.bomb:
         return 0
     if rule is Birds.EVERY_RASPASY_PLAYER:
-        return (1 << deal.players) - 1
+        return deal.active
     seat = third_passer(deal.auction.calls)
     return 0 if seat < 0 else 1 << seat
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from domain.rules.errors import InvalidAction
-from domain.rules.seats import seat_of_hand
+from domain.rules.seats import HANDS, hand_seats
 
 DECK_SIZE = 32
 PAIRS = DECK_SIZE // 2
@@ -50,12 +50,12 @@ def deal_cards(order: Sequence[int], dealer: int, talon_pair: int, players: int 
     if not 0 <= dealer < players:
         raise InvalidAction(f"no seat {dealer} at a {players}-player table")
     hands = [0] * players
-    receivers = [seat_of_hand(dealer, h, players) for h in range(1, players + 1)]
+    receivers = hand_seats(dealer, players)
     i = 0
     for pair in range(PAIRS):
         if pair == talon_pair:
             continue
-        hands[receivers[i % players]] |= (1 << order[2 * pair]) | (1 << order[2 * pair + 1])
+        hands[receivers[i % HANDS]] |= (1 << order[2 * pair]) | (1 << order[2 * pair + 1])
         i += 1
     t = 2 * talon_pair
     talon = (order[t], order[t + 1])

@@ -13,7 +13,7 @@ from domain.rules.actions import ACCEPT, REJECT, Action, PlayCard
 from domain.rules.dealing import DealtCards
 from domain.rules.errors import GameOver, InvalidAction, NotYourTurn
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.seats import first_hand, seat_name
+from domain.rules.seats import first_hand, hand_mask, seat_name
 from domain.rules.state import AuctionState, DealState, Phase, PlayState, WhistState
 
 _EMPTY_AUCTION = AuctionState((), -1, -1, 0, 0, -1)
@@ -36,9 +36,12 @@ def new_deal(
     if len(dealt.hands) != players:
         raise InvalidAction(f"a {players}-player deal needs {players} hands")
     seen = 0
-    for hand in dealt.hands:
-        if hand.bit_count() != 10 or hand & seen:
-            raise InvalidAction("misdeal: every hand must hold 10 different cards")
+    held = hand_mask(dealer, players)
+    for seat, hand in enumerate(dealt.hands):
+        if hand.bit_count() != (10 if held >> seat & 1 else 0) or hand & seen:
+            raise InvalidAction(
+                "misdeal: every hand must hold 10 different cards (a sitter's none)"
+            )
         seen |= hand
     a, b = dealt.talon
     if a == b or (seen >> a) & 1 or (seen >> b) & 1 or not (0 <= a < 32 and 0 <= b < 32):
@@ -67,7 +70,7 @@ def new_deal(
         talon_open=False,
         result=None,
         dealer_run=dealer_run,
-        unseen=(1 << players) - 1 if rules.dark_auction and not compulsory else 0,
+        unseen=held if rules.dark_auction and not compulsory else 0,
         bomb_streak=bomb_streak,
     )
 

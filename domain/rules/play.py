@@ -26,7 +26,7 @@ from domain.rules.actions import (
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import RaspasyTalon
-from domain.rules.seats import first_hand, next_seat
+from domain.rules.seats import HANDS, first_hand
 from domain.rules.state import (
     ClaimState,
     DealResult,
@@ -179,10 +179,10 @@ def play_card(state: DealState, card: int) -> DealState:
     open_hands = state.open_hands
     if not history and len(trick) == 1 and state.whist.open and state.declarer >= 0:
         # Misère led by the declarer: the defence opens after that lead (§1.8).
-        open_hands |= ((1 << len(hands)) - 1) & ~(1 << state.declarer)
-    if len(trick) < len(hands):
+        open_hands |= state.active & ~(1 << state.declarer)
+    if len(trick) < HANDS:
         new_play = _new(PlayState, (new_hands, trick, play.leader, play.tricks, history))
-        return with_play(state, new_play, (seat + 1) % len(hands), open_hands)
+        return with_play(state, new_play, state.next_hand(seat), open_hands)
     winner = trick_winner(state, trick)
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
@@ -202,11 +202,15 @@ def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
     """Highest trump, else the highest card of the led (or, in raspasy, the set) suit."""
     trump = trump_of(state)
     n = len(state.play.history)
+    best_seat, best_key = trick[0][0], -1
     if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
         led = state.talon[n] >> 3
+        if state.players > HANDS:
+            # With four or five players the talon card is the dealer's lead and takes the
+            # trick for him unless a hand beats it (§3.3 "Talon open, 4p", TV-28).
+            best_seat, best_key = state.dealer, state.talon[n]
     else:
         led = trick[0][1] >> 3
-    best_seat, best_key = trick[0][0], -1
     for seat, card in trick:
         suit = card >> 3
         if suit == trump:
@@ -232,7 +236,7 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         )
     claimant = controller(state, state.to_act)
     pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
-    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=next_seat(claimant, state.players))
+    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=state.next_hand(claimant))
 
 
 def respond(state: DealState, action: Action) -> DealState:
@@ -248,7 +252,7 @@ def respond(state: DealState, action: Action) -> DealState:
     if not isinstance(action, AcceptClaim):
         raise IllegalAction("accept or reject the claim first", (ACCEPT, REJECT))
     accepted = pending.accepted | (1 << state.to_act)
-    nxt = next_seat(state.to_act, state.players)
+    nxt = state.next_hand(state.to_act)
     if nxt != pending.claimant:
         return state.with_(claim=pending._replace(accepted=accepted), to_act=nxt)
     tricks = tuple(t + c for t, c in zip(state.play.tricks, pending.tricks, strict=True))
@@ -267,9 +271,8 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
     """End the deal and record its result; everything becomes visible (§1.12 review)."""
     w = state.whist
     if state.declarer >= 0 and kind is not Kind.MISERE:
-        defenders = [
-            s for s in _clockwise_from(state.declarer, state.players) if s != state.declarer
-        ]
+        d1 = state.next_hand(state.declarer)
+        defenders = [d1, state.next_hand(d1)]
         passers = tuple(s for s in defenders if s not in w.whisters)
     else:
         passers = ()
@@ -283,11 +286,14 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         half_whister=w.half_whister,
         returned=w.returned,
         claimed=claimed,
+        active=state.active if state.players > HANDS else 0,
+        talon_seat=talon_seat(state),
     )
     if underbid.reviewable(state, kind):
         return underbid.start_review(state, result)
     return state.with_(phase=Phase.SCORED, to_act=-1, result=result)
 
 
-def _clockwise_from(seat: int, players: int) -> list[int]:
-    return [(seat + i) % players for i in range(players)]
+def talon_seat(state: DealState) -> int:
+    """The dealer sitting on the talon (four or five players, §3.6), else -1."""
+    return state.dealer if state.players > HANDS else -1

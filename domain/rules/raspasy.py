@@ -27,6 +27,7 @@ from domain.rules.ruleset import (
     Progression,
     RaspasyDealer,
     RaspasyScoring,
+    RaspasyTalon,
     RuleSet,
 )
 from domain.rules.scoring import DealScore
@@ -35,24 +36,44 @@ from domain.rules.state import DealResult, Kind
 
 
 def score_raspasy(rules: RuleSet, result: DealResult, raspasy_streak: int) -> DealScore:
-    """The sheet entries of one raspasy played after ``raspasy_streak`` raspasy in a row."""
+    """The sheet entries of one raspasy played after ``raspasy_streak`` raspasy in a row.
+
+    With four or five players (§3.6) the seats without a hand take no part, except the dealer
+    on the talon: his talon tricks are written like anybody's (``talon_tricks_penalised``), he
+    writes the zero bonus when the talon stays closed (S000) or, on an open talon, by
+    agreement (``talon_sitter_zero_bonus``), and the amnesty counts his tricks (S000)."""
     players = rules.players
     tricks = result.tricks
     price = rules.raspasy_price(raspasy_streak + 1)
     bonus = price if rules.raspasy_zero_bonus_priced else rules.raspasy_zero_bonus
-    pool = tuple(bonus if taken == 0 else 0 for taken in tricks)
-    base = min(tricks) if rules.raspasy_amnesty else 0
+    hands = result.active or (1 << players) - 1
+    sitter = result.talon_seat
+    zero_seats = hands
+    counted = hands
+    if sitter >= 0:
+        counted |= 1 << sitter
+        if rules.raspasy_talon is not RaspasyTalon.OPEN or rules.talon_sitter_zero_bonus:
+            zero_seats |= 1 << sitter
+    pool = tuple(
+        bonus if taken == 0 and zero_seats >> s & 1 else 0 for s, taken in enumerate(tricks)
+    )
+    base = min(t for s, t in enumerate(tricks) if counted >> s & 1) if rules.raspasy_amnesty else 0
     scoring = rules.raspasy_scoring
     no_whists = ((0,) * players,) * players
     if scoring is RaspasyScoring.GORA:
-        gora = tuple((taken - base) * price for taken in tricks)
+        penalised = counted if rules.talon_tricks_penalised else hands
+        gora = tuple(
+            (taken - base) * price if penalised >> s & 1 else 0 for s, taken in enumerate(tricks)
+        )
         return DealScore(pool, gora, no_whists)
-    fewest = min(tricks)
+    # On whists (Rostov) only the hands compete: a closed talon takes nothing (decision S-40).
+    seats = [s for s in range(players) if hands >> s & 1]
+    fewest = min(tricks[s] for s in seats)
     whists = [[0] * players for _ in range(players)]
-    for writer in range(players):
+    for writer in seats:
         if scoring is RaspasyScoring.WHISTS_FEWEST and tricks[writer] != fewest:
             continue
-        for target in range(players):
+        for target in seats:
             if tricks[target] <= tricks[writer]:
                 continue
             if scoring is RaspasyScoring.WHISTS_FEWEST:

@@ -174,6 +174,10 @@ _TABLES = (
 """The fields that are tables by level (read-only mappings, written as JSON objects)."""
 
 
+SUPPORTED_PLAYERS = (3, 4, 5)
+"""The table sizes the rules core plays (§3.6)."""
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """Everything a table agrees on before play. Immutable and hashable; compare with ``==``.
@@ -485,6 +489,15 @@ class RuleSet:
     declare it before every pool is closed); each one not declared by then is written to gora
     as going without five (five tricks on misère; a dark misère ten tricks), without whists
     (``domain.rules.robber``). False: an order imposes nothing (the default)."""
+    # Four and five players (issue 13, RULES.md §3.6, §1.13): the dealer "sits on the talon".
+    talon_tricks_penalised: bool = True
+    """Raspasy on an open talon with four or five players: the tricks the talon cards take
+    are the dealer's and written to his gora like anybody's (S000 "на общих основаниях");
+    False: they cost him nothing (S004's option)."""
+    talon_sitter_zero_bonus: bool = False
+    """Raspasy on an open talon: the dealer whose talon cards took nothing writes the zero
+    bonus too (S003 "by agreement"; the default: nothing). On a closed talon he always does
+    (S000: "сдающий … пишет 1 в пулю, как за ноль взяток")."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -500,11 +513,8 @@ class RuleSet:
 
     def _check(self) -> None:
         """The semantic checks (types and ranges are the schema's: ``ruleset_schema``)."""
-        if self.players != 3:
-            raise InvalidAction(
-                "only three-player tables are supported by this rules core yet",
-                field="rules.players",
-            )
+        if self.players not in SUPPORTED_PLAYERS:
+            raise InvalidAction("a table has 3, 4 or 5 players", field="rules.players")
         if self.pool_target <= 0:
             raise InvalidAction("the pool target must be positive", field="rules.pool_target")
         for name in ("contract_values", "defence_norms"):

@@ -21,6 +21,7 @@ from domain.rules.recording import (
 )
 from domain.rules.ruleset import (
     LEVELS,
+    SUPPORTED_PLAYERS,
     Bidding,
     HelpTie,
     PreferansEffect,
@@ -87,7 +88,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "name": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,31}$"},
-            "players": {"const": 3},
+            "players": {"enum": list(SUPPORTED_PLAYERS)},
             "pool_target": _integer(1, MAX_POOL_TARGET),
             "contract_values": _table(MAX_PRICE, complete=True),
             "defence_norms": _table(max(LEVELS), complete=True),
@@ -206,5 +207,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "birds": {"enum": [x.value for x in Birds]},
             "gora_ending": {"enum": [x.value for x in GoraEnding]},
             "robber": boolean,
+            "talon_tricks_penalised": boolean,
+            "talon_sitter_zero_bonus": boolean,
         },
     }

@@ -1,12 +1,14 @@
 """Seats at the table and hands relative to the dealer (RULES.md §1.2).
 
 Seats are absolute table positions ``0..n-1`` clockwise. For a given dealer, the first hand
-(H1) is the seat to the dealer's left, then H2, then H3 = the dealer (three players).
+(H1) is the seat to the dealer's left, then H2, then H3. Every deal has three hands (§3.6):
+with three players H3 is the dealer; with four the dealer "sits on the talon" and holds no hand;
+with five the dealer and the player who dealt before him (the seat to his right) hold none.
 """
 
 from __future__ import annotations
 
-SEAT_NAMES = ("A", "B", "C")
+SEAT_NAMES = ("A", "B", "C", "D", "E")
 """Default seat labels for display (seat 0, 1, 2 clockwise), as in the seeds' examples."""
 
 
@@ -37,3 +39,39 @@ def next_dealer(dealer: int, players: int = 3) -> int:
 
 def seat_name(seat: int) -> str:
     return SEAT_NAMES[seat] if 0 <= seat < len(SEAT_NAMES) else f"seat {seat}"
+
+
+HANDS = 3
+"""Hands in every deal, whatever the number of players (§3.6)."""
+
+
+def hand_seats(dealer: int, players: int = 3) -> tuple[int, int, int]:
+    """The seats of H1, H2 and H3 for ``dealer`` (§3.6; the dealer's own with three players)."""
+    return _HAND_SEATS[players][dealer]
+
+
+def hand_mask(dealer: int, players: int = 3) -> int:
+    """The mask (bit ``1 << seat``) of the seats holding a hand this deal."""
+    return _HAND_MASKS[players][dealer]
+
+
+def sitters(dealer: int, players: int = 3) -> tuple[int, ...]:
+    """The seats without a hand this deal: none with three players; the dealer with four; the
+    dealer and the seat to his right (who dealt before him) with five (§3.6)."""
+    held = hand_mask(dealer, players)
+    return tuple(s for s in range(players) if not held >> s & 1)
+
+
+def next_hand(seat: int, dealer: int, players: int = 3) -> int:
+    """The next seat clockwise that holds a hand this deal (H1 → H2 → H3 → H1)."""
+    h = (seat - dealer - 1) % players
+    return (dealer + 1 + (h + 1) % HANDS) % players
+
+
+_HAND_SEATS: dict[int, tuple[tuple[int, int, int], ...]] = {
+    n: tuple(((dealer + 1) % n, (dealer + 2) % n, (dealer + 3) % n) for dealer in range(n))
+    for n in (3, 4, 5)
+}
+_HAND_MASKS = {
+    n: tuple(sum(1 << s for s in set(seats)) for seats in rows) for n, rows in _HAND_SEATS.items()
+}

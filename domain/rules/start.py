@@ -29,6 +29,7 @@ from domain.rules.errors import InvalidAction
 from domain.rules.recording import Ending, GoraEnding, InitialRounds
 from domain.rules.robber import NONE, Obligations
 from domain.rules.ruleset import RuleSet
+from domain.rules.seats import hand_mask
 
 MAX_END_TIME = 2**53
 """The largest end time accepted (seconds since the epoch; far beyond any real game)."""
@@ -137,8 +138,7 @@ def dealer_stays(rules: RuleSet, number: int) -> bool:
 def bombers(rules: RuleSet, dealer: int) -> int:
     """The seats that get the sign of an initial bomb: everyone who holds cards (S000: "Сидящий
     на прикупе бомб не получает"; with three players nobody sits out)."""
-    seats = (1 << rules.players) - 1
-    return seats & ~(1 << dealer) if rules.players > 3 else seats
+    return hand_mask(dealer, rules.players)
 
 
 def orderer(gora: Sequence[int], first_hand: int) -> int:

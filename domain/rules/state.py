@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
 from domain.rules.ruleset import RuleSet
+from domain.rules.seats import hand_mask, next_hand
 
 
 class Phase(StrEnum):
@@ -136,6 +137,11 @@ class DealResult(NamedTuple):
     """True if the last tricks were settled by an accepted claim."""
     written_off: bool = False
     """An unwhisted contract whose points the declarer wrote off his gora (§3.4)."""
+    active: int = 0
+    """Mask of the seats that held a hand (0: every seat, as with three players; §3.6)."""
+    talon_seat: int = -1
+    """The dealer who sat on the talon (four or five players, §3.6): the raspasy talon tricks
+    are his; -1 with three players."""
 
 
 class Review(NamedTuple):
@@ -207,6 +213,15 @@ class DealState(NamedTuple):
     @property
     def players(self) -> int:
         return self.rules.players
+
+    @property
+    def active(self) -> int:
+        """Mask of the seats holding a hand this deal (all three with three players; §3.6)."""
+        return hand_mask(self.dealer, self.rules.players)
+
+    def next_hand(self, seat: int) -> int:
+        """The next seat clockwise holding a hand this deal (the sitters are skipped)."""
+        return next_hand(seat, self.dealer, self.rules.players)
 
     @property
     def raspasy(self) -> bool:

@@ -39,7 +39,7 @@ from domain.rules.actions import PASS, UNDERBID, Action, ClaimUnderbid, Pass
 from domain.rules.cards import SUIT_MASKS
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Underbid
-from domain.rules.seats import first_hand
+from domain.rules.seats import hand_seats
 from domain.rules.state import DealResult, DealState, Kind, Phase, Review
 
 NODE_LIMIT = 300_000
@@ -69,11 +69,10 @@ def reviewable(state: DealState, kind: Kind) -> bool:
 
 def start_review(state: DealState, result: DealResult) -> DealState:
     """Lay every hand face up and ask the first whister."""
-    everyone = (1 << state.players) - 1
     return state.with_(
         phase=Phase.REVIEW,
         to_act=state.whist.whisters[0],
-        open_hands=everyone,
+        open_hands=state.active,
         review=Review(result, proven(state)),
     )
 
@@ -116,15 +115,15 @@ def proven(state: DealState) -> bool:
     contract = state.contract
     assert contract is not None and contract.strain is not None
     trump = -1 if contract.trump is None else int(contract.trump)
-    lead = first_hand(state.dealer, state.players)
     hands = start_hands(state)
     pool = 0
     for seat, hand in enumerate(hands):
         if seat != state.declarer:
             pool |= hand
-    return guaranteed(
-        hands[state.declarer], pool, state.declarer, lead, trump, contract.level + 1, NODE_LIMIT
-    )
+    # The search numbers the three hands 0, 1, 2 from H1 (the sitters of a 4- or 5-player
+    # deal hold no cards): the declarer is the hand he holds, H1 leads.
+    local = hand_seats(state.dealer, state.players).index(state.declarer)
+    return guaranteed(hands[state.declarer], pool, local, 0, trump, contract.level + 1, NODE_LIMIT)
 
 
 class _OutOfNodes(Exception):

@@ -39,15 +39,15 @@ from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.concession import concede, may_concede, why_not
 from domain.rules.errors import IllegalAction
-from domain.rules.seats import first_hand, next_seat
+from domain.rules.seats import first_hand
 from domain.rules.state import DealState, Kind, Phase, PlayState
 from domain.rules.whist_options import Obligations
 
 
 def defenders(state: DealState) -> tuple[int, int]:
     """First and second defender: clockwise from the declarer."""
-    d1 = next_seat(state.declarer, state.players)
-    return d1, next_seat(d1, state.players)
+    d1 = state.next_hand(state.declarer)
+    return d1, state.next_hand(d1)
 
 
 # --- talon and discard -------------------------------------------------------------------
@@ -313,7 +313,7 @@ def _check_ten(state: DealState, said: list[Action]) -> DealState:
         return given(state)
     # Both defenders count as whisters without obligations; every hand lies open.
     w = state.whist._replace(whisters=(d1, d2), open=True)
-    state = state.with_(whist=w, open_hands=(1 << state.players) - 1)
+    state = state.with_(whist=w, open_hands=state.active)
     return start_play(state, open_defence=True)
 
 

@@ -11,17 +11,18 @@ from domain.rules import DEFAULT, RuleSet, seed_commitment
 def created_game(
     rules: RuleSet = DEFAULT, first_dealer: int = 0, seed: bytes | None = None
 ) -> Game:
-    """A new game of players a, b, c (its ``GameCreated`` only); with ``seed``, the creation
-    records the seed's commitment (so the audit can check the deals dealt from it)."""
+    """A new game of players a, b, c (d, e at a larger table; its ``GameCreated`` only); with
+    ``seed``, the creation records the seed's commitment (so the audit can check the deals
+    dealt from it)."""
     return Game._create(
         Game.Created,
         id=uuid.uuid4(),
         seat=-1,
         request_id="create",
-        players=["a", "b", "c"],
+        players=["a", "b", "c", "d", "e"][: rules.players],
         rules=rules.to_dict(),
         league="",
         seed_commitment="" if seed is None else seed_commitment(seed),
-        token_hashes=["", "", ""],
+        token_hashes=[""] * rules.players,
         first_dealer=first_dealer,
     )

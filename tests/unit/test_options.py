@@ -274,8 +274,8 @@ def test_rule_set_unknown_or_bad_options_rejected() -> None:
         RuleSet.from_dict({"tea_break": True, "colour": 1})
     with pytest.raises(InvalidAction, match="rule option bidding"):
         RuleSet.from_dict({"bidding": "leaping"})
-    with pytest.raises(InvalidAction, match="three-player"):
-        RuleSet(players=4)
+    with pytest.raises(InvalidAction, match="3, 4 or 5 players"):
+        RuleSet(players=6)
     with pytest.raises(InvalidAction, match="unknown whist kind 'greedy'"):
         RuleSet(whist_kind="greedy")
     with pytest.raises(InvalidAction, match="exit levels must be 6 to 10"):
