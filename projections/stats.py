@@ -424,10 +424,11 @@ class Stats:
         totals = self.leagues.get(league)
         kind, declarer, taken = event.kind, event.declarer, 0
         if kind == "raspasy":
+            holders = self._holders(event.originator_id, len(players))
             if state["bombers"]:
                 totals["bomb_deals"] += 1
             for s, player in enumerate(players):
-                if (state["bombers"] | _birds(state)) >> s & 1:
+                if (state["bombers"] | _birds(state, holders)) >> s & 1:
                     self.players.get(league, player)["bomb_signs"] += 1
                     state["owed"][s] += 1
             return
@@ -676,11 +677,12 @@ BIRD_PASS = 3
 """«Хулиганка»: the pass after two passes puts a bird (``domain.rules.birds.third_passer``)."""
 
 
-def _birds(state: dict[str, Any]) -> int:
+def _birds(state: dict[str, Any], holders: int) -> int:
     """The seats that put a bird on this raspasy (``domain.rules.birds.birds``; the simplified
-    Classic variants): every seat, or the third passer in a row of the auction."""
+    Classic variants): every seat holding a hand (``holders``), or the third passer in a row of
+    the auction."""
     if state.get("birds") == Birds.EVERY_RASPASY_PLAYER.value:
-        return (1 << len(state["tier"])) - 1
+        return holders
     bird = state.get("bird", -1)
     return 0 if bird < 0 else 1 << bird
 
@@ -715,9 +717,9 @@ def classic_start(rules: dict[str, Any]) -> str:
 
 
 def initial_bombers(players: int, dealer: int) -> int:
-    """Who gets the sign of an initial bomb (``domain.rules.start.bombers``)."""
-    seats = (1 << players) - 1
-    return seats & ~(1 << dealer) if players > 3 else seats
+    """Who gets the sign of an initial bomb (``domain.rules.start.bombers``): every seat holding
+    a hand (RULES.md §3.6: none sits out with three players)."""
+    return hand_mask(dealer, players)
 
 
 def _made(kind: str, contract: str, taken: int) -> bool:
