@@ -283,7 +283,7 @@ class _Replay:
         try:
             shuffle = Shuffle(tuple(event.deck), event.talon_pair)
             self.game = start_deal(game, shuffle)
-            dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair)
+            dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
         except RulesError as exc:
             raise _Found(
                 FAIRNESS, f"deal {number}: the recorded deck is not valid: {exc}"

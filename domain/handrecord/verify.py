@@ -333,7 +333,7 @@ def _verify(rec: Record) -> Verdict:
                 f"the recorded settlement {_show(recorded)} is wrong: the sheet settles "
                 f"as {_show(settlement)}",
             )
-    _verify_seed(rec)
+    _verify_seed(rec, rules.players)
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
 
 
@@ -374,7 +374,7 @@ def _order_of(rec: Record) -> GameOrder | None:
     return GameOrder(order["seat"], order["pool"], order["ends_at"], imposed)
 
 
-def _verify_seed(rec: Record) -> None:
+def _verify_seed(rec: Record, players: int) -> None:
     seed_hex = rec["seed"]
     if not seed_hex:
         return
@@ -387,7 +387,7 @@ def _verify_seed(rec: Record) -> None:
         raise _Discrepancy(None, "the revealed seed does not match the seed commitment")
     for deal in rec["deals"]:
         shuffle = shuffle_from_seed(seed, deal["number"])
-        dealt = deal_cards(shuffle.order, deal["dealer"], shuffle.talon_pair)
+        dealt = deal_cards(shuffle.order, deal["dealer"], shuffle.talon_pair, players)
         if [card_list(h) for h in dealt.hands] != deal["hands"] or cards_text(dealt.talon) != deal[
             "talon"
         ]:
