@@ -394,9 +394,9 @@ class Stats:
         seat = getattr(event, "seat", -1)
         if name == "DealDealt":
             initial = event.number <= state["initial"]
-            players = len(state["tier"])  # one per seat
-            state["bombers"] = initial_bombers(players, event.dealer) if initial else 0
-            state["tier"] = ["light"] * players
+            seats = len(state["tier"])  # one per seat
+            state["bombers"] = initial_bombers(seats, event.dealer) if initial else 0
+            state["tier"] = ["light"] * seats
             if "bird" in state:
                 state["passes"], state["bird"] = 0, -1
         elif name == "AuctionPassed":

@@ -86,9 +86,14 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
     if deal["defence"] is not None:
         d = deal["defence"]
         lines.append(f"Defence   {'open' if d['open'] else 'closed'} ({seat_name(d['seat'])})")
+    talon = deal["talon"].split()
     for i, trick in enumerate(deal["tricks"], 1):
         cards = "  ".join(f"{seat_name(c['seat'])} {c['card']:<3}" for c in trick["cards"])
-        lines.append(f"Trick {i:>2}  {cards}  won by {seat_name(trick['winner'])}")
+        won = f"won by {seat_name(trick['winner'])}"
+        if trick["winner"] not in {c["seat"] for c in trick["cards"]} and i <= len(talon):
+            # 4 and 5 players: on raspasy the talon card is the dealer's lead (RULES.md §3.6).
+            won += f" with the talon's {talon[i - 1]}"
+        lines.append(f"Trick {i:>2}  {cards}  {won}")
     for claim in deal["claims"]:
         verdict = "accepted" if claim["accepted"] else "rejected"
         lines.append(
