@@ -171,6 +171,7 @@ _PER_SEAT: tuple[tuple[str | int, ...], ...] = (
     *(("deals", "*", sheet, key) for sheet in _SHEETS for key in ("pool", "gora", "whists")),
     *(("deals", "*", sheet, "whists", "*") for sheet in _SHEETS),
     ("deals", "*", "result", "tricks"),
+    ("deals", "*", "claims", "*", "tricks"),
     ("deals", "*", "bomb_signs"),
     ("deals", "*", "robber_owed"),
 )

@@ -26,6 +26,7 @@ from domain.handrecord import (
     parse_record,
     record_from_deal,
     record_from_events,
+    record_from_game,
     render_text,
     to_json,
     validate,
@@ -227,6 +228,27 @@ def test_four_and_five_seat_games_audit_and_export(players: int, n: int) -> None
     text = render_text(rec)
     assert text.count("[Seat ") == players
     assert text.count("Sitting   ") == len(rec["deals"])
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_driver_games_with_claims_export_and_verify(players: int) -> None:
+    """Games of ``play_game`` whose random decisions include claims and their answers: the
+    record (claims with a share per seat) validates, round-trips and verifies (§3.6)."""
+    rules = rule_set("default").with_options(players=players, pool_target=4)
+    rng = random.Random(players)
+    game = play_game(
+        b"claims%d" % players * 5, [lambda v: rng.choice(list(v.legal))] * players, rules
+    )
+    assert game.finished
+    rec = record_from_game(game)
+    assert rec["players"] == [seat_name(s) for s in range(players)]
+    claims = [c for deal in rec["deals"] for c in deal["claims"]]
+    assert claims and all(len(c["tricks"]) == players for c in claims)
+    back = parse_record(to_json(rec))
+    assert back == rec
+    verdict = verify_record(back)
+    assert verdict.consistent, verdict.message
+    assert sum(Fraction(v) for v in rec["settlement"]) == 0
 
 
 def test_a_tampered_four_seat_log_is_caught_by_the_audit() -> None:
