@@ -7,8 +7,11 @@ version left implicit; nothing recorded is changed.
 
 - version 1 → 2 (issue 13, any number of seats): version 1 was written for three seats only,
   so each deal's ``hand_seats`` are H1, H2 and the dealer as H3 (``hand_seats(dealer, 3)``)
-  and no seat sits out (``sitters`` empty). Version-1 files written before games could be
-  stopped early or players replaced lack ``stopped`` (``null``) and ``replacements`` (``[]``).
+  and no seat sits out (``sitters`` empty).
+
+Two fields were added to version 1 without raising it, so a file of any version may lack them
+and reads with their value of the time before they existed: ``stopped`` (``null``: games could
+not be stopped early) and ``replacements`` (``[]``: players could not be replaced, TV-27).
 """
 
 from __future__ import annotations
@@ -36,8 +39,6 @@ def _deal_v1_v2(deal: Any) -> Any:
 
 def _v1_v2(rec: Record) -> Record:
     out: Record = {**rec, "version": 2}
-    out.setdefault("stopped", None)  # before games could be stopped by time or agreement
-    out.setdefault("replacements", [])  # before players could be replaced (TV-27)
     deals = rec.get("deals")
     if isinstance(deals, list):
         out["deals"] = [_deal_v1_v2(deal) for deal in deals]
@@ -46,6 +47,9 @@ def _v1_v2(rec: Record) -> Record:
 
 UPCASTERS: dict[int, Callable[[Record], Record]] = {1: _v1_v2}
 """Version ``v`` → a step to version ``v + 1``, for every version before the current one."""
+
+LATER_DEFAULTS: dict[str, Any] = {"stopped": None, "replacements": []}
+"""Fields added within version 1, with their value in a file written before them."""
 
 KNOWN_VERSIONS = tuple(range(1, VERSION + 1))
 """The versions this reader understands."""
@@ -57,12 +61,13 @@ def known_version(version: Any) -> bool:
 
 
 def upcast_record(rec: Record) -> Record:
-    """The record in the current version (the same object when it already is; otherwise a new
-    one, the input unchanged). ``rec["version"]`` must be a known version."""
+    """The record in the current version (the same object when it already is and lacks no
+    field; otherwise a new one, the input unchanged). ``rec["version"]`` must be known."""
     version = rec["version"]
     if not known_version(version):
         raise ValueError(f"unknown hand-record version {version!r}")
     while version < VERSION:
         rec = UPCASTERS[version](rec)
         version += 1
-    return rec
+    missing = {k: v for k, v in LATER_DEFAULTS.items() if k not in rec}
+    return {**rec, **missing} if missing else rec
