@@ -48,7 +48,7 @@ from domain.rules import (
     order_game,
     replace_player,
     settle_game,
-    shuffle_from_seed,
+    shuffle_for,
     start_deal,
 )
 from domain.rules.cards import card_list
@@ -283,7 +283,13 @@ class _Replay:
         try:
             shuffle = Shuffle(tuple(event.deck), event.talon_pair)
             self.game = start_deal(game, shuffle)
-            dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, game.rules.players)
+            dealt = deal_cards(
+                shuffle.order,
+                game.dealer,
+                shuffle.talon_pair,
+                game.rules.players,
+                last_pair=game.rules.talon_last_pair,
+            )
         except RulesError as exc:
             raise _Found(
                 FAIRNESS, f"deal {number}: the recorded deck is not valid: {exc}"
@@ -297,7 +303,9 @@ class _Replay:
                 f"deals (recorded {list(event.hands)} / {event.talon}; "
                 f"the deck deals {hands} / {talon})",
             )
-        if self.seed is not None and shuffle != shuffle_from_seed(self.seed, number):
+        if self.seed is not None and shuffle != shuffle_for(
+            self.seed, number, last_pair=game.rules.talon_last_pair
+        ):
             raise _Found(
                 FAIRNESS, f"deal {number}: the recorded deck does not match the revealed seed"
             )

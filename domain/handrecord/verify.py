@@ -32,7 +32,7 @@ from domain.rules import (
     replace_player,
     seed_commitment,
     settle_game,
-    shuffle_from_seed,
+    shuffle_for,
     table_rules,
 )
 from domain.rules.bombs import ledger_rows
@@ -333,7 +333,7 @@ def _verify(rec: Record) -> Verdict:
                 f"the recorded settlement {_show(recorded)} is wrong: the sheet settles "
                 f"as {_show(settlement)}",
             )
-    _verify_seed(rec, rules.players)
+    _verify_seed(rec, RuleSet.from_dict(rec["rules"]))
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
 
 
@@ -374,7 +374,7 @@ def _order_of(rec: Record) -> GameOrder | None:
     return GameOrder(order["seat"], order["pool"], order["ends_at"], imposed)
 
 
-def _verify_seed(rec: Record, players: int) -> None:
+def _verify_seed(rec: Record, rules: RuleSet) -> None:
     seed_hex = rec["seed"]
     if not seed_hex:
         return
@@ -386,8 +386,14 @@ def _verify_seed(rec: Record, players: int) -> None:
     if commitment and seed_commitment(seed) != commitment:
         raise _Discrepancy(None, "the revealed seed does not match the seed commitment")
     for deal in rec["deals"]:
-        shuffle = shuffle_from_seed(seed, deal["number"])
-        dealt = deal_cards(shuffle.order, deal["dealer"], shuffle.talon_pair, players)
+        shuffle = shuffle_for(seed, deal["number"], last_pair=rules.talon_last_pair)
+        dealt = deal_cards(
+            shuffle.order,
+            deal["dealer"],
+            shuffle.talon_pair,
+            rules.players,
+            last_pair=rules.talon_last_pair,
+        )
         if [card_list(h) for h in dealt.hands] != deal["hands"] or cards_text(dealt.talon) != deal[
             "talon"
         ]:

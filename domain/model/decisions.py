@@ -50,11 +50,14 @@ from domain.rules.actions import (
     DARK_CALLS,
     DECLARES,
     DISCARDS,
+    INVITE_DEALER,
     LOOK,
     NO_TALON_CALLS,
     PLAYS,
     PREFERANS,
+    RETURN_TALON,
     UNDERBID,
+    VIEW_HANDS,
     AcceptClaim,
     AnswerOwnWhist,
     Bomb,
@@ -67,17 +70,21 @@ from domain.rules.actions import (
     Discard,
     HalfWhist,
     Here,
+    InviteDealer,
     Look,
     NoTalonCall,
     OwnWhist,
     Pass,
     PlayCard,
     RejectClaim,
+    ReturnTalon,
     TakeTalon,
+    ViewHand,
     Whist,
     WriteOff,
 )
 from domain.rules.bids import MISERE_INDEX
+from domain.rules.sitters import is_sitter
 from domain.rules.state import DealState
 
 EVENT_PREFIX = "preferans.v1."
@@ -144,7 +151,19 @@ def _phase_name(deal: DealState) -> str:
 
 
 def _whisting(deal: DealState) -> bool:
-    return deal.phase is Phase.WHISTING
+    """The defenders' whisting (not the dealer's returned whist, ``_sitter_turn``)."""
+    return deal.phase is Phase.WHISTING and not is_sitter(deal, deal.to_act)
+
+
+def _sitter_turn(deal: DealState) -> bool:
+    """Four or five players: the dealer (or the sitter-out) may return the whist (TV-24)."""
+    return deal.phase is Phase.WHISTING and is_sitter(deal, deal.to_act)
+
+
+def _seat_of(value: Any) -> int:
+    if type(value) is not int or not 0 <= value < len(VIEW_HANDS):
+        raise ValueError(f"{value!r:.40} is not a seat")
+    return value
 
 
 def _half_whist_stands(deal: DealState) -> bool:
@@ -163,7 +182,7 @@ def _checking(deal: DealState) -> bool:
 
 
 def _first_whist(deal: DealState) -> bool:
-    return not (
+    return not _sitter_turn(deal) and not (
         _whisting(deal) and (_half_whist_stands(deal) or _reconsidering(deal) or _checking(deal))
     )
 
@@ -231,6 +250,23 @@ DECISIONS: tuple[Decision, ...] = (
         misfit=lambda d: f"an auction pass in the {_phase_name(d)} phase",
     ),
     Decision("TalonTaken", TakeTalon, lambda e: TAKE_TALON, _talon),
+    # Four and five players (issue 13, RULES.md §3.1, §3.6; ``domain.rules.sitters``)
+    Decision("TalonReturned", ReturnTalon, lambda e: RETURN_TALON),
+    Decision("DealerInvited", InviteDealer, lambda e: INVITE_DEALER),
+    Decision(
+        "InvitationAccepted",
+        AcceptClaim,
+        lambda e: ACCEPT,
+        fits=lambda a, d: d.phase is Phase.TALON,
+        misfit=lambda d: f"an invitation accepted in the {_phase_name(d)} phase",
+    ),
+    Decision(
+        "InvitationRejected",
+        RejectClaim,
+        lambda e: REJECT,
+        fits=lambda a, d: d.phase is Phase.TALON,
+        misfit=lambda d: f"an invitation rejected in the {_phase_name(d)} phase",
+    ),
     Decision("CardsDiscarded", Discard, _discard_of, _discard),
     Decision("PreferansDeclared", DeclarePreferans, lambda e: PREFERANS),
     Decision(
@@ -276,8 +312,28 @@ DECISIONS: tuple[Decision, ...] = (
         "WhistReturned",
         Whist,
         lambda e: WHIST,
-        fits=lambda a, d: not _whisting(d) or _half_whist_stands(d),
+        fits=lambda a, d: not _sitter_turn(d) and (not _whisting(d) or _half_whist_stands(d)),
         misfit=lambda d: "a whist recorded as a return whist, but no half-whist stands",
+    ),
+    Decision(
+        "HandViewed",
+        ViewHand,
+        lambda e: VIEW_HANDS[_seat_of(e.viewed)],
+        lambda a, d: {"viewed": a.seat},
+    ),
+    Decision(
+        "WhistReturnedByDealer",
+        Whist,
+        lambda e: WHIST,
+        fits=lambda a, d: _sitter_turn(d),
+        misfit=lambda d: "a dealer's returned whist, but no dealer on the talon is asked",
+    ),
+    Decision(
+        "DealerWhistPassed",
+        Pass,
+        lambda e: PASS,
+        fits=lambda a, d: _sitter_turn(d),
+        misfit=lambda d: "a dealer's pass, but no dealer on the talon is asked",
     ),
     Decision("OwnWhistOffered", OwnWhist, lambda e: OWN_WHIST),
     Decision(
@@ -310,8 +366,20 @@ DECISIONS: tuple[Decision, ...] = (
         lambda e: WRITE_OFF if _boolean(e.write_off) else TO_POOL,
         lambda a, d: {"write_off": a.off},
     ),
-    Decision("ClaimAccepted", AcceptClaim, lambda e: ACCEPT),
-    Decision("ClaimRejected", RejectClaim, lambda e: REJECT),
+    Decision(
+        "ClaimAccepted",
+        AcceptClaim,
+        lambda e: ACCEPT,
+        fits=lambda a, d: d.phase is Phase.CLAIM,
+        misfit=lambda d: f"a claim accepted in the {_phase_name(d)} phase",
+    ),
+    Decision(
+        "ClaimRejected",
+        RejectClaim,
+        lambda e: REJECT,
+        fits=lambda a, d: d.phase is Phase.CLAIM,
+        misfit=lambda d: f"a claim rejected in the {_phase_name(d)} phase",
+    ),
     Decision("UnderbidClaimed", ClaimUnderbid, lambda e: UNDERBID),
     Decision(
         "UnderbidWaived",

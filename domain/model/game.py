@@ -68,7 +68,7 @@ from domain.rules import (
     played_sign,
     replace_player,
     settle_game,
-    shuffle_from_seed,
+    shuffle_for,
     start_deal,
 )
 from domain.rules.cards import card_list
@@ -346,6 +346,41 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "WriteOffChosen"
         write_off: bool
 
+    # Four and five players (issue 13, RULES.md §3.1, §3.6): the dealer on the talon.
+    class TalonReturned(_Decided, Event):
+        """The auction's winner left the talon shown to him (rule option ``talon_return``)."""
+
+        TOPIC = EVENT_PREFIX + "TalonReturned"
+
+    class DealerInvited(_Decided, Event):
+        """The misère winner invited the dealer to share it (``misere_partner``)."""
+
+        TOPIC = EVENT_PREFIX + "DealerInvited"
+
+    class InvitationAccepted(_Decided, Event):
+        """The invited dealer shares the misère's win or loss equally."""
+
+        TOPIC = EVENT_PREFIX + "InvitationAccepted"
+
+    class InvitationRejected(_Decided, Event):
+        TOPIC = EVENT_PREFIX + "InvitationRejected"
+
+    class HandViewed(_Decided, Event):
+        """After two passes the dealer looked at one passer's cards (``sitter_return_whist``)."""
+
+        TOPIC = EVENT_PREFIX + "HandViewed"
+        viewed: int
+
+    class WhistReturnedByDealer(_Decided, Event):
+        """After two passes the dealer (or the sitter-out) returned the whist (TV-24, TV-30)."""
+
+        TOPIC = EVENT_PREFIX + "WhistReturnedByDealer"
+
+    class DealerWhistPassed(_Decided, Event):
+        """After two passes the dealer (or the sitter-out) did not return the whist."""
+
+        TOPIC = EVENT_PREFIX + "DealerWhistPassed"
+
     class ClaimAccepted(_Decided, Event):
         TOPIC = EVENT_PREFIX + "ClaimAccepted"
 
@@ -436,7 +471,7 @@ class Game(Aggregate):
     def deal_next(self, seed: bytes, request_id: str) -> None:
         """Deal the next deal from the game's seed (derived here, recorded in the event)."""
         number = self.state.deal_number + 1
-        shuffle = shuffle_from_seed(seed, number)
+        shuffle = shuffle_for(seed, number, last_pair=self.rule_set.talon_last_pair)
         after = start_deal(self.state, shuffle)  # raises if the game cannot deal now
         deal = after.deal
         assert deal is not None

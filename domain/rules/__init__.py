@@ -42,7 +42,14 @@ from domain.rules.actions import (
 from domain.rules.bids import LADDER, MISERE, Bid, Strain
 from domain.rules.bombs import CrossedSign
 from domain.rules.cards import CARDS, Card, Rank, Suit, cards_of, format_cards, mask_of, parse_cards
-from domain.rules.dealing import DealtCards, Shuffle, deal_cards, seed_commitment, shuffle_from_seed
+from domain.rules.dealing import (
+    DealtCards,
+    Shuffle,
+    deal_cards,
+    seed_commitment,
+    shuffle_for,
+    shuffle_from_seed,
+)
 from domain.rules.engine import actor, apply, legal_actions, new_deal
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn, RulesError
 from domain.rules.game import (
@@ -213,6 +220,7 @@ __all__ = [
     "settle_final",
     "settle_game",
     "settlement",
+    "shuffle_for",
     "shuffle_from_seed",
     "start_deal",
     "stop_early",

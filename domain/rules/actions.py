@@ -228,6 +228,39 @@ class WriteOff:
 
 
 @dataclass(frozen=True, slots=True)
+class ViewHand:
+    """Four or five players (RULES.md §3.2 "Two passes (4p)", TV-24, TV-30): after both
+    defenders passed, the dealer on the talon looks at one passer's cards before he decides
+    whether to return the whist (S003: "посмотрев карты одного из игроков")."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"view {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnTalon:
+    """Four or five players (RULES.md §3.1 "Talon refused (4p)", §5.1 C-8): the auction's
+    winner does not take the talon shown to him and plays on his own ten cards; the agreed
+    penalty goes to gora (S000: "если игрок не берет (за ненадобностью) предложенный ему
+    прикуп")."""
+
+    def __str__(self) -> str:
+        return "return talon"
+
+
+@dataclass(frozen=True, slots=True)
+class InviteDealer:
+    """Four or five players (RULES.md §3.1 "Inviting the dealer to misère"): the misère winner
+    invites the dealer, who looks at his cards and accepts or rejects sharing the misère's win
+    or loss equally (S000: "Игрок имеет право приглашать сдатчика на мизер")."""
+
+    def __str__(self) -> str:
+        return "invite"
+
+
+@dataclass(frozen=True, slots=True)
 class AcceptClaim:
     def __str__(self) -> str:
         return "accept"
@@ -263,6 +296,9 @@ Action = (
     | AcceptClaim
     | RejectClaim
     | WriteOff
+    | ViewHand
+    | ReturnTalon
+    | InviteDealer
 )
 
 HERE = Here()
@@ -284,6 +320,9 @@ ACCEPT = AcceptClaim()
 REJECT = RejectClaim()
 WRITE_OFF = WriteOff(True)
 TO_POOL = WriteOff(False)
+RETURN_TALON = ReturnTalon()
+INVITE_DEALER = InviteDealer()
+VIEW_HANDS: tuple[ViewHand, ...] = tuple(ViewHand(seat) for seat in range(5))
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
 DARK_CALLS: tuple[DarkCall, ...] = tuple(DarkCall(bid) for bid in LADDER)
 NO_TALON_CALLS: tuple[NoTalonCall, ...] = tuple(NoTalonCall(bid) for bid in LADDER)
@@ -337,6 +376,9 @@ _WORDS: dict[str, Action] = {
     "write off": WRITE_OFF,
     "write-off": WRITE_OFF,
     "to pool": TO_POOL,
+    "return talon": RETURN_TALON,
+    "invite": INVITE_DEALER,
+    "invite dealer": INVITE_DEALER,
 }
 
 
@@ -369,6 +411,8 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         return DECLARES[Bid.parse(rest).index]
     if head == "play":
         return PLAYS[Card.parse(rest)]
+    if head == "view" and rest.isdigit() and int(rest) < len(VIEW_HANDS):
+        return VIEW_HANDS[int(rest)]
     if head == "claim":
         try:
             tricks = tuple(int(part) for part in rest.replace(",", "-").split("-"))
@@ -392,5 +436,6 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
             f"{text!r} is not an action: try a bid (6♠, misère), here, pass, take talon, "
             "6♠ dark, 7♠ without talon, look, bomb, discard 7♣ 8♦, declare 7♥, concede, "
             "underbid, preferans, whist, half-whist, own whist, allow, refuse, open, closed, "
-            "a card (10♠), claim 3-0-0, accept, reject, write off or to pool"
+            "a card (10♠), claim 3-0-0, accept, reject, write off, to pool, return talon, "
+            "invite or view 1"
         ) from None

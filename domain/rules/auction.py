@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import functools
 
+from domain.rules import sitters
 from domain.rules.actions import (
+    ACCEPT,
     BOMB,
     CALLS,
     DARK_CALLS,
@@ -245,6 +247,8 @@ def _may_say_here(state: DealState) -> bool:
 def legal(state: DealState) -> tuple[Action, ...]:
     seat = state.to_act
     auction = state.auction
+    if not state.active >> seat & 1:
+        return _DEALER_BOMB  # the dealer on the talon joins the bomb or not (S000 l.655)
     if seat == auction.misere_seat or _overbid_misere(state, seat):
         return (PASS,)
     if (state.unseen >> seat) & 1:
@@ -348,6 +352,9 @@ def apply(state: DealState, action: Action) -> DealState:
     seat = state.to_act
     a = state.auction
     calls = (*a.calls, (seat, action))
+    if not state.active >> seat & 1:
+        bombers = a.bombers | (1 << seat if isinstance(action, Bomb) else 0)
+        return _raspasy(state, a._replace(calls=calls, bombers=bombers))
     if isinstance(action, Look):
         return state.with_(auction=a._replace(calls=calls), unseen=state.unseen & ~(1 << seat))
     called = a.called | (1 << seat)
@@ -385,6 +392,9 @@ def apply(state: DealState, action: Action) -> DealState:
             passed = state.active & ~(1 << seat)
     auction = AuctionState(calls, high, holder, passed, called, misere_seat, turned, tier, bombers)
     if passed.bit_count() == HANDS:
+        if auction.bombers and state.rules.dealer_joins_bomb and state.players > HANDS:
+            # Extended dealer rights (S000 l.655): the dealer declares "on the last hand".
+            return state.with_(auction=auction, to_act=state.dealer)
         return _start_raspasy(state, auction)
     if passed.bit_count() == HANDS - 1 and high >= 0:
         return _won(state, auction)
@@ -396,7 +406,15 @@ def apply(state: DealState, action: Action) -> DealState:
 
 def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
     """Three passes: raspasy, led by the first hand (§1.9); on a bomb if anybody declared
-    one (Classic: one level above the bombs in a row before this deal)."""
+    one (Classic: one level above the bombs in a row before this deal). With four or five
+    players the dealer on the talon gets the bomb's sign too under ``dealer_bomb_sign``
+    (S000 l.641)."""
+    if auction.bombers and state.rules.dealer_bomb_sign and state.players > HANDS:
+        auction = auction._replace(bombers=auction.bombers | 1 << state.dealer)
+    return _raspasy(state, auction)
+
+
+def _raspasy(state: DealState, auction: AuctionState) -> DealState:
     h1 = first_hand(state.dealer, state.players)
     play = PlayState(state.play.hands, (), h1, state.play.tricks, ())
     out = state.with_(auction=auction, phase=Phase.PLAY, to_act=h1, play=play)
@@ -437,7 +455,10 @@ def talon_options(state: DealState) -> tuple[Action, ...]:
     """Take the talon; a dark declarer who has not looked may look first; having looked, the
     declarer of a dark trick game may switch to an ordinary misère (S000)."""
     if not state.dark:
-        return TALON_ACTIONS
+        extra = sitters.talon_options(state)
+        if not extra:
+            return TALON_ACTIONS
+        return extra if extra[0] == ACCEPT else (*TALON_ACTIONS, *extra)
     if (state.unseen >> state.declarer) & 1:
         return (TAKE_TALON, LOOK)
     assert state.bid is not None
@@ -452,6 +473,11 @@ def talon_apply(state: DealState, action: Action) -> DealState:
     from domain.rules.whisting import take_talon
 
     if not state.dark:
+        extra = sitters.talon_options(state)
+        if action in extra:
+            return sitters.talon_act(state, action)
+        if extra and extra[0] == ACCEPT:
+            raise IllegalAction("accept or reject the invitation to the misère", extra)
         return take_talon(state, action)
     allowed = talon_options(state)
     if action not in allowed:
@@ -514,3 +540,4 @@ def _why(state: DealState, action: Action) -> str:
 
 
 TALON_ACTIONS: tuple[Action, ...] = (TAKE_TALON,)
+_DEALER_BOMB: tuple[Action, ...] = (BOMB, PASS)

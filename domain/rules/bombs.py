@@ -72,16 +72,28 @@ def bomb_trick_price(rules: RuleSet, level: int) -> int:
     return _capped(rules.bomb_trick_price, level - 1)
 
 
-def score_bomb(rules: RuleSet, result: DealResult, level: int) -> DealScore:
+def score_bomb(rules: RuleSet, result: DealResult, level: int, bombers: int = 0) -> DealScore:
     """The sheet entries of a bomb of ``level``: each trick costs its taker the bomb's price in
     gora (the same for those who declared it and those who looked and passed); a player with no
     trick writes the price to pool (S000: "За невзятие взяток на бомбах игроки … пишут в пулю по
     стоимости бомбы")."""
     price = bomb_trick_price(rules, level)
     players = rules.players
-    pool = tuple(price if taken == 0 else 0 for taken in result.tricks)
-    gora = tuple(taken * price for taken in result.tricks)
-    return DealScore(pool, gora, ((0,) * players,) * players)
+    if result.talon_seat < 0:
+        pool = tuple(price if taken == 0 else 0 for taken in result.tricks)
+        gora = tuple(taken * price for taken in result.tricks)
+        return DealScore(pool, gora, ((0,) * players,) * players)
+    # Four or five players: the hands and the dealer on the talon ("в том числе сидящий на
+    # прикупе"), not a player sitting out; a dealer who joined pays double a trick (l.655).
+    playing = result.active | 1 << result.talon_seat
+    joined = rules.dealer_joins_bomb and bool(bombers >> result.talon_seat & 1)
+    pool = tuple(
+        price if taken == 0 and playing >> s & 1 else 0 for s, taken in enumerate(result.tricks)
+    )
+    written = [taken * price for taken in result.tricks]
+    if joined:
+        written[result.talon_seat] *= 2
+    return DealScore(pool, tuple(written), ((0,) * players,) * players)
 
 
 def sign_factor(level: int) -> int:

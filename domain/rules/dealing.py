@@ -38,11 +38,22 @@ class Shuffle(NamedTuple):
     """0-based position among the 16 pairs at which the dealer deals the talon."""
 
 
-def deal_cards(order: Sequence[int], dealer: int, talon_pair: int, players: int = 3) -> DealtCards:
-    """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``."""
+def deal_cards(
+    order: Sequence[int],
+    dealer: int,
+    talon_pair: int,
+    players: int = 3,
+    *,
+    last_pair: bool = False,
+) -> DealtCards:
+    """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``;
+    with ``last_pair`` (``RuleSet.talon_last_pair``, S004) the talon is the last pair."""
     if len(order) != DECK_SIZE or frozenset(order) != _DECK:
         raise InvalidAction("a deck order must hold each of the 32 cards exactly once")
-    if not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
+    if last_pair:
+        if talon_pair != PAIRS - 1:
+            raise InvalidAction(f"the talon must be the last pair (got {talon_pair + 1})")
+    elif not FIRST_TALON_PAIR <= talon_pair <= LAST_TALON_PAIR:
         raise InvalidAction(
             f"the talon must be pair {FIRST_TALON_PAIR + 1} to {LAST_TALON_PAIR + 1} "
             f"of {PAIRS}, neither the first nor the last (got {talon_pair + 1})"
@@ -81,6 +92,13 @@ def _below(draws: Iterator[int], bound: int) -> int:
         if value < limit:
             return value % bound
     raise AssertionError("unreachable: the draw stream is endless")
+
+
+def shuffle_for(seed: bytes, deal_number: int, *, last_pair: bool = False) -> Shuffle:
+    """``shuffle_from_seed``, with the talon at the last pair under ``last_pair``
+    (``RuleSet.talon_last_pair``: four or five players, S004)."""
+    shuffle = shuffle_from_seed(seed, deal_number)
+    return shuffle._replace(talon_pair=PAIRS - 1) if last_pair else shuffle
 
 
 def shuffle_from_seed(seed: bytes, deal_number: int) -> Shuffle:

@@ -23,7 +23,7 @@ from domain.rules.bombs import (
     multiplied,
     signs_after,
 )
-from domain.rules.dealing import DealtCards, Shuffle, deal_cards, shuffle_from_seed
+from domain.rules.dealing import DealtCards, Shuffle, deal_cards, shuffle_for
 from domain.rules.engine import actor, apply, new_deal
 from domain.rules.errors import GameOver, IllegalAction, NotYourTurn
 from domain.rules.raspasy import dealer_after, streak_after
@@ -32,7 +32,7 @@ from domain.rules.robber import NONE, Obligations, check_obligations, fulfil, pe
 from domain.rules.ruleset import DEFAULT, RuleSet
 from domain.rules.scoresheet import ScoreSheet, SheetEntry, final_sheet, record, replace, settle
 from domain.rules.scoring import DealScore, score_deal
-from domain.rules.seats import first_hand, next_dealer, seat_name, seat_of_hand
+from domain.rules.seats import first_hand, next_dealer, seat_name, seat_of_hand, sitters
 from domain.rules.start import (
     BOMBS,
     GameOrder,
@@ -196,7 +196,13 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
         raise IllegalAction(f"{seat_name(game_orderer(game))} must order the game first")
     rules = table_rules(game)
     number = game.deal_number + 1
-    dealt = deal_cards(shuffle.order, game.dealer, shuffle.talon_pair, rules.players)
+    dealt = deal_cards(
+        shuffle.order,
+        game.dealer,
+        shuffle.talon_pair,
+        rules.players,
+        last_pair=rules.talon_last_pair,
+    )
     deal = deal_state(
         rules, dealt, game.dealer, number, game.raspasy_streak, game.dealer_run, game.bomb_streak
     )
@@ -343,6 +349,7 @@ def write_deal(
         failed=failed,
         raspasy=result.kind is Kind.RASPASY,
         written_off=(result.declarer,) if result.written_off else (),
+        sitters=sitters(deal.dealer, rules.players),
     )
 
 
@@ -518,7 +525,8 @@ def play_game(
             break
         if awaiting_order(game):
             game = order_game(game, game_orderer(game), *order, obligations or {})
-        game = start_deal(game, shuffle_from_seed(seed, game.deal_number + 1))
+        number = game.deal_number + 1
+        game = start_deal(game, shuffle_for(seed, number, last_pair=rules.talon_last_pair))
         assert game.deal is not None
         final, actions = play_deal(game.deal, policies, game)
         dealer, number = game.dealer, game.deal_number

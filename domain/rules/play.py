@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from domain.rules import underbid
+from domain.rules import sitters, underbid
 from domain.rules.actions import (
     ACCEPT,
     PLAYS,
@@ -26,7 +26,7 @@ from domain.rules.actions import (
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import RaspasyTalon
-from domain.rules.seats import HANDS, first_hand
+from domain.rules.seats import HANDS, first_hand, hand_seats
 from domain.rules.state import (
     ClaimState,
     DealResult,
@@ -105,18 +105,35 @@ def _splits(left: int, players: int) -> tuple[Claim, ...]:
     )
 
 
-_CLAIMS: dict[tuple[int, int], tuple[Claim, ...]] = {
-    (left, 3): _splits(left, 3) for left in range(TRICKS + 1)
+_CLAIMS: dict[tuple[int, int, int], tuple[Claim, ...]] = {
+    (left, 3, 0): _splits(left, 3) for left in range(TRICKS + 1)
 }
 
 
+def _seated_splits(left: int, players: int, dealer: int) -> tuple[Claim, ...]:
+    """The splits among the three hands, as claims over every seat (a sitter gets none: the
+    talon cards take only raspasy tricks 1 and 2, before any claim can be settled)."""
+    seats = hand_seats(dealer, players)
+    out = []
+    for split in _splits(left, HANDS):
+        tricks = [0] * players
+        for seat, share in zip(seats, split.tricks, strict=True):
+            tricks[seat] = share
+        out.append(Claim(tuple(tricks)))
+    return tuple(out)
+
+
 def claim_options(state: DealState) -> tuple[Action, ...]:
-    """Every split of the remaining tricks, if the actor may still claim in this trick."""
+    """Every split of the remaining tricks among the hands, if the actor may still claim in
+    this trick."""
     if (state.claim_tries >> controller(state, state.to_act)) & 1:
         return ()
-    key = (remaining(state), state.players)
+    players = state.players
+    if players > HANDS and state.declarer < 0 and len(state.play.history) < 2:
+        return ()  # the talon cards may still take tricks for the dealer (§3.3, TV-28)
+    key = (remaining(state), players, 0 if players == HANDS else state.dealer)
     if key not in _CLAIMS:
-        _CLAIMS[key] = _splits(*key)
+        _CLAIMS[key] = _seated_splits(*key)
     return _CLAIMS[key]
 
 
@@ -230,8 +247,8 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         if not options:
             raise IllegalAction("your claim was rejected in this trick; play a card", legal(state))
         raise IllegalAction(
-            f"a claim gives each of the {state.players} seats a share of the {remaining(state)} "
-            "remaining tricks",
+            f"a claim gives each of the three hands a share of the {remaining(state)} remaining "
+            "tricks (a seat without a hand none)",
             options,
         )
     claimant = controller(state, state.to_act)
@@ -288,10 +305,18 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         claimed=claimed,
         active=state.active if state.players > HANDS else 0,
         talon_seat=talon_seat(state),
+        talon_count=sitters.talon_value(state) if kind in _SOLD else 0,
+        talon_returned=state.talon_returned,
+        partner=state.partner,
     )
     if underbid.reviewable(state, kind):
         return underbid.start_review(state, result)
     return state.with_(phase=Phase.SCORED, to_act=-1, result=result)
+
+
+_SOLD = frozenset((Kind.GAME, Kind.MISERE, Kind.PASSED_OUT, Kind.HALF_WHIST))
+"""The results on which the dealer writes talon whists: a declared contract, "whatever its
+result" (S000); not on a concession, an underbid or preferans (decision P-2)."""
 
 
 def talon_seat(state: DealState) -> int:

@@ -95,13 +95,20 @@ def _made(result: DealResult) -> bool:
     return kind is not Kind.CONCEDED  # PASSED_OUT, HALF_WHIST, PREFERANS: his game is written
 
 
+def _a_hand_took_nothing(result: DealResult) -> bool:
+    """Some hand took no trick (S000 "exit by a zero"; a seat without a hand does not count,
+    §3.6: the dealer's talon may simply take nothing)."""
+    hands = result.active or (1 << len(result.tricks)) - 1
+    return any(t == 0 for s, t in enumerate(result.tricks) if hands >> s & 1)
+
+
 def streak_after(rules: RuleSet, raspasy_streak: int, result: DealResult) -> int:
     """The raspasy streak before the next deal, after a deal with ``result`` (see above)."""
     if result.kind is Kind.UNDERBID:  # a void game is dealt again, as if not played (§3.1)
         return raspasy_streak
     if result.kind is Kind.RASPASY:
         streak = raspasy_streak + 1
-        if rules.raspasy_zero_ends_series and 0 in result.tricks:
+        if rules.raspasy_zero_ends_series and _a_hand_took_nothing(result):
             return 0
         if rules.raspasy_round_limit and streak >= rules.raspasy_round_limit:
             return 0

@@ -88,6 +88,33 @@ class PreferansEffect(StrEnum):
     corresponding whists": help whists (``help_whists_per_point``) for each point he gives."""
 
 
+class TalonWhists(StrEnum):
+    """What the dealer on the talon writes for a "good talon sold" (four or five players,
+    RULES.md §3.1 "Talon whists (4p dealer)", TV-20, TV-29)."""
+
+    NONE = "none"
+    """Nothing (the default; S000: "по предварительной договоренности")."""
+    TRICKS = "tricks"
+    """An ace or a marriage (K+Q of a suit) is one trick, A+K of a suit two, two aces three,
+    written at the declared game's whists per trick whatever its result (S000, S003)."""
+    ACE_ONLY = "ace-only"
+    """Only aces count, one trick whatever their number (S000: "пишут висты только за туза в
+    прикупе – одна взятка по стоимости игры")."""
+
+
+class TalonReturn(StrEnum):
+    """Whether the auction's winner may leave the talon shown to him, and what it costs
+    (four or five players, RULES.md §3.1 "Talon refused (4p)", §5.1 C-8)."""
+
+    NONE = "none"
+    """He must take it (the default)."""
+    GAME_VALUE = "game-value"
+    """He may; the declared game's value goes to gora (S000: "по стоимости объявленной игры в
+    гору")."""
+    TWO = "two"
+    """He may; 2 go to gora (S000: "или просто – 2 в гору")."""
+
+
 class HelpTie(StrEnum):
     """Whom a closed pool helps when two unclosed pools are equal (A-16, A-20)."""
 
@@ -498,6 +525,46 @@ class RuleSet:
     """Raspasy on an open talon: the dealer whose talon cards took nothing writes the zero
     bonus too (S003 "by agreement"; the default: nothing). On a closed talon he always does
     (S000: "сдающий … пишет 1 в пулю, как за ноль взяток")."""
+    sitter_consolation: bool = True
+    """Four or five players: the players without a hand write consolation on a failed
+    declarer like a passer (S000: "пасовавший и сидящий на прикупе пишут висты … за
+    безвзятие"; TV-23; with five the sitter-out too, having the dealer's rights)."""
+    talon_whists: TalonWhists = TalonWhists.NONE
+    """What the dealer writes on the declarer for the talon he sold (TV-20, TV-29)."""
+    talon_whist_values: tuple[int, ...] = ()
+    """Fixed whists for a talon worth one, two and three tricks instead of the game's price
+    (S000 conv.: 5, 10, 15, or 7, 14, 21, or 10, 20, 30); empty: by the declared game."""
+    talon_misere_seven_whists: int = 0
+    """Whists the dealer writes on a misère declarer for each seven in the talon (S000:
+    "за каждую семерку в прикупе на мизере пишут десять вистов"); 0: nothing on misère."""
+    sitter_return_whist: bool = False
+    """After both defenders passed the dealer (then, with five, the sitter-out) may look at
+    one passer's cards and return the whist alone: he directs both defence hands open, answers
+    alone for the norm and writes every whist, the passers' consolation and his own; the
+    passers write nothing (S000 conv., S003 "Возвращение вистов"; TV-24, TV-30)."""
+    talon_return: TalonReturn = TalonReturn.NONE
+    """Whether the auction's winner may leave the talon shown to him (§5.1 C-8)."""
+    talon_return_dealer_gora: bool = False
+    """The returned talon's penalty goes to the dealer's gora (S003: "в гору также он может
+    записать тогда, когда игрок возвращает ему прикуп"); False: to the refuser's (C-8)."""
+    misere_partner: bool = False
+    """The misère winner may invite the dealer, who looks at his cards and, accepting,
+    shares the misère's win or loss equally (S000; RULES.md §3.1)."""
+    help_sitter: bool = True
+    """The dealer on the talon may be helped like anybody (S000 "в некоторых компаниях
+    помогают сидящему на прикупе … на общих основаниях"); False: S000 general, "кроме
+    сидящего на прикупе" (A-16)."""
+    dealer_bomb_sign: bool = False
+    """Classic with four or five players: on a bomb (the initial bomb rounds included) the
+    dealer on the talon gets its sign too (S000 l.641: "сдатчик при игре вчетвером в случае
+    распасовки также получает бомбу"); the default, none (l.593)."""
+    dealer_joins_bomb: bool = False
+    """Classic "extended dealer rights" (S000 l.655): once the hands have declared a bomb the
+    dealer, "on the last hand", may join it: he gets its sign and each of his talon tricks
+    costs twice the bomb's price; passing, his tricks cost the bomb's price."""
+    talon_last_pair: bool = False
+    """Four or five players: the talon is the last two cards of the deck (S004); the default,
+    neither the first nor the last pair (S000, A-15)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -509,6 +576,9 @@ class RuleSet:
         object.__setattr__(self, "pass_pass_whist_levels", frozenset(self.pass_pass_whist_levels))
         object.__setattr__(self, "own_whist_levels", frozenset(self.own_whist_levels))
         object.__setattr__(self, "no_talon_levels", frozenset(self.no_talon_levels))
+        object.__setattr__(self, "talon_whist_values", tuple(self.talon_whist_values))
+        object.__setattr__(self, "talon_whists", TalonWhists(self.talon_whists))
+        object.__setattr__(self, "talon_return", TalonReturn(self.talon_return))
         self._check()
 
     def _check(self) -> None:
@@ -517,6 +587,7 @@ class RuleSet:
             raise InvalidAction("a table has 3, 4 or 5 players", field="rules.players")
         if self.pool_target <= 0:
             raise InvalidAction("the pool target must be positive", field="rules.pool_target")
+        self._check_sitters()
         for name in ("contract_values", "defence_norms"):
             if tuple(sorted(getattr(self, name))) != LEVELS:
                 raise InvalidAction(
@@ -778,6 +849,42 @@ class RuleSet:
         """A checked ten (A-17): no obligations, all hands open."""
         return level == 10 and self.ten_checked
 
+    def _check_sitters(self) -> None:
+        """The options of the dealer on the talon need a table of four or five (§3.6)."""
+        if self.players == 3:
+            for name in _SITTER_OPTIONS:
+                if getattr(self, name) != _SITTER_DEFAULTS[name]:
+                    raise InvalidAction(
+                        f"{name} is an option of the dealer on the talon: it needs four or "
+                        "five players",
+                        field=f"rules.{name}",
+                    )
+        if self.talon_whist_values and (
+            self.talon_whists is TalonWhists.NONE or len(self.talon_whist_values) != 3
+        ):
+            raise InvalidAction(
+                "fixed talon whists are three values (a talon of one, two and three tricks) "
+                "and need talon_whists",
+                field="rules.talon_whist_values",
+            )
+        if self.dealer_joins_bomb and (self.dealer_bomb_sign or not self.bombs):
+            raise InvalidAction(
+                "the dealer joins a bomb only where bombs are played and he does not get every "
+                "bomb's sign anyway (dealer_bomb_sign)",
+                field="rules.dealer_joins_bomb",
+            )
+        if self.dealer_bomb_sign and not (
+            self.bombs or self.initial_rounds.value.startswith("bombs")
+        ):
+            raise InvalidAction(
+                "the dealer's bomb sign needs bombs", field="rules.dealer_bomb_sign"
+            )
+        if self.talon_return_dealer_gora and self.talon_return is TalonReturn.NONE:
+            raise InvalidAction(
+                "the returned talon's penalty needs talon_return",
+                field="rules.talon_return_dealer_gora",
+            )
+
     def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some options changed (validated)."""
         return dataclasses.replace(self, **changes)
@@ -822,6 +929,28 @@ def _priced(rules: RuleSet, strain: int) -> RuleSet:
         if table:
             changes[name] = {level: price + step for level, price in table.items()}
     return dataclasses.replace(rules, **changes)
+
+
+_SITTER_OPTIONS = (
+    "talon_tricks_penalised",
+    "talon_sitter_zero_bonus",
+    "sitter_consolation",
+    "talon_whists",
+    "talon_whist_values",
+    "talon_misere_seven_whists",
+    "sitter_return_whist",
+    "talon_return",
+    "talon_return_dealer_gora",
+    "misere_partner",
+    "help_sitter",
+    "talon_last_pair",
+    "dealer_bomb_sign",
+    "dealer_joins_bomb",
+)
+"""The options that only a table with a dealer on the talon gives a meaning (§3.6)."""
+_SITTER_DEFAULTS = {
+    f.name: f.default for f in dataclasses.fields(RuleSet) if f.name in _SITTER_OPTIONS
+}
 
 
 def _hashable(value: Any) -> Any:

@@ -30,6 +30,8 @@ from domain.rules.ruleset import (
     RaspasyDealer,
     RaspasyScoring,
     RaspasyTalon,
+    TalonReturn,
+    TalonWhists,
     Underbid,
 )
 from domain.rules.whist_options import Obligations, ShortfallPayer, WhistLiability, WhistSharing
@@ -209,5 +211,17 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "robber": boolean,
             "talon_tricks_penalised": boolean,
             "talon_sitter_zero_bonus": boolean,
+            "sitter_consolation": boolean,
+            "talon_whists": {"enum": [x.value for x in TalonWhists]},
+            "talon_whist_values": {"type": "array", "items": price, "maxItems": 3},
+            "talon_misere_seven_whists": price,
+            "sitter_return_whist": boolean,
+            "talon_return": {"enum": [x.value for x in TalonReturn]},
+            "talon_return_dealer_gora": boolean,
+            "misere_partner": boolean,
+            "help_sitter": boolean,
+            "talon_last_pair": boolean,
+            "dealer_bomb_sign": boolean,
+            "dealer_joins_bomb": boolean,
         },
     }

@@ -143,20 +143,29 @@ def record(
     failed: Collection[int] = (),
     raspasy: bool = False,
     written_off: Collection[int] = (),
+    sitters: Collection[int] = (),
 ) -> tuple[ScoreSheet, SheetEntry]:
     """Write a deal onto the sheet. ``order`` is the seats from the first hand, which is the
     order in which several pool awards of one deal (raspasy zeros) are placed. ``failed`` are
     the whisters penalised this deal (not helped unless ``rules.help_failed_whister``);
     ``raspasy`` says the awards are raspasy zeros (``rules.raspasy_zero_helps``);
     ``written_off`` are the declarers who chose to write an unwhisted contract off their gora
-    (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it."""
+    (``rules.unwhisted_write_off``): as far as their gora goes, the points come off it.
+    ``sitters`` are the seats without a hand (not helped unless ``rules.help_sitter``)."""
     if score.closes_all >= 0:
         return close_all(sheet, score, rules)
     if rules.classic_ending:  # S000 Classic: half off gora, half to the pool (RULES.md §3.4)
         from domain.rules.classic_ending import record_classic  # it builds on this module
 
         return record_classic(
-            sheet, score, rules, order, failed=failed, raspasy=raspasy, written_off=written_off
+            sheet,
+            score,
+            rules,
+            order,
+            # S000 Classic: "Подсевшему и сидящему на прикупе «помогать» нельзя".
+            failed=(*failed, *sitters),
+            raspasy=raspasy,
+            written_off=written_off,
         )
     n = rules.players
     target = rules.pool_target
@@ -170,7 +179,10 @@ def record(
     by_sum = rules.ending is Ending.POOL_SUM
     lose_excess = raspasy and not rules.raspasy_zero_helps
     helping = rules.helps() and not lose_excess
-    barred = () if rules.help_failed_whister else failed
+    barred = (
+        *(() if rules.help_failed_whister else failed),
+        *(() if rules.help_sitter else sitters),
+    )
     for seat in order:
         points = score.pool[seat]
         if points <= 0:

@@ -172,6 +172,7 @@ def score_result(
     bomb: int = 0,
     dark: bool = False,
     sign: int = 0,
+    bombers: int = 0,
 ) -> DealScore:
     """The scoresheet entries of one finished deal, before pool closing and help.
     ``pool_closed``: some player's pool was closed before this deal (the liability of
@@ -186,7 +187,7 @@ def score_result(
         kind = result.kind
         if kind is Kind.RASPASY:
             if bomb:
-                return bombs.score_bomb(rules, result, bomb)
+                return bombs.score_bomb(rules, result, bomb, bombers)
         elif bombs.multiplied(kind):
             if dark and kind is Kind.MISERE:
                 priced = bombs.dark_misere_rules(rules)
@@ -201,6 +202,18 @@ def _score_plain(
     rules: RuleSet, result: DealResult, raspasy_streak: int, pool_closed: bool
 ) -> DealScore:
     """``score_result`` of a deal without Classic multipliers."""
+    score = _score_table(rules, result, raspasy_streak, pool_closed)
+    if result.talon_seat < 0 or result.kind in (Kind.RASPASY, Kind.UNDERBID, Kind.PREFERANS):
+        return score
+    from domain.rules.sitter_scoring import with_sitters  # it builds on this module
+
+    return with_sitters(rules, result, score)
+
+
+def _score_table(
+    rules: RuleSet, result: DealResult, raspasy_streak: int, pool_closed: bool
+) -> DealScore:
+    """The deal's entries among the seats that held a hand (and the raspasy talon)."""
     sheet = _Sheet(rules.players)
     rules = _liable(rules.priced_for(result.contract), pool_closed)
     kind = result.kind
@@ -247,6 +260,8 @@ def _score_plain(
         sheet.pool[declarer] += value
     else:
         sheet.gora[declarer] += (contract.level - taken) * rules.undertrick_price(contract.level)
+    if result.talon_seat >= 0 and result.whisters and not result.active >> result.whisters[0] & 1:
+        return sheet.freeze()  # a whist returned by a sitter: ``sitter_scoring`` writes it
     DEFENCE_SCORERS[rules.whist_kind](rules, result, sheet)
     return sheet.freeze()
 
@@ -295,4 +310,5 @@ def score_deal(state: DealState, pool_closed: bool = False, sign: int = 0) -> De
         bomb=state.bomb,
         dark=state.dark,
         sign=sign,
+        bombers=state.bombers,
     )

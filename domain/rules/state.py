@@ -142,6 +142,13 @@ class DealResult(NamedTuple):
     talon_seat: int = -1
     """The dealer who sat on the talon (four or five players, §3.6): the raspasy talon tricks
     are his; -1 with three players."""
+    talon_count: int = 0
+    """What the talon sold to the declarer is worth to the dealer (``RuleSet.talon_whists``):
+    tricks of a trick contract (TV-20, TV-29), sevens of a misère's talon; 0 none."""
+    talon_returned: bool = False
+    """The declarer left the talon (``RuleSet.talon_return``)."""
+    partner: int = -1
+    """The dealer sharing the misère's win or loss (``RuleSet.misere_partner``), -1 if none."""
 
 
 class Review(NamedTuple):
@@ -202,6 +209,18 @@ class DealState(NamedTuple):
     bomb_streak: int = 0
     """Bomb raspasy in a row just before this deal: a bomb declared now is one level higher
     (S000: double and triple bombs come on the following rounds)."""
+    # Four and five players (issue 13, RULES.md §3.6; ``domain.rules.sitters``).
+    peeks: tuple[tuple[int, int], ...] = ()
+    """(viewer, seat): a seat without a hand that has seen another seat's cards (the dealer
+    deciding on a returned whist, or invited to a misère)."""
+    sitters_asked: int = 0
+    """Mask of the sitters who declined to return the whist after two passes."""
+    talon_returned: bool = False
+    """The declarer left the talon shown to him (``RuleSet.talon_return``)."""
+    invited: int = -1
+    """The dealer invited to share the misère (``RuleSet.misere_partner``), -1 if none."""
+    partner: int = -1
+    """The dealer who accepted to share the misère, -1 if none."""
 
     def with_(self, **changes: Any) -> DealState:
         """``_replace`` without its generic machinery (the rules' hot paths use it)."""

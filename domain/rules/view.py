@@ -102,7 +102,10 @@ def _hand_visible(state: DealState, viewer: int, seat: int) -> bool:
         return False  # Classic: not even its owner has looked at it
     if seat == state.declarer and state.phase is Phase.DISCARD and shown_cards(state):
         return True  # S003/S004: the misère declarer's twelve cards lie open until he discards
-    return seat == viewer or bool((state.open_hands >> seat) & 1)
+    if seat == viewer or (state.open_hands >> seat) & 1:
+        return True
+    # The dealer on the talon who looked at a hand (a returned whist, a misère invitation).
+    return bool(state.peeks) and (viewer, seat) in state.peeks
 
 
 def _talon_visible(state: DealState, index: int) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from domain.rules import preferans
+from domain.rules import preferans, sitters
 from domain.rules.actions import (
     ALLOW,
     CLOSED,
@@ -40,6 +40,7 @@ from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.concession import concede, may_concede, why_not
 from domain.rules.errors import IllegalAction
 from domain.rules.seats import first_hand
+from domain.rules.sitters import is_sitter
 from domain.rules.state import DealState, Kind, Phase, PlayState
 from domain.rules.whist_options import Obligations
 
@@ -196,6 +197,8 @@ def _own_whist(state: DealState) -> bool:
 
 def whist_options(state: DealState) -> tuple[Action, ...]:
     assert state.contract is not None
+    if is_sitter(state, state.to_act):
+        return sitters.options(state)  # the dealer may return the whist (TV-24, TV-30)
     if state.contract.is_misere:
         return _WHIST_OR_PASS  # a whisted misère (S000 Classic): each defender once
     calls = [call for _, call in state.whist.calls]
@@ -219,6 +222,8 @@ def whist_options(state: DealState) -> tuple[Action, ...]:
 
 
 def whist(state: DealState, action: Action) -> DealState:
+    if is_sitter(state, state.to_act):
+        return sitters.act(state, action)
     allowed = whist_options(state)
     if action not in allowed:
         if isinstance(action, HalfWhist):
@@ -346,7 +351,11 @@ def start_play(state: DealState, *, open_defence: bool) -> DealState:
 
 def given(state: DealState) -> DealState:
     """The contract is given without play (§1.6 outcome 3); under ``unwhisted_write_off``
-    (RULES.md §3.4) the declarer first chooses where its points go (``writeoff.py``)."""
+    (RULES.md §3.4) the declarer first chooses where its points go (``writeoff.py``). With
+    four or five players the dealer may first return the whist (``sitters.offer_return``)."""
+    offered = sitters.offer_return(state)
+    if offered is not None:
+        return offered
     if state.rules.unwhisted_write_off:
         return state.with_(phase=Phase.WRITE_OFF, to_act=state.declarer)
     return finish_without_play(state, Kind.PASSED_OUT)

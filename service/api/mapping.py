@@ -72,18 +72,24 @@ from domain.rules.actions import (
     CONCEDE,
     DARK_CALLS,
     DECLARES,
+    INVITE_DEALER,
     LOOK,
     NO_TALON_CALLS,
     PLAYS,
     PREFERANS,
+    RETURN_TALON,
     UNDERBID,
+    VIEW_HANDS,
     Bomb,
     ClaimUnderbid,
     Concede,
     DarkCall,
     DeclarePreferans,
+    InviteDealer,
     Look,
     NoTalonCall,
+    ReturnTalon,
+    ViewHand,
     WriteOff,
 )
 from domain.rules.errors import InvalidAction
@@ -203,6 +209,11 @@ def action_from_proto(message: pb.Action) -> Action:
         return WRITE_OFF if message.write_off.off else TO_POOL
     if kind == "own_whist_answer":
         return ALLOW if message.own_whist_answer.allow else REFUSE
+    if kind == "view_hand":
+        seat = message.view_hand.seat
+        if not 0 <= seat < len(VIEW_HANDS):
+            raise BadInput("action.view_hand.seat", "a seat is 0 to 4")
+        return VIEW_HANDS[seat]
     simple: dict[str, Action] = {
         "pass": PASS,
         "here": HERE,
@@ -217,6 +228,8 @@ def action_from_proto(message: pb.Action) -> Action:
         "own_whist": OWN_WHIST,
         "accept_claim": ACCEPT,
         "reject_claim": REJECT,
+        "return_talon": RETURN_TALON,
+        "invite_dealer": INVITE_DEALER,
     }
     return simple[kind]
 
@@ -272,6 +285,12 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(reject_claim=pb.RejectClaim())
     if isinstance(action, WriteOff):
         return pb.Action(write_off=pb.WriteOff(off=action.off))
+    if isinstance(action, ViewHand):
+        return pb.Action(view_hand=pb.ViewHand(seat=action.seat))
+    if isinstance(action, ReturnTalon):
+        return pb.Action(return_talon=pb.ReturnTalon())
+    if isinstance(action, InviteDealer):
+        return pb.Action(invite_dealer=pb.InviteDealer())
     raise InvalidAction(f"unknown action {action!r}")
 
 

@@ -64,6 +64,10 @@ CLASSIC_AUCTION = DEFAULT.with_options(
     no_talon_misere=True,
 )
 """The Classic auction (issue 12, RULES.md §3.5): bombs, dark bids, games without talon."""
+FOUR_PLAYERS = DEFAULT.with_options(
+    players=4, sitter_return_whist=True, talon_return="game-value", misere_partner=True
+)
+"""The dealer on the talon's decisions (issue 13, RULES.md §3.6, §3.1, §3.2)."""
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
@@ -111,7 +115,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 31
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 38
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -146,6 +150,7 @@ def test_every_decision_event_is_recorded_by_some_game() -> None:
         WHIST_CALLS,
         EVERY_DECISION,
         CLASSIC_AUCTION,
+        FOUR_PLAYERS,
     )
     for seed in range(240):
         rules = mix[seed % len(mix)]

@@ -759,6 +759,9 @@ class Action(_message.Message):
     BOMB_FIELD_NUMBER: _builtins.int
     DARK_BID_FIELD_NUMBER: _builtins.int
     NO_TALON_BID_FIELD_NUMBER: _builtins.int
+    VIEW_HAND_FIELD_NUMBER: _builtins.int
+    RETURN_TALON_FIELD_NUMBER: _builtins.int
+    INVITE_DEALER_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -799,12 +802,14 @@ class Action(_message.Message):
 
     @_builtins.property
     def accept_claim(self) -> Global___AcceptClaim:
-        """Accept the claim on the table (the deal ends when every other seat has accepted)."""
+        """Accept the claim on the table (the deal ends when every other seat has accepted); also
+        the invited dealer's acceptance of a misère (four or five players).
+        """
 
     @_builtins.property
     def reject_claim(self) -> Global___RejectClaim:
         """Reject the claim on the table: play goes on, and the claimant may not claim again in
-        this trick.
+        this trick; also the invited dealer's refusal of a misère.
         """
 
     @_builtins.property
@@ -853,6 +858,25 @@ class Action(_message.Message):
         game; the first declares the bomb, the others join it.
         """
 
+    @_builtins.property
+    def view_hand(self) -> Global___ViewHand:
+        """Four or five players: after both defenders passed, the dealer on the talon (or the
+        player sitting out) looks at one passer's cards before deciding whether to return the
+        whist (rule option `sitter_return_whist`). Returning it is `whist`, declining `pass`.
+        """
+
+    @_builtins.property
+    def return_talon(self) -> Global___ReturnTalon:
+        """Four or five players: the auction's winner leaves the talon shown to him and plays his
+        own ten cards (rule option `talon_return`).
+        """
+
+    @_builtins.property
+    def invite_dealer(self) -> Global___InviteDealer:
+        """Four or five players: the misère winner invites the dealer to share the misère (rule
+        option `misere_partner`); the dealer answers with `accept_claim` or `reject_claim`.
+        """
+
     def __init__(
         self,
         *,
@@ -878,16 +902,75 @@ class Action(_message.Message):
         bomb: Global___Bomb | None = ...,
         dark_bid: _builtins.str = ...,
         no_talon_bid: _builtins.str = ...,
+        view_hand: Global___ViewHand | None = ...,
+        return_talon: Global___ReturnTalon | None = ...,
+        invite_dealer: Global___InviteDealer | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "take_talon", b"take_talon", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class ViewHand(_message.Message):
+    """Looking at a passer's cards (Action.view_hand)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The passer's seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ViewHand: _TypeAlias = ViewHand  # noqa: Y015
+
+@_typing.final
+class ReturnTalon(_message.Message):
+    """Leaving the talon (Action.return_talon): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReturnTalon: _TypeAlias = ReturnTalon  # noqa: Y015
+
+@_typing.final
+class InviteDealer(_message.Message):
+    """Inviting the dealer to share a misère (Action.invite_dealer): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InviteDealer: _TypeAlias = InviteDealer  # noqa: Y015
 
 @_typing.final
 class Look(_message.Message):
