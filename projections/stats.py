@@ -395,7 +395,8 @@ class Stats:
         if name == "DealDealt":
             initial = event.number <= state["initial"]
             seats = len(state["tier"])  # one per seat
-            state["bombers"] = initial_bombers(seats, event.dealer) if initial else 0
+            dealer_sign = state.get("dealer_sign", False)
+            state["bombers"] = initial_bombers(seats, event.dealer, dealer_sign) if initial else 0
             state["tier"] = ["light"] * seats
             if "bird" in state:
                 state["passes"], state["bird"] = 0, -1
@@ -425,10 +426,14 @@ class Stats:
         kind, declarer, taken = event.kind, event.declarer, 0
         if kind == "raspasy":
             holders = self._holders(event.originator_id, len(players))
-            if state["bombers"]:
+            bombers = state["bombers"]
+            if bombers and state.get("dealer_sign"):
+                # The dealer on the talon gets a played bomb's sign (S000 l.641).
+                bombers |= 1 << int(self.games.get(str(event.originator_id), write=False)["dealer"])
+            if bombers:
                 totals["bomb_deals"] += 1
             for s, player in enumerate(players):
-                if (state["bombers"] | _birds(state, holders)) >> s & 1:
+                if (bombers | _birds(state, holders)) >> s & 1:
                     self.players.get(league, player)["bomb_signs"] += 1
                     state["owed"][s] += 1
             return
@@ -713,13 +718,17 @@ def classic_start(rules: dict[str, Any]) -> str:
         state["birds"] = ruleset.birds.value
     if ruleset.birds is Birds.THIRD_PASSER:
         state["passes"], state["bird"] = 0, -1
+    if ruleset.dealer_bomb_sign and ruleset.players > HANDS:  # four or five (S000 l.641)
+        state["dealer_sign"] = True
     return json.dumps(state, separators=(",", ":"), sort_keys=True)
 
 
-def initial_bombers(players: int, dealer: int) -> int:
+def initial_bombers(players: int, dealer: int, dealer_sign: bool = False) -> int:
     """Who gets the sign of an initial bomb (``domain.rules.start.bombers``): every seat holding
-    a hand (RULES.md §3.6: none sits out with three players)."""
-    return hand_mask(dealer, players)
+    a hand (RULES.md §3.6: none sits out with three players), and the dealer on the talon too
+    under ``dealer_bomb_sign`` (``dealer_sign``)."""
+    held = hand_mask(dealer, players)
+    return held | 1 << dealer if dealer_sign else held
 
 
 def _made(kind: str, contract: str, taken: int) -> bool:

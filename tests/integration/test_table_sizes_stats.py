@@ -22,14 +22,24 @@ import pytest
 
 from domain.model import Game
 from domain.rating import INITIAL_RATING
-from domain.rules import Action, SeatView, actor, seat_view, seed_commitment
-from domain.rules.actions import Claim
+from domain.rules import (
+    Action,
+    RuleSet,
+    SeatView,
+    actor,
+    awaiting_order,
+    seat_view,
+    seed_commitment,
+)
+from domain.rules.actions import Bomb, Claim
+from domain.rules.game import game_orderer
 from domain.rules.seats import hand_mask
-from domain.rules.systems import rule_set
+from domain.rules.state import Kind
+from domain.rules.systems import CLASSIC, rule_set
 from projections import standard_runners
 from projections import stats_queries as q
 from service.app.application import PreferansApplication
-from tests.integration.helpers import dump_tables
+from tests.integration.helpers import dump_tables, replay_in_domain, topic
 
 STATS_TABLES = ("stats_games", "stats_players", "stats_leagues", "stats_pairs", "stats_results")
 LEAGUE = "tables"
@@ -41,17 +51,26 @@ TABLES = (
 
 
 def _policy(rng: random.Random) -> Any:
+    """Any legal action but a claim; "bomb" often where it may be said (Classic)."""
+
     def policy(view: SeatView) -> Action:
+        bombs = [a for a in view.legal if isinstance(a, Bomb)]
+        if bombs and rng.random() < 0.4:
+            return bombs[0]
         choices = [a for a in view.legal if not isinstance(a, Claim)]
         return rng.choice(choices or list(view.legal))
 
     return policy
 
 
-def _game(players: list[str], number: int) -> Game:
-    """A whole game of ``players`` (4 or 5) in the league, played with random decisions."""
-    seed = hashlib.sha256(f"{LEAGUE}/{number}".encode()).digest()
-    rules = rule_set("default").with_options(players=len(players), pool_target=4)
+def _game(
+    players: list[str], number: int, rules: RuleSet | None = None, league: str = LEAGUE
+) -> Game:
+    """A whole game of ``players`` (4 or 5) in the league, played with random decisions (a
+    game to be ordered is ordered by its orderer at the agreed pool, not until time)."""
+    seed = hashlib.sha256(f"{league}/{number}".encode()).digest()
+    if rules is None:
+        rules = rule_set("default").with_options(players=len(players), pool_target=4)
     game: Game = Game._create(
         Game.Created,
         id=uuid.uuid4(),
@@ -59,7 +78,7 @@ def _game(players: list[str], number: int) -> Game:
         request_id="create",
         players=players,
         rules=rules.to_dict(),
-        league=LEAGUE,
+        league=league,
         seed_commitment=seed_commitment(seed),
         token_hashes=[""] * len(players),
         first_dealer=number % len(players),
@@ -69,6 +88,9 @@ def _game(players: list[str], number: int) -> Game:
     step = 0
     while not game.finished:
         step += 1
+        if awaiting_order(game.state):
+            game.order(game_orderer(game.state), rules.pool_target, 0, f"o{step}", seed)
+            continue
         deal = game.state.deal
         assert deal is not None and game.state.deal_number <= 80
         seat = actor(deal)
@@ -143,6 +165,68 @@ def test_four_and_five_seat_games_in_the_league_statistics(app: PreferansApplica
         assert pair is not None and pair["games"] == both
         assert pair["a_ahead"] + pair["b_ahead"] + pair["equal"] == both
 
+    incremental = dump_tables(app.db, STATS_TABLES)
+    runner.rebuild()
+    assert dump_tables(app.db, STATS_TABLES) == incremental
+
+
+CLASSIC_LEAGUE = "classic-four"
+CLASSIC4 = CLASSIC.with_options(
+    players=4,
+    pool_target=4,
+    ending_by_time=False,
+    play_until_time=False,
+    dealer_bomb_sign=True,
+)
+
+
+def test_classic_with_four_counts_the_dealers_bomb_signs_as_the_core_gives_them(
+    app: PreferansApplication,
+) -> None:
+    """S000 Classic at four (RULES.md §3.6; S000 l.641, l.655): the initial bomb rounds and
+    every played bomb give their signs to the three hands and, under ``dealer_bomb_sign``, to
+    the dealer on the talon, though no event says so; the projection's signs and crossings
+    equal the rules core's own ledger of the same logs, and the league still sums to zero."""
+    players = ["ann", "bob", "cid", "dan"]
+    games = [_game(players, i, CLASSIC4, CLASSIC_LEAGUE) for i in range(2)]
+    for game in games:
+        app.save(game)
+    (runner,) = standard_runners(app, app.db, ("stats",), batch=37).values()
+    runner.catch_up()
+    signs: Counter[str] = Counter()
+    crossed: Counter[str] = Counter()
+    declared: Counter[str] = Counter()
+    bomb_deals = 0
+    for game in games:
+        events = app.game_events(game.id)
+        for event in events:
+            if topic(event) in ("BombDeclared", "BombJoined"):
+                declared[f"{players[event.seat]}/{topic(event)}"] += 1
+        replay = replay_in_domain(events)
+        final = replay.game
+        for seat, player in enumerate(players):
+            owed = final.bomb_signs[seat] if final.bomb_signs else ()
+            done = final.bomb_signs_crossed[seat] if final.bomb_signs_crossed else ()
+            signs[player] += len(owed) + len(done)
+            crossed[player] += len(done)
+        bomb_deals += sum(
+            d.result is not None and d.result.kind is Kind.RASPASY and d.bomb > 0
+            for d in replay.deals
+        )
+        # The dealer on the talon got a sign in some deal: the case this test is about.
+        assert any(d.bombers >> d.dealer & 1 for d in replay.deals)
+    for player in players:
+        stats = q.player_stats(app.db, CLASSIC_LEAGUE, player)
+        assert stats is not None
+        classic = stats["classic"]
+        assert classic["bomb_signs"] == signs[player], player
+        assert classic["bomb_signs_crossed"] == crossed[player], player
+        assert classic["bombs_declared"] == declared[f"{player}/BombDeclared"]
+        assert classic["bombs_joined"] == declared[f"{player}/BombJoined"]
+    totals = q.league_totals(app.db, CLASSIC_LEAGUE)
+    assert totals is not None
+    assert totals["bomb_deals"] == bomb_deals > 0
+    assert totals["settlement_sum"] == "0" and totals["games"] == 2
     incremental = dump_tables(app.db, STATS_TABLES)
     runner.rebuild()
     assert dump_tables(app.db, STATS_TABLES) == incremental
