@@ -54,7 +54,8 @@ def birds(deal: DealState) -> int:
     if rule is Birds.NONE or result is None or result.kind is not Kind.RASPASY or deal.bomb:
         return 0
     if rule is Birds.EVERY_RASPASY_PLAYER:
-        return deal.active
+        # "в том числе и сдатчик" (S000 l.653): with four or five, the dealer on the talon.
+        return deal.active | 1 << deal.dealer
     seat = third_passer(deal.auction.calls)
     return 0 if seat < 0 else 1 << seat
 

@@ -253,7 +253,27 @@ def make_claim(state: DealState, claim: Claim) -> DealState:
         )
     claimant = controller(state, state.to_act)
     pending = ClaimState(claimant, claim.tricks, 0, state.to_act)
-    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=state.next_hand(claimant))
+    return state.with_(phase=Phase.CLAIM, claim=pending, to_act=_answers_after(state, claimant))
+
+
+def claim_round(state: DealState) -> tuple[int, ...]:
+    """The seats that answer a claim, clockwise from H1: the three hands; with four or five
+    players a sitter who returned the whist answers for both passers (who have no stake), and
+    the dealer sharing a misère answers too."""
+    seats: tuple[int, ...] = hand_seats(state.dealer, state.players)
+    if state.players == HANDS:
+        return seats
+    whisters = state.whist.whisters
+    if len(whisters) == 1 and not state.active >> whisters[0] & 1:
+        seats = (state.declarer, whisters[0])
+    if state.partner >= 0:
+        seats = (*seats, state.partner)
+    return seats
+
+
+def _answers_after(state: DealState, seat: int) -> int:
+    seats = claim_round(state)
+    return seats[(seats.index(seat) + 1) % len(seats)]
 
 
 def respond(state: DealState, action: Action) -> DealState:
@@ -269,7 +289,7 @@ def respond(state: DealState, action: Action) -> DealState:
     if not isinstance(action, AcceptClaim):
         raise IllegalAction("accept or reject the claim first", (ACCEPT, REJECT))
     accepted = pending.accepted | (1 << state.to_act)
-    nxt = state.next_hand(state.to_act)
+    nxt = _answers_after(state, state.to_act)
     if nxt != pending.claimant:
         return state.with_(claim=pending._replace(accepted=accepted), to_act=nxt)
     tricks = tuple(t + c for t, c in zip(state.play.tricks, pending.tricks, strict=True))

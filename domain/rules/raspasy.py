@@ -40,8 +40,8 @@ def score_raspasy(rules: RuleSet, result: DealResult, raspasy_streak: int) -> De
 
     With four or five players (§3.6) the seats without a hand take no part, except the dealer
     on the talon: his talon tricks are written like anybody's (``talon_tricks_penalised``), he
-    writes the zero bonus when the talon stays closed (S000) or, on an open talon, by
-    agreement (``talon_sitter_zero_bonus``), and the amnesty counts his tricks (S000)."""
+    writes the zero bonus (S000; on an open talon S003's "nothing" is
+    ``talon_sitter_zero_bonus=False``), and the amnesty counts his tricks (S000)."""
     players = rules.players
     tricks = result.tricks
     price = rules.raspasy_price(raspasy_streak + 1)

@@ -521,10 +521,11 @@ class RuleSet:
     """Raspasy on an open talon with four or five players: the tricks the talon cards take
     are the dealer's and written to his gora like anybody's (S000 "на общих основаниях");
     False: they cost him nothing (S004's option)."""
-    talon_sitter_zero_bonus: bool = False
+    talon_sitter_zero_bonus: bool = True
     """Raspasy on an open talon: the dealer whose talon cards took nothing writes the zero
-    bonus too (S003 "by agreement"; the default: nothing). On a closed talon he always does
-    (S000: "сдающий … пишет 1 в пулю, как за ноль взяток")."""
+    bonus like anybody (S000 l.557: "пишет и в гору, и в пулю на общих основаниях"); False:
+    nothing (S003: "может списать очки с горы или ничего не писать"). On a closed talon he
+    always does (S000 l.463: "пишет одно очко в пулю как за ноль взяток")."""
     sitter_consolation: bool = True
     """Four or five players: the players without a hand write consolation on a failed
     declarer like a passer (S000: "пасовавший и сидящий на прикупе пишут висты … за
@@ -544,15 +545,16 @@ class RuleSet:
     passers write nothing (S000 conv., S003 "Возвращение вистов"; TV-24, TV-30)."""
     talon_return: TalonReturn = TalonReturn.NONE
     """Whether the auction's winner may leave the talon shown to him (§5.1 C-8)."""
-    talon_return_dealer_gora: bool = False
-    """The returned talon's penalty goes to the dealer's gora (S003: "в гору также он может
-    записать тогда, когда игрок возвращает ему прикуп"); False: to the refuser's (C-8)."""
+    talon_return_refuser_gora: bool = False
+    """The returned talon's penalty goes to the refuser's gora (RULES.md §5.1 C-8); False: to
+    the dealer's, as both seeds write it (S000 l.235: "сдатчик пишет … в гору"; S003: "в гору
+    также он может записать тогда, когда игрок возвращает ему прикуп")."""
     misere_partner: bool = False
     """The misère winner may invite the dealer, who looks at his cards and, accepting,
     shares the misère's win or loss equally (S000; RULES.md §3.1)."""
-    help_sitter: bool = True
-    """The dealer on the talon may be helped like anybody (S000 "в некоторых компаниях
-    помогают сидящему на прикупе … на общих основаниях"); False: S000 general, "кроме
+    help_sitter: bool = False
+    """The dealer on the talon may be helped like anybody (S000 l.225: "в некоторых компаниях
+    помогают сидящему на прикупе … на общих основаниях"); False: S000's rule (l.221), "кроме
     сидящего на прикупе" (A-16)."""
     dealer_bomb_sign: bool = False
     """Classic with four or five players: on a bomb (the initial bomb rounds included) the
@@ -879,10 +881,10 @@ class RuleSet:
             raise InvalidAction(
                 "the dealer's bomb sign needs bombs", field="rules.dealer_bomb_sign"
             )
-        if self.talon_return_dealer_gora and self.talon_return is TalonReturn.NONE:
+        if self.talon_return_refuser_gora and self.talon_return is TalonReturn.NONE:
             raise InvalidAction(
                 "the returned talon's penalty needs talon_return",
-                field="rules.talon_return_dealer_gora",
+                field="rules.talon_return_refuser_gora",
             )
 
     def with_options(self, **changes: Any) -> RuleSet:
@@ -940,7 +942,7 @@ _SITTER_OPTIONS = (
     "talon_misere_seven_whists",
     "sitter_return_whist",
     "talon_return",
-    "talon_return_dealer_gora",
+    "talon_return_refuser_gora",
     "misere_partner",
     "help_sitter",
     "talon_last_pair",

@@ -217,7 +217,7 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "talon_misere_seven_whists": price,
             "sitter_return_whist": boolean,
             "talon_return": {"enum": [x.value for x in TalonReturn]},
-            "talon_return_dealer_gora": boolean,
+            "talon_return_refuser_gora": boolean,
             "misere_partner": boolean,
             "help_sitter": boolean,
             "talon_last_pair": boolean,

@@ -207,7 +207,7 @@ def _score_plain(
         return score
     from domain.rules.sitter_scoring import with_sitters  # it builds on this module
 
-    return with_sitters(rules, result, score)
+    return with_sitters(_liable(rules.priced_for(result.contract), pool_closed), result, score)
 
 
 def _score_table(

@@ -52,7 +52,7 @@ def with_sitters(rules: RuleSet, result: DealResult, score: DealScore) -> DealSc
         penalty = 2
         if rules.talon_return is TalonReturn.GAME_VALUE:
             penalty = rules.misere_value if contract.is_misere else rules.value(level)
-        gora[result.talon_seat if rules.talon_return_dealer_gora else declarer] += penalty
+        gora[declarer if rules.talon_return_refuser_gora else result.talon_seat] += penalty
     if result.partner >= 0:
         _share(result.partner, declarer, pool, gora, whists)
     return DealScore(tuple(pool), tuple(gora), tuple(map(tuple, whists)), score.closes_all)
@@ -90,7 +90,9 @@ def _share(
     half = gora[declarer] // 2
     gora[declarer] -= half
     gora[partner] += half
-    for row in whists:
+    for writer, row in enumerate(whists):
+        if writer == partner:
+            continue  # his own talon whists on the declarer are not his to share
         half = row[declarer] // 2
         row[declarer] -= half
         row[partner] += half

@@ -67,19 +67,15 @@ def talon_value(state: DealState) -> int:
     misère, its sevens (``talon_misere_seven_whists``). 0 when nothing was sold: three
     players, no talon whists, a game without talon, a returned talon."""
     rules = state.rules
-    if (
-        state.players <= HANDS
-        or rules.talon_whists is TalonWhists.NONE
-        or state.no_talon
-        or state.talon_returned
-        or state.contract is None
-    ):
+    if state.players <= HANDS or state.no_talon or state.talon_returned or state.contract is None:
         return 0
     cards = state.talon
     if state.contract.is_misere:
         if not rules.talon_misere_seven_whists:
             return 0
         return sum(1 for c in cards if c & 7 == Rank.SEVEN)
+    if rules.talon_whists is TalonWhists.NONE:
+        return 0
     aces = sum(1 for c in cards if c & 7 == Rank.ACE)
     if rules.talon_whists is TalonWhists.ACE_ONLY:
         return 1 if aces else 0
@@ -105,6 +101,8 @@ def offer_return(state: DealState) -> DealState | None:
         return None
     if state.whist.half_whister >= 0 or state.contract is None or state.contract.is_misere:
         return None
+    if state.rules.is_checked(state.contract.level):
+        return None  # a checked ten carries no defence to return (A-17)
     for seat in rights_order(state):
         if not state.sitters_asked >> seat & 1:
             return state.with_(phase=Phase.WHISTING, to_act=seat)
@@ -182,5 +180,8 @@ def talon_act(state: DealState, action: Action) -> DealState:
             peeks=(*state.peeks, (state.dealer, state.declarer)),
         )
     assert isinstance(action, AcceptClaim | RejectClaim)
-    partner = state.invited if isinstance(action, AcceptClaim) else -1
-    return state.with_(partner=partner, to_act=state.declarer)
+    if isinstance(action, AcceptClaim):
+        return state.with_(partner=state.invited, to_act=state.declarer)
+    # Declining, he takes no part: he no longer sees the declarer's cards.
+    peeks = tuple(p for p in state.peeks if p != (state.invited, state.declarer))
+    return state.with_(peeks=peeks, to_act=state.declarer)

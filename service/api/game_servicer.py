@@ -243,10 +243,16 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.CreateGameResponse:
-        if len(request.players) != 3:
-            raise BadInput("players", "a game needs exactly three players")
+        if len(request.players) > validation.MAX_SEATS:
+            raise BadInput("players", f"a table has at most {validation.MAX_SEATS} seats")
         validation.rule_set_name(request.rules.name)
         rules = rules_from_proto(request.rules)
+        if len(request.players) != rules.players:
+            raise BadInput(
+                "players",
+                f"a game of these rules needs exactly {rules.players} players, one per seat "
+                f"(the rule set's players; {len(request.players)} given)",
+            )
         players = [p.player_id for p in request.players]
         created = await self._run(
             lambda: self.app.create_game(

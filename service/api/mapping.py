@@ -374,6 +374,7 @@ def game_to_proto(game: Game) -> pb.Game:
         stop_agreed=sorted(game.state.stop_agreed),
         order=order_to_proto(game.state.order) if game.state.order is not None else None,
         orderer=_orderer(game),
+        seats=game.rule_set.players,
     )
 
 
@@ -406,6 +407,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         seat=seat,
         deal_number=game.state.deal_number,
         version=game.version,
+        seats=game.rule_set.players,
     )
     out.rules.CopyFrom(rules_in_force(game.rule_set))
     if game.state.order is not None:
@@ -645,10 +647,14 @@ def flag_to_proto(flag: dict[str, Any]) -> pb.DealFlag:
     )
 
 
-def adjustment_from_proto(rows: Any, players: int = 3) -> dict[str, Any] | None:
-    """A ruling's adjustment from its rows (one per seat); ``None`` ("no change") for none."""
+def adjustment_from_proto(rows: Any) -> dict[str, Any] | None:
+    """A ruling's adjustment from its rows (one per seat: as many as the rows, which the rules
+    core checks against the game's seats); ``None`` ("no change") for none."""
     if not rows:
         return None
+    players = len(rows)
+    if players > validation.MAX_SEATS:
+        raise BadInput("adjustment", f"a table has at most {validation.MAX_SEATS} seats")
     seats = sorted(row.seat for row in rows)
     if seats != list(range(players)):
         raise BadInput(
@@ -714,13 +720,15 @@ def _public_part(
     secret: tuple[int, pb.Action] | None = None
     out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
     if name == "GameCreated":
+        rules = RuleSet.from_dict(event.rules)
         out.game_created.CopyFrom(
             pb.GameCreatedEvent(
                 players=[pb.Player(player_id=p) for p in event.players],
-                rules=rules_to_proto(RuleSet.from_dict(event.rules)),
+                rules=rules_to_proto(rules),
                 league=event.league,
                 seed_commitment=event.seed_commitment,
                 first_dealer=event.first_dealer,
+                seats=rules.players,
             )
         )
     elif name == "DealDealt":
@@ -787,9 +795,10 @@ def _for_seat(
         told = sum(1 << c for c in talon)
         for s in sorted(after.hands):
             # A hand is sent when it becomes visible, and again when it gains cards the talon
-            # field does not tell (a dark declarer's unseen talon, which only he sees).
+            # field does not tell (a dark declarer's unseen talon, which only he sees). A seat
+            # out of the deal (four or five players: the dealer on the talon) holds none.
             gained = after.hands[s] & ~before.hands.get(s, 0) & ~told
-            if fresh_deal or s not in before.hands or gained:
+            if after.hands[s] and (fresh_deal or s not in before.hands or gained):
                 out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out

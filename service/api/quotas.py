@@ -3,7 +3,7 @@
 Who a caller is, most specific first:
 
 - a verified seat token: that seat of that game (``seat 1 of games/<id>``) — except for game
-  creation: creating a game hands out three seat tokens, so a token must not open a fresh
+  creation: creating a game hands out a seat token per seat, so a token must not open a fresh
   creation budget (that would let creations multiply); creations count by peer or auditor;
 - the auditor credential: ``auditor``;
 - otherwise the peer address without its port: an IPv4 address, or the /64 network of an IPv6

@@ -38,7 +38,7 @@ from cachetools import LRUCache
 
 from domain.model import Game
 from service.api.mapping import Visibility, watch_messages
-from service.app.application import PLAYERS, PreferansApplication
+from service.app.application import PreferansApplication
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -123,14 +123,15 @@ def chunks(updates: Sequence[Update], size: int, budget: int) -> Iterator[list[b
 def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[Updates]]:
     """Apply ``events`` to ``game`` (the game just before the first of them, changed in place;
     ``None`` before the creation) and build and serialise each event's message for each
-    seat."""
-    seats = range(PLAYERS)
-    before = [Visibility(game, seat) for seat in seats]
+    seat of its table (``RuleSet.players``)."""
+    before = [] if game is None else [Visibility(game, s) for s in range(game.rule_set.players)]
     built: list[Updates] = []
     for event in events:
         deal_before = None if game is None else game.state.deal
         game = event.mutate(game)
         assert game is not None
+        seats = range(game.rule_set.players)  # every seat of the table, from its creation on
+        before = before or [Visibility(None, seat) for seat in seats]
         after = [Visibility(game, seat) for seat in seats]
         messages = watch_messages(event, before, deal_before, game, after)
         built.append(tuple(update(message) for message in messages))

@@ -47,7 +47,6 @@ from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 from service.app.rule_options import check_rule_set
 from service.app.shards import ShardedCommitter, Shards, recorders_of
 
-PLAYERS = 3
 T = TypeVar("T")
 
 
@@ -203,9 +202,10 @@ class PreferansApplication(Application[uuid.UUID]):
         """The seed of an existing game (for tests and benchmarks that play in process)."""
         return self._seed_of(self.get_game(game_id))
 
-    def _mint_tokens(self, game_id: uuid.UUID) -> tuple[str, ...]:
+    def _mint_tokens(self, game_id: uuid.UUID, seats: int) -> tuple[str, ...]:
+        """One token for each of the game's ``seats`` seats, issued now."""
         issued = int(time.time() * 1000)
-        return tuple(self.keys.mint(game_id, seat, issued) for seat in range(PLAYERS))
+        return tuple(self.keys.mint(game_id, seat, issued) for seat in range(seats))
 
     @staticmethod
     def token_hash(token: str) -> str:
@@ -230,14 +230,19 @@ class PreferansApplication(Application[uuid.UUID]):
         Strings are checked and NFC-normalised (``service.app.validation``)."""
         request_id = validation.request_id(request_id)
         _check_creator_secret(creator_secret)
-        if len(players) != PLAYERS:
-            raise InvalidAction("a game needs three players, each with a non-empty id")
+        seats = rules.players
+        if len(players) != seats:
+            raise InvalidAction(
+                f"a game of these rules needs {seats} players (rules.players), each with a "
+                f"non-empty id; {len(players)} given",
+                field="players",
+            )
         players = [
             validation.player_id(p, f"players[{i}].player_id") for i, p in enumerate(players)
         ]
         league = validation.league(league)
-        if len(set(players)) != PLAYERS:
-            raise InvalidAction("the three players must be different")
+        if len(set(players)) != seats:
+            raise InvalidAction(f"the {seats} players must be different", field="players")
         check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
         candidates = self.keys.game_ids(request_id, creator_secret)
         game_id = candidates[0]
@@ -249,8 +254,8 @@ class PreferansApplication(Application[uuid.UUID]):
             if league:
                 self._fix_league(league, rules, game_id)
             seed = self.keys.seed(game_id)
-            dealer = seed[0] % PLAYERS if first_dealer is None else first_dealer
-            tokens = self._mint_tokens(game_id)
+            dealer = seed[0] % seats if first_dealer is None else first_dealer
+            tokens = self._mint_tokens(game_id, seats)
             game = Game._create(
                 Game.Created,
                 id=game_id,
@@ -309,14 +314,15 @@ class PreferansApplication(Application[uuid.UUID]):
         first = self.game_events(game_id, limit=1)[0]
         dealer = asked[3]
         if dealer is None:
-            dealer = self._seed_of(existing)[0] % PLAYERS
+            dealer = self._seed_of(existing)[0] % existing.rule_set.players
         recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
         if recorded != (*asked[:3], dealer):
             raise InvalidAction(f"request id {request_id!r} names another command")
         if not creator_secret:
             raise TokensWithheld(game_id)
         version = existing.requests[request_id][1]
-        return CreatedGame(game_id, self._mint_tokens(game_id), version, existing.seed_commitment)
+        tokens = self._mint_tokens(game_id, existing.rule_set.players)
+        return CreatedGame(game_id, tokens, version, existing.seed_commitment)
 
     def act(
         self,
@@ -471,8 +477,11 @@ class PreferansApplication(Application[uuid.UUID]):
         created_with = validation.request_id(created_with, field="created_with")
         _check_creator_secret(creator_secret)
         player = validation.player_id(player, "player.player_id")
-        if isinstance(seat, bool) or seat not in range(PLAYERS):
-            raise InvalidAction("seats are 0, 1 and 2", field="seat")
+        if isinstance(seat, bool) or seat not in range(validation.MAX_SEATS):  # at no table
+            raise InvalidAction(
+                f"no table has a seat {seat}: seats are 0 to {validation.MAX_SEATS - 1} at most",
+                field="seat",
+            )
         if not creator_secret or game_id not in self.keys.game_ids(created_with, creator_secret):
             raise NotCreator(
                 "only the game's creator may replace a player: give the request id and the "
@@ -481,6 +490,7 @@ class PreferansApplication(Application[uuid.UUID]):
         fingerprint = replace_fingerprint(seat, player)
         now_ms = 0
         game = self.get_game(game_id)
+        check_seats(game, [seat])
         if game.answer_for(request_id, fingerprint) is None:
             # Refuse first what the rules refuse (a refusal revokes nothing), then revoke the
             # seat's tokens before the replacement is recorded: there is no moment at which
@@ -727,12 +737,14 @@ class PreferansApplication(Application[uuid.UUID]):
         self.get_game(game_id)
         return self.seat_of_token(game_id, token)
 
-    def revoke_tokens(self, game_id: uuid.UUID, seats: Sequence[int] = (0, 1, 2)) -> int:
-        """Refuse every token issued so far for these seats of an existing game; returns the
-        moment (ms). New tokens: the creator retries CreateGame with its secret."""
-        if any(seat not in range(PLAYERS) for seat in seats):
-            raise InvalidAction("seats are 0, 1 and 2", field="seat")
-        self.get_game(game_id)
+    def revoke_tokens(self, game_id: uuid.UUID, seats: Sequence[int] | None = None) -> int:
+        """Refuse every token issued so far for these seats of an existing game (every seat
+        of it by default); returns the moment (ms). New tokens: the creator retries CreateGame
+        with its secret."""
+        game = self.get_game(game_id)
+        if seats is None:
+            seats = range(game.rule_set.players)
+        check_seats(game, seats)
         return self.revocations.revoke(game_id, list(seats))
 
     def close(self) -> None:
@@ -848,6 +860,19 @@ class PreferansApplication(Application[uuid.UUID]):
         if cache is not None:
             with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
+
+
+def seats_are(seats: int) -> str:
+    """What a refused seat number is told: "seats are 0, 1 and 2" for three seats."""
+    return f"seats are {', '.join(str(s) for s in range(seats - 1))} and {seats - 1}"
+
+
+def check_seats(game: Game, seats: Sequence[int]) -> None:
+    """``InvalidAction`` (field ``seat``) unless every seat is one of the game's
+    (``RuleSet.players``: a 4-seat game has seats 0 to 3)."""
+    count = game.rule_set.players
+    if any(isinstance(seat, bool) or seat not in range(count) for seat in seats):
+        raise InvalidAction(seats_are(count), field="seat")
 
 
 def _check_creator_secret(secret: str) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from cachetools import LRUCache
 
 from service.app.config import ConfigError
+from service.app.validation import MAX_SEATS
 
 KEYS_ENV = "PREF_KEYS"
 KEY_FILE_ENV = "PREF_KEY_FILE"
@@ -48,7 +49,7 @@ MIN_KEY_BYTES = 32
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _LEGACY_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
 _MAX_TOKEN = 256
-_SEAT = re.compile(r"[0-2]")
+_SEAT = re.compile(r"[0-9]")
 _ISSUED = re.compile(r"[0-9]{1,15}")
 VERIFIED_TOKENS = 65_536
 """Well-signed seat tokens a keyring remembers (LRU), so a seat's every call does not
@@ -178,7 +179,7 @@ class Keyring:
         key = self.key(kid)
         if (
             key is None
-            or seat > 2
+            or seat >= MAX_SEATS
             or not hmac.compare_digest(_mac(key, game_id, seat, issued).encode(), parts[4].encode())
         ):
             return "the seat token is not valid"
@@ -187,7 +188,7 @@ class Keyring:
     def _check_legacy(self, game_id: uuid.UUID, token: str) -> TokenClaims | str:
         key = self.key(LEGACY_KID)
         if key is not None:
-            for seat in range(3):
+            for seat in range(3):  # legacy tokens predate tables of four and five
                 mac = hmac.new(key, b"token:%d:" % seat + game_id.bytes, hashlib.sha256)
                 if hmac.compare_digest(f"{game_id}.{mac.hexdigest()}".encode(), token.encode()):
                     return TokenClaims(game_id, seat, LEGACY_KID, -1)

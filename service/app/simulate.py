@@ -12,17 +12,14 @@ import secrets
 import uuid
 from collections.abc import Callable, Sequence
 
-from domain.bots import make_bot, order_choice
+from domain.bots import Bot, make_bot, order_choice
 from domain.rules import DEFAULT, RuleSet, actor, awaiting_order, game_orderer
 from domain.rules.game import game_seat_view
 from domain.rules.start import initial_deals
 from service.app.application import PreferansApplication
 
 DEFAULT_PLAYERS = ("ann", "bob", "cid", "dan", "eve")
-"""The player ids of a simulated league unless others are given."""
-
-SEATS = 3
-
+"""The player ids of a simulated league unless others are given (enough for five seats)."""
 
 ORDER_MINUTES = 60
 """How far ahead a simulated orderer orders the end time of a game played until time."""
@@ -50,9 +47,10 @@ def play_game(
     sheet, the bomb signs) that a bomb or a dark bid weighs. A game played until
     time is ended by its creator calling time (``prefix`` is the creation's request id and
     ``creator_secret`` its secret) once ``time_deals`` deals of the pool have been dealt."""
-    bots = [make_bot() for _ in range(SEATS)]
+    bots: list[Bot] = []
     while True:
         game = app.get_game(game_id)
+        bots = bots or [make_bot() for _ in range(game.rule_set.players)]
         if game.finished:
             return game.version
         state = game.state
@@ -90,17 +88,19 @@ def simulate(
     on_game: Callable[[uuid.UUID], None] | None = None,
     time_deals: int = TIME_DEALS,
 ) -> list[uuid.UUID]:
-    """Play ``games`` whole games of the league; each game seats three of ``players`` drawn
-    at random (reproducibly with ``seed``). Return the games' ids in the order played. A game
-    played until time (Classic) lasts ``time_deals`` deals of its pool, then time is called."""
+    """Play ``games`` whole games of the league; each game seats ``rules.players`` of
+    ``players`` drawn at random (reproducibly with ``seed``). Return the games' ids in the order
+    played. A game played until time (Classic) lasts ``time_deals`` deals of its pool, then time
+    is called."""
+    seats = rules.players
     pool = list(dict.fromkeys(players))
-    if len(pool) < SEATS:
-        raise ValueError(f"a league needs at least {SEATS} different players")
+    if len(pool) < seats:
+        raise ValueError(f"a league of {seats}-seat games needs at least {seats} different players")
     rng = random.Random(seed)
     run = uuid.uuid4().hex[:12]
     played = []
     for number in range(games):
-        seated = rng.sample(pool, SEATS)
+        seated = rng.sample(pool, seats)
         request = f"simulate-{run}-{number}"
         secret = secrets.token_hex(16)
         created = app.create_game(

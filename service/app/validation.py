@@ -45,6 +45,10 @@ MAX_LABEL = 64
 """Who recorded a ruling (``pref rule --auditor``)."""
 MAX_LOGGED = 200
 """Longest client-derived string a log line holds (``bounded``)."""
+MAX_SEATS = 5
+"""The most seats a table has (``RuleSet.players``, 3 to 5; RULES.md §3.6): the bound of a seat
+number a client or a token names, checked before its game is read (which then bounds it by its
+own ``players``)."""
 
 LIMITS: dict[str, int] = {
     "player_id": MAX_PLAYER_ID,

@@ -59,7 +59,10 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     game_id = args.game
     app = PreferansApplication(store_config(args.store).env)
     try:
-        seats = [args.seat] if args.seat is not None else [0, 1, 2]
+        if args.seat is None:  # every seat of the game
+            seats = list(range(app.get_game(game_id).rule_set.players))
+        else:
+            seats = [args.seat]
         app.revoke_tokens(game_id, seats)
     finally:
         app.close()
@@ -87,6 +90,8 @@ def add_keys_parser(
     legacy.set_defaults(func=cmd_migrate_legacy)
     revoke = keys_sub.add_parser("revoke", help="refuse the seat tokens issued so far")
     revoke.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
-    revoke.add_argument("--seat", type=int, choices=(0, 1, 2), help="one seat (default: all)")
+    revoke.add_argument(
+        "--seat", type=int, choices=range(5), help="one seat, 0 to 4 (default: all)"
+    )
     revoke.add_argument("--store", help=store_help)
     revoke.set_defaults(func=cmd_revoke)

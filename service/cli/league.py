@@ -102,6 +102,20 @@ def export_formats(text: str) -> list[str]:
     return chosen
 
 
+def player_ids(text: str) -> list[str]:
+    """``--player-ids``: comma-separated player ids (the application checks each)."""
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError("give comma-separated player ids")
+    return ids
+
+
+def seats_or_ids(text: str) -> int | list[str]:
+    """``pref simulate --players``: a number of seats (``--players 4``), or, as this option
+    meant before tables of four and five, comma-separated player ids (``--players a,b,c``)."""
+    return int(text) if text.strip().isdigit() else player_ids(text)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Bots play whole games of a league through the application, with a progress bar."""
     from rich.progress import Progress
@@ -110,8 +124,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from projections import standard_runners
     from service.app.simulate import DEFAULT_PLAYERS, simulate
 
+    seats, players = args.players, args.player_ids
+    if isinstance(seats, list):  # the ids, as ``--players a,b,c`` gave them before
+        if players is not None:
+            Console(stderr=True).print("[red]refused: player ids given twice[/red]")
+            return 2
+        seats, players = None, seats
+    args.players = seats  # what ``rules_from_args`` reads
     app = open_app(args.store)
-    players = args.players.split(",") if args.players else list(DEFAULT_PLAYERS)
     try:
         rules = rules_from_args(args)
         with Progress(console=Console(stderr=True)) as progress:
@@ -120,7 +140,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 app,
                 args.games,
                 args.league,
-                players,
+                players or DEFAULT_PLAYERS,
                 rules,
                 seed=args.seed,
                 on_game=lambda _game: progress.advance(task),

@@ -7,7 +7,14 @@ import os
 
 from service.cli.common import game_id_arg, metrics_options, tls_client_options
 from service.cli.keys import add_keys_parser
-from service.cli.league import cmd_simulate, cmd_stats, cmd_stats_export, export_formats
+from service.cli.league import (
+    cmd_simulate,
+    cmd_stats,
+    cmd_stats_export,
+    export_formats,
+    player_ids,
+    seats_or_ids,
+)
 from service.cli.operate import (
     PROCESSES_HELP,
     SHARDS_HELP,
@@ -21,7 +28,7 @@ from service.cli.operate import (
     shards_arg,
 )
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
-from service.cli.rules import add_rules_options
+from service.cli.rules import SEATS_HELP, add_rules_options
 from service.cli.tables import cmd_bots, cmd_demo, cmd_play
 
 
@@ -29,9 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and option of ``pref`` (each with its help text)."""
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
+    demo = sub.add_parser("demo", help="play a whole game of bots and print the scoresheet")
     demo.add_argument("--seed", help="any text; the same text replays the same game")
-    demo.add_argument("--dealer", type=int, default=0, choices=(0, 1, 2), help="first dealer")
+    demo.add_argument(
+        "--dealer", type=int, default=0, choices=range(5), help="first dealer (a seat: 0, 1, …)"
+    )
     demo.add_argument("--max-deals", type=int, default=500, help="stop early after this many")
     demo.add_argument("--quiet", action="store_true", help="print only the final scoresheet")
     demo.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
@@ -159,9 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
     tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
-    play = sub.add_parser("play", help="play a game against two bots through a server")
+    play = sub.add_parser("play", help="play a game against bots through a server")
     play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
-    play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    play.add_argument(
+        "--seat", type=int, default=0, choices=range(5), help="your seat (0, 1, … players - 1)"
+    )
     add_rules_options(play)
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")
@@ -215,8 +226,22 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--store", help=store_help)
     sim.add_argument("--games", type=int, default=10, help="how many games to play")
     sim.add_argument("--league", default="", help="league tag of the games (default: none)")
-    sim.add_argument("--players", default="", help="comma-separated player ids (at least 3)")
-    add_rules_options(sim)
+    sim.add_argument(
+        "--players",
+        type=seats_or_ids,
+        default=None,
+        metavar="N",
+        help=f"{SEATS_HELP}; comma-separated player ids are read as --player-ids",
+    )
+    sim.add_argument(
+        "--player-ids",
+        type=player_ids,
+        default=None,
+        metavar="IDS",
+        help="comma-separated player ids, at least as many as the seats; each game seats some "
+        "of them at random (default: ann,bob,cid,dan,eve)",
+    )
+    add_rules_options(sim, players=False)
     sim.add_argument("--seed", help="any text: the same text seats the same players")
     sim.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
     sim.add_argument("--no-projections", action="store_true", help="do not update read models")

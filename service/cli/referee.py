@@ -11,6 +11,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
+from domain.rules.ruleset import SUPPORTED_PLAYERS
 from service.cli.common import open_app
 
 
@@ -56,8 +57,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
     """An auditor's ruling on a scored deal, recorded by an operator with access to the store.
 
     ``--gora 0,2,-2`` and ``--whists 'w01,w02;w10,w12;w20,w21'`` give the adjustments (whists
-    written by each seat on the others, clockwise from his left; one value and one row per
-    seat, for any number of seats); neither means "no change"."""
+    written by each seat on the others, clockwise: two a row at three seats, three at four);
+    neither means "no change"."""
 
     try:
         adjustment = _adjustment(args.gora, args.whists)
@@ -79,30 +80,26 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 
 def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
-    """The adjustment of ``--gora`` and ``--whists`` for a table of as many seats as they give
-    (the game's own size is checked when the ruling is recorded, ``check_adjustment``): gora
-    by seat; whists one row per seat, each giving the whists written on the other seats in
-    clockwise order from the writer's left."""
+    """The ruling's deltas: ``--gora`` one value per seat, ``--whists`` one row per seat, each
+    the whists its seat writes on the other seats clockwise from it (two at a table of three,
+    four at five). The number of seats is the rows' (else the gora's); the game checks it."""
     if gora is None and whists is None:
         return None
-    gora_row = [int(v) for v in gora.split(",")] if gora else None
-    rows = whists.split(";") if whists else None
-    n = len(gora_row) if gora_row is not None else len(rows or ())
-    if rows is not None and len(rows) != n:
-        raise ValueError(
-            f"--whists needs {n} rows separated by ';' (one per seat, as --gora gives {n} seats)"
-        )
+    gora_row = [int(v) for v in gora.split(",")] if gora else []
+    rows = whists.split(";") if whists else []
+    if rows and len(rows) not in SUPPORTED_PLAYERS:
+        seats = ", ".join(map(str, SUPPORTED_PLAYERS))
+        raise ValueError(f"--whists needs a row per seat ({seats} rows) separated by ';'")
+    n = len(rows) or len(gora_row)
     matrix = [[0] * n for _ in range(n)]
-    for writer, row in enumerate(rows or ()):
+    for writer, row in enumerate(rows):
         values = [int(v) for v in row.split(",")]
         if len(values) != n - 1:
-            raise ValueError(
-                f"each --whists row gives the whists on the {n - 1} other seats, clockwise"
-            )
-        others = [(writer + step) % n for step in range(1, n)]
+            raise ValueError(f"each --whists row gives the whists on the {n - 1} other seats")
+        others = [(writer + k) % n for k in range(1, n)]
         for target, value in zip(others, values, strict=True):
             matrix[writer][target] = value
-    return {"gora": gora_row if gora_row is not None else [0] * n, "whists": matrix}
+    return {"gora": gora_row or [0] * n, "whists": matrix}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

@@ -93,11 +93,10 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         deals.add_column("hands (as dealt, H1 first)")
         deals.add_column("result")
         for deal in record.deals:
-            hands = " | ".join(  # the seats without a hand (4, 5 players) hold none
-                f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}"
-                for s in hand_seats(deal.dealer, players)
-            )
-            deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
+            held = hand_seats(deal.dealer, players)
+            hands = " | ".join(f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in held)
+            dealer = seat_name(deal.dealer) + ("" if deal.dealer in held else " (on the talon)")
+            deals.add_row(str(deal.number), dealer, hands, describe_deal(deal))
         console.print(deals)
     pool = record.rules.pool_target if record.order is None else record.order.pool
     sheet = Table(title=f"Scoresheet — {record.rules.name} rules, pool to {pool}")

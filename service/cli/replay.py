@@ -31,7 +31,8 @@ from domain.rules import (
 )
 from domain.rules.cards import Card
 from domain.rules.game import deal_state
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_number, seat_name
+from service.cli.common import position
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
@@ -56,22 +57,18 @@ def _trick(cards: Sequence[tuple[int, int]]) -> str:
 def render_table(
     state: DealState, deal: Mapping[str, Any], players: Sequence[str], title: str
 ) -> RenderableType:
-    """The whole table at one moment of a deal (every hand open: this is for a referee): the
-    hands H1, H2, H3 in order, then the seats without a hand (4 and 5 players, RULES.md §3.6)."""
+    """The whole table at one moment of a deal (every hand open: this is for a referee)."""
+    n = len(players)
     dealer = deal["dealer"]
     hands = Table(show_header=True, box=None, padding=(0, 2))
     hands.add_column("seat")
     hands.add_column("player")
     hands.add_column("cards")
     hands.add_column("tricks", justify="right")
-    roles = [(seat, f"H{number}") for number, seat in enumerate(deal["hand_seats"], 1)]
-    roles += [(seat, "no hand") for seat in deal["sitters"]]
-    for seat, hand in roles:
-        role = f"{seat_name(seat)} {hand}"
+    for seat in sorted(range(n), key=lambda s: hand_number(dealer, s, n)):
+        role = f"{seat_name(seat)} {position(dealer, seat, n)}"
         if seat == state.declarer:
             role += " declarer"
-        if seat == dealer:
-            role += " dealer"
         hands.add_row(
             role, players[seat], _hand(state.play.hands[seat]), str(state.play.tricks[seat])
         )

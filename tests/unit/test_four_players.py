@@ -34,6 +34,7 @@ from domain.rules import (
 )
 from domain.rules.dealing import PAIRS, deal_cards, shuffle_for
 from domain.rules.game import play_game
+from domain.rules.ruleset import TalonWhists
 from domain.rules.seats import hand_mask, hand_seats, next_hand, sitters
 from domain.rules.sitters import talon_value
 from domain.rules.view import SeatView, seat_view, visible_cards
@@ -158,17 +159,17 @@ def test_tv28_raspasy_talon_order_matters(talon: str, winner: int) -> None:
 
 
 def test_s3_3_talon_tricks_are_written_to_the_dealer() -> None:
-    """§3.3 (S000 "на общих основаниях"): the dealer's talon tricks are gora like anyone's; a
-    hand with no trick writes the zero bonus; the dealer with none writes it only on a closed
-    talon (S000) or by agreement (S003)."""
+    """§3.3 (S000 l.557 "и в гору, и в пулю на общих основаниях"): the dealer's talon tricks
+    are gora like anyone's, and with none he writes the zero bonus like a hand (S003's
+    "nothing" is an option; on a closed talon he always does, S000 l.463)."""
     res = outcome(Kind.RASPASY, -1, None, (4, 0, 4, 2))
     assert score_result(R4, res) == DealScore((0, 1, 0, 0), (4, 0, 4, 2), whists({}, 4))
     free = R4.with_options(talon_tricks_penalised=False)
     assert score_result(free, res).gora == (4, 0, 4, 0)
     none = outcome(Kind.RASPASY, -1, None, (5, 0, 5, 0))
-    assert score_result(R4, none).pool == (0, 1, 0, 0)
-    assert score_result(R4.with_options(talon_sitter_zero_bonus=True), none).pool == (0, 1, 0, 1)
-    closed = R4.with_options(raspasy_talon="closed")
+    assert score_result(R4, none).pool == (0, 1, 0, 1)
+    assert score_result(R4.with_options(talon_sitter_zero_bonus=False), none).pool == (0, 1, 0, 0)
+    closed = R4.with_options(raspasy_talon="closed", talon_sitter_zero_bonus=False)
     assert score_result(closed, none).pool == (0, 1, 0, 1)
     amnesty = R4.with_options(raspasy_amnesty=True)
     assert score_result(amnesty, res).gora == (4, 0, 4, 2)  # B took none: nothing off
@@ -347,9 +348,10 @@ def test_s3_6_five_players_the_sitter_out_returns_after_the_dealer() -> None:
 # --- the returned talon (§3.1, C-8) and the misère partner (§3.1) ---------------------------
 
 
-def test_c8_returned_talon_costs_the_refuser_the_game_value() -> None:
-    """§5.1 C-8: the winner leaves the talon shown to him and plays his own ten cards; the
-    game's value goes to his gora (or 2, or to the dealer's gora by agreement)."""
+def test_c8_returned_talon_costs_the_dealer_the_game_value() -> None:
+    """§3.1 "Talon refused (4p)": the winner leaves the talon shown to him and plays his own
+    ten cards; the game's value (or 2) goes to gora — the dealer's, as S000 l.235 ("сдатчик
+    пишет … в гору") and S003 write it; the refuser's (RULES.md §5.1 C-8) by agreement."""
     rules = R4.with_options(talon_return="game-value")
     state = act(deal4(*_SIX, rules=rules), "6♠", "pass", "pass")
     assert {str(a) for a in legal_actions(state)} == {"take talon", "return talon"}
@@ -358,11 +360,11 @@ def test_c8_returned_talon_costs_the_refuser_the_game_value() -> None:
     assert visible_cards(state, B)[1] == parse_cards(_SIX[3])
     state = act(state, "declare 7♠", "pass", "pass")
     assert state.result is not None and state.result.talon_returned
-    assert score_deal(state).gora == (4, 0, 0, 0)
+    assert score_deal(state).gora == (0, 0, 0, 4)
     two = outcome(Kind.PASSED_OUT, A, "7♠", (0, 0, 0, 0), (), (B, C), talon_returned=True)
-    assert score_result(R4.with_options(talon_return="two"), two).gora == (2, 0, 0, 0)
-    dealers = R4.with_options(talon_return="two", talon_return_dealer_gora=True)
-    assert score_result(dealers, two).gora == (0, 0, 0, 2)
+    assert score_result(R4.with_options(talon_return="two"), two).gora == (0, 0, 0, 2)
+    refuser = R4.with_options(talon_return="two", talon_return_refuser_gora=True)
+    assert score_result(refuser, two).gora == (2, 0, 0, 0)
 
 
 def test_s3_1_misere_shared_with_the_invited_dealer() -> None:
@@ -508,8 +510,8 @@ def test_four_player_pulya_hand_computed() -> None:
     5. D deals; A 8♦ made with 8, B whists alone (C passes) → A pool 6; B 2 × 6 = 12 on A; the
        talon A+K → D 2 × 6 = 12 on A.
     6. A deals; raspasy: B 5, C 0, D 3, A 2 talon tricks → gora +2, +5, 0, +3; C's zero bonus,
-       his pool closed, helps the largest open pool, A's (6, the dealer helped like anyone) → A
-       pool 7, C 10 whists on A.
+       his pool closed, helps the largest open pool, A's (6; the dealer may be helped, option
+       ``help_sitter``) → A pool 7, C 10 whists on A.
     7. B deals; D 6♣, C whists alone, A passes; D takes 4 → D gora 4; C 6 × 2 + 4 = 16 on D;
        A and B (the dealer) each their consolation 4 on D.
     8. C deals; A 9♠ given after two passes (C does not return the whist) → A pool 7 + 8: closes
@@ -529,7 +531,13 @@ def test_four_player_pulya_hand_computed() -> None:
     from domain.rules.game import finish_deal, new_game, start_deal
     from domain.rules.scoresheet import settle_final
 
-    rules = RuleSet(players=4, pool_target=10, talon_whists="tricks", sitter_return_whist=True)  # type: ignore[arg-type]
+    rules = RuleSet(
+        players=4,
+        pool_target=10,
+        talon_whists=TalonWhists.TRICKS,
+        sitter_return_whist=True,
+        help_sitter=True,
+    )
     plan: list[tuple[int, DealResult]] = [
         (D, outcome(Kind.RASPASY, -1, None, (4, 3, 1, 2), dealer=D)),
         (A, outcome(Kind.GAME, B, "6♠", (0, 6, 3, 1), (C, D), dealer=A, talon_count=1)),
@@ -677,3 +685,92 @@ def test_s3_3_exit_by_a_zero_counts_the_hands_only() -> None:
     rules = R4.with_options(raspasy_zero_ends_series=True)
     assert streak_after(rules, 0, outcome(Kind.RASPASY, -1, None, (4, 3, 3, 0))) == 1
     assert streak_after(rules, 0, outcome(Kind.RASPASY, -1, None, (5, 0, 3, 2))) == 0
+
+
+# --- found in review ------------------------------------------------------------------------
+
+
+def _returned(rules: RuleSet) -> DealState:
+    state = act(deal4(*_SIX, rules=rules), "6♠", "pass", "pass", "take talon")
+    return act(state, "discard 8♣ 7♣", "declare 6♠", "pass", "pass", "whist")
+
+
+def test_s3_2_a_claim_in_a_returned_whist_is_answered_by_the_dealer() -> None:
+    """The dealer who returned the whist answers the declarer's claim for the defence (the
+    passers have no stake), and his own claim is answered by the declarer."""
+    from domain.rules.actions import ACCEPT, REJECT, Claim
+
+    rules = R4.with_options(sitter_return_whist=True)
+    state = apply_as(_returned(rules), Claim((10, 0, 0, 0)))
+    assert state.phase is Phase.CLAIM and state.to_act == D
+    done = apply_as(state, ACCEPT)
+    assert done.phase is Phase.SCORED and done.result is not None
+    assert done.result.tricks == (10, 0, 0, 0)
+    assert apply_as(state, REJECT).phase is Phase.PLAY
+    state = act(_returned(rules), "play A♠")
+    assert actor(state) == D
+    mine = apply_as(state, Claim((1, 5, 4, 0)))
+    assert mine.to_act == A
+    assert apply_as(mine, ACCEPT).phase is Phase.SCORED
+
+
+def apply_as(state: DealState, action: Action) -> DealState:
+    from domain.rules import apply
+
+    return apply(state, action, actor(state))
+
+
+def test_s3_1_a_dealer_who_declines_the_misere_stops_seeing_the_declarers_cards() -> None:
+    """Declining the invitation he takes no part: the peek ends with it."""
+    rules = R4.with_options(misere_partner=True)
+    state = act(deal4(*_SIX, rules=rules), "misère", "pass", "pass", "invite", "reject")
+    assert state.partner == -1 and visible_cards(state, D)[0][A] is None
+
+
+def test_a17_no_returned_whist_on_a_checked_ten() -> None:
+    """A checked ten (A-17) carries no defence to return: two passes give it."""
+    rules = R4.with_options(sitter_return_whist=True, ten_checked=True, ten_whisted=False)
+    hand = "As Ks Qs Js Ts 9s Ah Kh Ad Kd"
+    state = deal4(hand, "8s 7s Qh Jh Th Qd Jd Td Kc Qc", "9h 8h 7h 9d 8d 7d Jc Tc 9c 8c",
+                  "Ac 7c", rules=rules)  # fmt: skip
+    state = act(state, "6♠", "pass", "pass", "take talon", "discard A♣ 7♣", "declare 10♠")
+    state = act(state, "pass", "pass")
+    assert state.phase is Phase.SCORED
+
+
+def test_s3_1_the_partners_own_talon_whists_are_not_shared() -> None:
+    """Sharing the misère splits what is written on the declarer, not what the partner
+    himself writes on him for the talon."""
+    rules = R4.with_options(misere_partner=True, talon_misere_seven_whists=10)
+    res = outcome(Kind.MISERE, A, "misère", (2, 4, 4, 0), partner=D, talon_count=1)
+    score = score_result(rules, res)
+    assert score.whists[D][A] == 10 and score.whists[D][D] == 0
+    assert score.gora == (10, 0, 0, 10)
+
+
+def test_sitters_write_at_the_old_hierarchys_prices() -> None:
+    """The old hierarchy (``strain_price_steps``) prices the sitter's consolation like the
+    passer's (S000: "пасовавший и сидящий на прикупе пишут")."""
+    rules = R4.with_options(strain_price_steps=(0, 2, 4, 6, 8))
+    res = outcome(Kind.GAME, A, "7NT", (5, 3, 2, 0), (B,), (C,))
+    score = score_result(rules, res)
+    assert score.whists[D][A] == score.whists[C][A] > 0
+
+
+def test_misere_sevens_need_no_trick_talon_whists() -> None:
+    """The sevens on a misère are a convention of their own (S000 l.235)."""
+    rules = R4.with_options(talon_misere_seven_whists=10)
+    assert _sold_any("7s 7h", "misère", rules) == 2
+    assert _sold_any("As Ah", "7♠", rules) == 0
+
+
+def test_s000_l653_birds_every_raspasy_player_the_dealer_included() -> None:
+    """S000 l.653 "Все игроки при распасах ставят птичку, в том числе и сдатчик": with four
+    the dealer on the talon gets his bird too."""
+    from domain.rules.birds import sign_givers
+    from domain.rules.systems import rule_set
+
+    rules = rule_set("classic-simple").with_options(players=4)
+    state = act(deal4(*_SPLIT, "7s As", rules=rules), "pass", "pass", "pass")
+    state = play_out(state)
+    assert sign_givers(state) == 0b1111

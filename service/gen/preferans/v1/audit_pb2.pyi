@@ -99,8 +99,8 @@ class RecordRulingRequest(_message.Message):
     """
     @_builtins.property
     def adjustment(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.ScoresheetRow]:
-        """What to add to the sheet, one row per seat 0, 1, 2 (gora, and whists written on each
-        seat; pool must be 0). Empty for "no change".
+        """What to add to the sheet, one row per seat 0, 1, … of the game (gora, and whists
+        written on each seat; pool must be 0). Empty for "no change".
         """
 
     def __init__(

@@ -224,7 +224,10 @@ class CreateGameRequest(_message.Message):
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
-        """Exactly three players, by seat: the first is seat 0, and so on clockwise."""
+        """One player per seat, by seat: the first is seat 0, and so on clockwise. As many as the
+        rule set's seats: its `players` option (3 unless `options_json` sets `"players"` to 4 or
+        5); another count is INVALID_ARGUMENT.
+        """
 
     @_builtins.property
     def rules(self) -> Global___RuleSet:
@@ -261,8 +264,8 @@ class CreateGameResponse(_message.Message):
 
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Three secret tokens, by seat (index 0 is seat 0's). Give each player only their own: it
-        is the `Bearer` credential for that seat.
+        """One secret token per seat, by seat (index 0 is seat 0's; `game.seats` of them). Give each
+        player only their own: it is the `Bearer` credential for that seat.
         """
 
     def __init__(
@@ -311,7 +314,7 @@ class JoinGameResponse(_message.Message):
     PLAYER_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat (0, 1 or 2) of the token in `authorization`."""
+    """The seat (0 to `game.seats` - 1) of the token in `authorization`."""
     @_builtins.property
     def player(self) -> Global___Player:
         """The player sitting in that seat (as given to CreateGame)."""
@@ -356,6 +359,7 @@ class Game(_message.Message):
     STOP_AGREED_FIELD_NUMBER: _builtins.int
     ORDER_FIELD_NUMBER: _builtins.int
     ORDERER_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -365,7 +369,10 @@ class Game(_message.Message):
     deal_number: _builtins.int
     """Number of the current deal (1-based); once finished, the number of the last deal."""
     dealer: _builtins.int
-    """Seat (0, 1, 2) of the current deal's dealer; the first hand is the next seat clockwise."""
+    """Seat (0 to `seats` - 1) of the current deal's dealer; the first hand is the next seat
+    clockwise. With four seats the dealer holds no hand ("sits on the talon"); with five, nor
+    does the seat to his right (RULES.md §3.6).
+    """
     seed_commitment: _builtins.str
     """SHA-256 (hex) of the secret seed every deal is shuffled from; the seed is revealed at
     the end (`seed_hex`), so anyone can check the deals were fair.
@@ -382,9 +389,14 @@ class Game(_message.Message):
     """The seat that must order the game now (OrderGame), after the initial rounds; -1 when
     the game is not waiting for its order.
     """
+    seats: _builtins.int
+    """How many seats the table has: the rule set's `players` (3, 4 or 5). Seats are numbered
+    0 to seats - 1 clockwise; every per-seat list has this many entries. 0 from a server that
+    predates this field: read it as 3.
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
-        """The three players, by seat 0, 1, 2."""
+        """The players who sat down at creation, by seat 0, 1, … (`seats` of them)."""
 
     @_builtins.property
     def rules(self) -> Global___RuleSet:
@@ -420,10 +432,11 @@ class Game(_message.Message):
         stop_agreed: _abc.Iterable[_builtins.int] | None = ...,
         order: Global___GameOrder | None = ...,
         orderer: _builtins.int = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "order", b"order", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -696,7 +709,7 @@ class GameSummary(_message.Message):
     """The game's version as far as the read model has followed it (may trail GetGame's)."""
     @_builtins.property
     def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The three player ids by seat 0, 1, 2, then every player who joined in place of another
+        """The player ids by seat 0, 1, … as created, then every player who joined in place of another
         (ReplacePlayer), in order: the order of `settlement`.
         """
 
@@ -1264,8 +1277,8 @@ class Claim(_message.Message):
     TRICKS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """For each seat 0, 1, 2: how many of the remaining tricks it takes. Three numbers, each
-        0 or more, summing to `10 - tricks_played`.
+        """For each seat 0, 1, … (one number per seat of the table), how many of the remaining
+        tricks it takes, each 0 or more, summing to `10 - tricks_played`.
         """
 
     def __init__(
@@ -1488,7 +1501,7 @@ class ReplacePlayerRequest(_message.Message):
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
-    """The seat whose player leaves: 0, 1 or 2."""
+    """The seat whose player leaves: 0 to Game.seats - 1."""
     created_with: _builtins.str
     """The request_id the game was created with (CreateGameRequest.request_id)."""
     creator_secret: _builtins.str
@@ -1720,7 +1733,7 @@ class SeatCards(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """Whose cards these are (0, 1, 2)."""
+    """Whose cards these are (0 to Game.seats - 1)."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards in notation ("7♠", "10♥", …)."""
@@ -1748,7 +1761,7 @@ class Call(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CALL_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat that called (0, 1, 2)."""
+    """The seat that called (0 to Game.seats - 1)."""
     call: _builtins.str
     """In notation: "6♠", "misère", "here", "pass", "whist", "half-whist"."""
     def __init__(
@@ -1838,7 +1851,7 @@ class DealResult(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, 2."""
+        """Tricks taken by each seat 0, 1, … (one number per seat)."""
 
     def __init__(
         self,
@@ -1910,10 +1923,11 @@ class SeatView(_message.Message):
     BOMB_SIGNS_FIELD_NUMBER: _builtins.int
     ROBBER_OWED_FIELD_NUMBER: _builtins.int
     ROBBER_WRITTEN_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
-    """The viewing seat (the token's): 0, 1 or 2."""
+    """The viewing seat (the token's): 0 to `seats` - 1."""
     deal_number: _builtins.int
     """The current deal's number (1-based); once the game is over, the last deal's."""
     version: _builtins.int
@@ -1974,6 +1988,11 @@ class SeatView(_message.Message):
     """
     robber_written: _builtins.bool
     """Every pool has closed: `robber_owed` was written to gora then."""
+    seats: _builtins.int
+    """How many seats the table has (as Game.seats: 3, 4 or 5). A seat without a hand in this
+    deal (the four-seat dealer, and with five seats the one who dealt before) sees an empty
+    `hand`; 0 from a server that predates this field: read it as 3.
+    """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -2142,10 +2161,11 @@ class SeatView(_message.Message):
         bomb_signs: _abc.Iterable[Global___BombSigns] | None = ...,
         robber_owed: _abc.Iterable[Global___RobberDebt] | None = ...,
         robber_written: _builtins.bool = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "seats", b"seats", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -2218,14 +2238,14 @@ class ScoresheetRow(_message.Message):
     GORA_FIELD_NUMBER: _builtins.int
     WHISTS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat (0, 1, 2) this row is for."""
+    """The seat (0 to Game.seats - 1) this row is for."""
     pool: _builtins.int
     """Pool points written for this seat (0 in a ruling's adjustment)."""
     gora: _builtins.int
     """Gora (mountain) points written on this seat: penalties, settled against it at the end."""
     @_builtins.property
     def whists(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Whists this seat wrote on each seat 0, 1, 2 (0 on itself)."""
+        """Whists this seat wrote on each seat 0, 1, … in order (0 on itself)."""
 
     def __init__(
         self,
@@ -2276,7 +2296,7 @@ class ScoresheetDeal(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, 2."""
+        """Tricks taken by each seat 0, 1, … (one number per seat)."""
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
@@ -2346,7 +2366,7 @@ class BombSigns(_message.Message):
     OWED_FIELD_NUMBER: _builtins.int
     CROSSED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat (0, 1, 2)."""
+    """The seat (0 to Game.seats - 1)."""
     @_builtins.property
     def owed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The levels he still owes, the first to be played first."""
@@ -2886,15 +2906,20 @@ class GameCreatedEvent(_message.Message):
     LEAGUE_FIELD_NUMBER: _builtins.int
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for none)."""
     seed_commitment: _builtins.str
     """SHA-256 (hex) of the secret seed, published now; the seed comes with GameFinishedEvent."""
     first_dealer: _builtins.int
     """The seat that deals the first deal."""
+    seats: _builtins.int
+    """How many seats the table has (as Game.seats: 3, 4 or 5; 0 from a server that predates
+    this field: read it as 3).
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
-        """The three players, by seat."""
+        """The players, by seat (`seats` of them)."""
 
     @_builtins.property
     def rules(self) -> Global___RuleSet:
@@ -2908,10 +2933,11 @@ class GameCreatedEvent(_message.Message):
         league: _builtins.str = ...,
         seed_commitment: _builtins.str = ...,
         first_dealer: _builtins.int = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_dealer", b"first_dealer", "league", b"league", "players", b"players", "rules", b"rules", "seed_commitment", b"seed_commitment"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_dealer", b"first_dealer", "league", b"league", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3011,7 +3037,7 @@ class DealScoredEvent(_message.Message):
     """Classic: the level of the bomb sign the declarer played on, as in ScoresheetDeal.sign."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, 2."""
+        """Tricks taken by each seat 0, 1, … (one number per seat)."""
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:

@@ -154,7 +154,7 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game for three players and deals its first deal. Returns one secret token
+        """Creates a game for 3, 4 or 5 players and deals its first deal. Returns one secret token
         per seat (signed by the server, never stored; they expire and can be revoked).
         Idempotent by request_id; a retry returns tokens only with the same creator_secret.
         """

@@ -56,7 +56,7 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.CreateGameRequest, _game_pb2.CreateGameResponse]
-    """Creates a game for three players and deals its first deal. Returns one secret token
+    """Creates a game for 3, 4 or 5 players and deals its first deal. Returns one secret token
     per seat (signed by the server, never stored; they expire and can be revoked).
     Idempotent by request_id; a retry returns tokens only with the same creator_secret.
     """
@@ -170,7 +170,7 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_pb2.CreateGameRequest, _game_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Creates a game for three players and deals its first deal. Returns one secret token
+    """Creates a game for 3, 4 or 5 players and deals its first deal. Returns one secret token
     per seat (signed by the server, never stored; they expire and can be revoked).
     Idempotent by request_id; a retry returns tokens only with the same creator_secret.
     """
@@ -287,7 +287,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_pb2.CreateGameResponse, _abc.Awaitable[_game_pb2.CreateGameResponse]]:
-        """Creates a game for three players and deals its first deal. Returns one secret token
+        """Creates a game for 3, 4 or 5 players and deals its first deal. Returns one secret token
         per seat (signed by the server, never stored; they expire and can be revoked).
         Idempotent by request_id; a retry returns tokens only with the same creator_secret.
         """
