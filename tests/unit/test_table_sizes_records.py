@@ -274,7 +274,7 @@ def test_replay_frames_show_the_seat_on_the_talon() -> None:
     console.print(next(iter(frames(rec))))
     screen = console.export_text()
     assert "A H1" in screen and "B H2" in screen and "C H3" in screen
-    assert "D no hand dealer" in screen
+    assert "D dealer, on the talon" in screen
 
 
 def test_the_scoresheet_has_a_column_per_player_and_whists_on_each_other() -> None:
@@ -305,8 +305,8 @@ def test_a_ruling_adjustment_for_four_seats() -> None:
         "gora": [0, 0, 0],
         "whists": [[0, 1, 0], [0, 0, 0], [0, 0, 0]],
     }
-    with pytest.raises(ValueError, match="needs 4 rows"):
-        _adjustment("0,0,0,0", "1,0;0,0;0,0")
+    with pytest.raises(ValueError, match="a row per seat"):
+        _adjustment("0,0,0,0", "1;0")
     with pytest.raises(ValueError, match="on the 3 other seats"):
         _adjustment("0,0,0,0", "1,0;0,0;0,0;0,0")
 
