@@ -1,7 +1,7 @@
 """League statistics of 4- and 5-seat games, on both stores (issue 13; RULES.md §3.6, §1.11).
 
-Whole games of four and five players are played through the ``Game`` aggregate with random
-decisions and saved in the store; the stats projection then counts them like any game: every
+Whole games of four and five players are created and played through the application with
+random decisions; the stats projection then counts them like any game: every
 game's results and the league's settlement sum to zero, each player is rated against all his
 opponents (the rating changes only move points between a game's players), head-to-head covers
 every pair of a table, the raspasy counters count only the seats holding a hand, and a rebuild
@@ -10,7 +10,6 @@ from the events gives the same tables.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import uuid
 from collections import Counter
@@ -20,34 +19,36 @@ from typing import Any
 
 import pytest
 
-from domain.model import Game
 from domain.rating import INITIAL_RATING
 from domain.rules import (
     Action,
     RuleSet,
     SeatView,
-    actor,
-    awaiting_order,
-    seat_view,
-    seed_commitment,
 )
 from domain.rules.actions import Bomb, Claim
-from domain.rules.game import game_orderer
 from domain.rules.seats import hand_mask
 from domain.rules.state import Kind
 from domain.rules.systems import CLASSIC, rule_set
 from projections import standard_runners
 from projections import stats_queries as q
 from service.app.application import PreferansApplication
-from tests.integration.helpers import dump_tables, replay_in_domain, topic
+from tests.integration.helpers import dump_tables, play, replay_in_domain, topic
 
 STATS_TABLES = ("stats_games", "stats_players", "stats_leagues", "stats_pairs", "stats_results")
 LEAGUE = "tables"
-TABLES = (
-    ["ann", "bob", "cid", "dan"],
-    ["bob", "cid", "dan", "eve"],
-    ["ann", "bob", "cid", "dan", "eve"],
-)
+TABLES = {
+    4: (
+        ["ann", "bob", "cid", "dan"],
+        ["bob", "cid", "dan", "eve"],
+        ["eve", "ann", "bob", "cid"],
+    ),
+    5: (
+        ["ann", "bob", "cid", "dan", "eve"],
+        ["fay", "ann", "bob", "cid", "dan"],
+    ),
+}
+"""A league's games share its rule set, the number of seats included (``LeagueRulesDiffer``):
+one league of tables of four, one of five."""
 
 
 def _policy(rng: random.Random) -> Any:
@@ -64,38 +65,22 @@ def _policy(rng: random.Random) -> Any:
 
 
 def _game(
-    players: list[str], number: int, rules: RuleSet | None = None, league: str = LEAGUE
-) -> Game:
-    """A whole game of ``players`` (4 or 5) in the league, played with random decisions (a
-    game to be ordered is ordered by its orderer at the agreed pool, not until time)."""
-    seed = hashlib.sha256(f"{league}/{number}".encode()).digest()
+    app: PreferansApplication,
+    players: list[str],
+    number: int,
+    rules: RuleSet | None = None,
+    league: str = LEAGUE,
+) -> uuid.UUID:
+    """A whole game of ``players`` (4 or 5) in the league, created and played through the
+    application with random decisions (a game to be ordered is ordered at the agreed pool)."""
     if rules is None:
         rules = rule_set("default").with_options(players=len(players), pool_target=4)
-    game: Game = Game._create(
-        Game.Created,
-        id=uuid.uuid4(),
-        seat=-1,
-        request_id="create",
-        players=players,
-        rules=rules.to_dict(),
-        league=league,
-        seed_commitment=seed_commitment(seed),
-        token_hashes=[""] * len(players),
-        first_dealer=number % len(players),
+    created = app.create_game(
+        players, f"create-{league}-{number}-{uuid.uuid4()}", rules=rules, league=league
     )
-    game.deal_first(seed, "create")
-    policy = _policy(random.Random(seed))
-    step = 0
-    while not game.finished:
-        step += 1
-        if awaiting_order(game.state):
-            game.order(game_orderer(game.state), rules.pool_target, 0, f"o{step}", seed)
-            continue
-        deal = game.state.deal
-        assert deal is not None and game.state.deal_number <= 80
-        seat = actor(deal)
-        game.act(seat, policy(seat_view(deal, seat)), f"r{step}", seed)
-    return game
+    play(app, created.game_id, _policy(random.Random(f"{league}/{number}")))
+    assert app.get_game(created.game_id).finished
+    return created.game_id
 
 
 def _expected(app: PreferansApplication, game_ids: list[uuid.UUID]) -> dict[str, Counter[str]]:
@@ -121,32 +106,34 @@ def _expected(app: PreferansApplication, game_ids: list[uuid.UUID]) -> dict[str,
     return out
 
 
-def test_four_and_five_seat_games_in_the_league_statistics(app: PreferansApplication) -> None:
-    games = [_game(players, i) for i, players in enumerate(TABLES)]
-    for game in games:
-        app.save(game)
-    game_ids = [game.id for game in games]
+@pytest.mark.parametrize("seats", [4, 5])
+def test_four_and_five_seat_games_in_the_league_statistics(
+    app: PreferansApplication, seats: int
+) -> None:
+    tables = TABLES[seats]
+    league = f"{LEAGUE}-{seats}"
+    game_ids = [_game(app, players, i, league=league) for i, players in enumerate(tables)]
     (runner,) = standard_runners(app, app.db, ("stats",), batch=50).values()
     assert runner.catch_up() > 0
 
-    totals = q.league_totals(app.db, LEAGUE)
+    totals = q.league_totals(app.db, league)
     assert totals is not None
-    assert totals["games"] == 3 and totals["players"] == 5
+    names = sorted({p for players in tables for p in players})
+    assert totals["games"] == len(tables) and totals["players"] == len(names)
     assert totals["settlement_sum"] == "0"
 
-    results = q.game_results(app.db, LEAGUE)
+    results = q.game_results(app.db, league)
     by_game: dict[str, list[dict[str, Any]]] = {}
     for row in results:
         by_game.setdefault(row["game_id"], []).append(row)
-    assert sorted(len(rows) for rows in by_game.values()) == [4, 4, 5]
+    assert [len(rows) for rows in by_game.values()] == [seats] * len(tables)
     for rows in by_game.values():
         assert sum(Fraction(r["settlement"]) for r in rows) == 0  # §1.11
         # One rating update per game over every opponent: the changes sum to zero.
         change = sum(r["rating_after"] - r["rating_before"] for r in rows)
         assert change == pytest.approx(0.0, abs=1e-9)
 
-    names = sorted({p for players in TABLES for p in players})
-    stats = {p: q.player_stats(app.db, LEAGUE, p) for p in names}
+    stats = {p: q.player_stats(app.db, league, p) for p in names}
     assert all(s is not None for s in stats.values())
     assert sum(Fraction(s["settlement_total"]) for s in stats.values() if s) == 0
     ratings = [s["rating"] for s in stats.values() if s]
@@ -154,14 +141,17 @@ def test_four_and_five_seat_games_in_the_league_statistics(app: PreferansApplica
     expected = _expected(app, game_ids)
     for player, s in stats.items():
         assert s is not None
-        assert s["games"] == sum(player in t for t in TABLES)
+        assert s["games"] == sum(player in t for t in tables)
         assert s["deals"] == expected[player]["deals"]
         assert (s["pool"], s["gora"]) == (expected[player]["pool"], expected[player]["gora"])
         assert s["raspasy"]["deals"] == expected[player]["raspasy"]
 
     for a, b in combinations(names, 2):
-        both = sum(a in t and b in t for t in TABLES)
-        pair = q.head_to_head(app.db, LEAGUE, a, b)
+        both = sum(a in t and b in t for t in tables)
+        pair = q.head_to_head(app.db, league, a, b)
+        if not both:  # never at the same table
+            assert pair is None
+            continue
         assert pair is not None and pair["games"] == both
         assert pair["a_ahead"] + pair["b_ahead"] + pair["equal"] == both
 
@@ -188,17 +178,15 @@ def test_classic_with_four_counts_the_dealers_bomb_signs_as_the_core_gives_them(
     the dealer on the talon, though no event says so; the projection's signs and crossings
     equal the rules core's own ledger of the same logs, and the league still sums to zero."""
     players = ["ann", "bob", "cid", "dan"]
-    games = [_game(players, i, CLASSIC4, CLASSIC_LEAGUE) for i in range(2)]
-    for game in games:
-        app.save(game)
+    game_ids = [_game(app, players, i, CLASSIC4, CLASSIC_LEAGUE) for i in range(2)]
     (runner,) = standard_runners(app, app.db, ("stats",), batch=37).values()
     runner.catch_up()
     signs: Counter[str] = Counter()
     crossed: Counter[str] = Counter()
     declared: Counter[str] = Counter()
     bomb_deals = 0
-    for game in games:
-        events = app.game_events(game.id)
+    for game_id in game_ids:
+        events = app.game_events(game_id)
         for event in events:
             if topic(event) in ("BombDeclared", "BombJoined"):
                 declared[f"{players[event.seat]}/{topic(event)}"] += 1
