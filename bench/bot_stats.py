@@ -1,4 +1,4 @@
-"""Bot-vs-bot statistics: what whole games of three ``make_bot()`` players look like.
+"""Bot-vs-bot statistics: what whole games of ``make_bot()`` players look like.
 
 Run: ``.venv/bin/python bench/bot_stats.py --deals 10000`` (``--system sochi`` for a named
 system of docs/SYSTEMS.md; default: the default profile). Plays whole games (``play_game``)
@@ -7,7 +7,8 @@ each deal kind, how often played trick contracts and misères are made, the aver
 level, how many games finished (by the rule set's ending) and the bot-vs-bot deals per second.
 Under a Classic auction (``--system classic``) also the bombs declared and joined, the dark
 games (made, switched to misère) and the games without talon; ``--max-deals`` caps each game
-(a Classic game played until time never ends in this clockless driver).
+(a Classic game played until time never ends in this clockless driver). ``--players 4`` (or 5)
+seats a bot at every seat of a larger table (RULES.md §3.6: every deal still has three hands).
 """
 
 from __future__ import annotations
@@ -159,10 +160,16 @@ def main() -> None:
         "--system", default="default", choices=sorted(RULE_SETS), help="the rule system"
     )
     parser.add_argument("--max-deals", type=int, default=500, help="deals per game (at most)")
+    parser.add_argument(
+        "--players", type=int, default=0, choices=(3, 4, 5), help="seats (default: the system's)"
+    )
     args = parser.parse_args()
-    bots: list[Policy] = [make_bot(args.style), make_bot(args.style), make_bot(args.style)]
-    print(f"system: {args.system}")
-    print(report(run(args.deals, bots, RULE_SETS[args.system], args.max_deals)))
+    rules = RULE_SETS[args.system]
+    if args.players:
+        rules = rules.with_options(players=args.players)
+    bots: list[Policy] = [make_bot(args.style) for _ in range(rules.players)]
+    print(f"system: {args.system}, {rules.players} players")
+    print(report(run(args.deals, bots, rules, args.max_deals)))
 
 
 if __name__ == "__main__":

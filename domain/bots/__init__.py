@@ -1,7 +1,8 @@
 """Bot players: deterministic policies ``SeatView -> Action`` that play sensible Preferans.
 
-``make_bot()`` returns a ``Bot``; three of them play a whole game with
-``domain.rules.play_game(seed, [make_bot(), make_bot(), make_bot()])``. A bot sees only its
+``make_bot()`` returns a ``Bot``; one in every seat play a whole game with
+``domain.rules.play_game(seed, [make_bot() for _ in range(rules.players)], rules)`` (three,
+four or five seats: every deal has three hands, RULES.md §3.6). A bot sees only its
 seat's view (never a hidden card), uses no randomness, clock or I/O, and always answers with
 one of ``view.legal``. Hand evaluation lives in ``evaluate``, the auction and whisting in
 ``auction``, card play in ``tricks`` (trick contracts) and ``ducking`` (misère, raspasy).

@@ -9,16 +9,27 @@ declare or join a bomb or bid a dark six before looking, when ``domain.bots.clas
 the blind gamble sensible from the public part of its view; otherwise it looks first and bids,
 without talon where that is the cheaper call its hand supports. As a dark declarer it looks,
 then switches to misère with a misère hand or takes the talon.
+
+At a table of four or five (RULES.md §3.6) a seat without a hand this deal (the dealer on the
+talon, the fifth player sitting out) decides only where the rules give it the dealer's rights
+(``domain.rules.sitters``), in ``sitter_choice``: invited to share a misère, it accepts when the
+declarer's cards it was shown are as safe as the bot would want its own for a misère; it joins
+no bomb and returns no whist (the two passers' hands fell short of the bots' own whisting
+thresholds, so the whist alone on both would too). Had it returned a whist, it would play the
+passers' open hands like any defender.
 """
 
 from __future__ import annotations
 
 from domain.bots import auction, classic
 from domain.bots.ducking import ducking_card
-from domain.bots.knowledge import Table
+from domain.bots.evaluate import misere_danger
+from domain.bots.knowledge import Table, seats_of
 from domain.bots.tricks import trick_card
 from domain.rules.actions import (
+    ACCEPT,
     LOOK,
+    PASS,
     PLAYS,
     PREFERANS,
     REJECT,
@@ -48,6 +59,8 @@ class Bot:
     def decide(self, view: SeatView) -> Action:
         """The bot's choice for ``view`` (``view.legal`` must not be empty)."""
         phase = view.phase
+        if phase in SITTER_PHASES and view.seat not in seats_of(view):
+            return sitter_choice(view, self.style.misere_danger)
         if phase is Phase.PLAY:
             return play_card(view)
         if LOOK in view.legal:  # Classic: a bomb, a join or a dark six, else it looks
@@ -85,6 +98,24 @@ class Bot:
         if action in view.legal:
             return action
         return view.legal[0]
+
+
+SITTER_PHASES = frozenset({Phase.BIDDING, Phase.TALON, Phase.WHISTING})
+"""The phases in which a seat without a hand may be asked (a bomb to join, a misère to share, a
+whist to return); in the play it acts only for hands it defends."""
+
+
+def sitter_choice(view: SeatView, misere_limit: int) -> Action:
+    """A seat without a hand this deal (§3.6), asked by the rules: on a misère invitation
+    (``ACCEPT``/``REJECT`` before the talon is taken) it accepts when the declarer's cards it
+    was shown have a misère exposure of at most ``misere_limit``; otherwise it passes where it
+    may, else it takes the first action offered."""
+    legal = view.legal
+    if ACCEPT in legal and REJECT in legal and view.declarer >= 0:
+        shown = view.hands[view.declarer]
+        safe = shown is not None and misere_danger(shown) <= misere_limit
+        return ACCEPT if safe else REJECT
+    return PASS if PASS in legal else legal[0]
 
 
 def write_off_choice(view: SeatView) -> Action:

@@ -28,7 +28,7 @@ def _above(card: int) -> int:
 
 
 def _others(table: Table) -> list[int]:
-    return [s for s in range(3) if s != table.seat]
+    return list(table.others())
 
 
 def _shed(table: Table, legal: int, opponents: int) -> int:
@@ -114,8 +114,8 @@ def _high_keep_low(legal: int) -> int:
 def _catching_lead(table: Table) -> int:
     """Lead to force the misère declarer over: the suit where all his cards lie above."""
     decl = table.declarer
-    partner = next(s for s in range(3) if s not in (decl, table.seat))
-    partner_next = (table.seat + 1) % 3 == partner
+    partner = table.partner()
+    partner_next = table.next_hand() == partner
     best_card, best_score = -1, -1e9
     for suit in range(4):
         mine = table.legal & SUIT_MASKS[suit]

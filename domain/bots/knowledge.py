@@ -4,6 +4,13 @@
 the sole whister plays), the cards no one has shown (``unknown``), the suits each seat is known
 to be void in (it did not follow), the trick in progress with its led suit and current winner,
 and the cards each other seat may still hold.
+
+Every deal has three hands, whatever the number of seats (RULES.md §3.6): with four players the
+dealer sits on the talon, with five the dealer and the seat to his right sit out. ``Table.seats``
+are the seats holding the hands (H1, H2, H3); a seat without a hand holds nothing and plays no
+card. On an open-talon raspasy at four or five the talon card of tricks 1 and 2 is the dealer's
+lead and wins the trick for him unless a hand beats it (§3.3 "Talon open, 4p"): the bot counts
+it as the card to beat.
 """
 
 from __future__ import annotations
@@ -12,10 +19,16 @@ from typing import NamedTuple
 
 from domain.rules.actions import PlayCard
 from domain.rules.cards import SUIT_MASKS
+from domain.rules.seats import HANDS, hand_seats
 from domain.rules.view import SeatView
 
 FULL = (1 << 32) - 1
-PLAYERS = 3
+
+
+def seats_of(view: SeatView) -> tuple[int, int, int]:
+    """The seats holding this deal's three hands, from the view (one entry per seat in
+    ``view.hands``)."""
+    return hand_seats(view.dealer, len(view.hands))
 
 
 def key(card: int, led: int, trump: int) -> int:
@@ -77,6 +90,8 @@ class Table(NamedTuple):
     misere: bool
     shown: int
     """Mask of seats (bit ``1 << seat``) whose hands the viewer sees."""
+    seats: tuple[int, int, int]
+    """The seats holding the deal's hands, H1 H2 H3 (every seat with three players)."""
 
     @staticmethod
     def of(view: SeatView) -> Table:
@@ -100,7 +115,9 @@ class Table(NamedTuple):
                 seen |= h
         if view.discard is not None:
             seen |= view.discard
-        voids = [0] * PLAYERS
+        players = len(view.hands)
+        seats = seats_of(view)
+        voids = [0] * players
         for number, trick in enumerate(view.history):
             led = _led(view, number, trick.cards)
             for who, card in trick.cards:
@@ -110,6 +127,9 @@ class Table(NamedTuple):
         number = len(view.history)
         led = _led(view, number, view.trick) if (view.trick or raspasy) else -1
         best_seat, best_key = -1, -1
+        lead_card = view.talon[number] if raspasy and players > HANDS and number < 2 else None
+        if lead_card is not None:  # the dealer's lead: it wins unless beaten (§3.3)
+            best_seat, best_key = view.dealer, lead_card
         for who, card in view.trick:
             seen |= 1 << card
             k = key(card, led, trump)
@@ -123,8 +143,11 @@ class Table(NamedTuple):
                     seen |= 1 << t
         unknown = FULL & ~seen
         holds = []
-        for s in range(PLAYERS):
+        for s in range(players):
             visible = view.hands[s]
+            if s not in seats:
+                holds.append(0)  # sitting out this deal: no hand (§3.6)
+                continue
             if visible is not None:
                 holds.append(visible)
                 continue
@@ -133,7 +156,7 @@ class Table(NamedTuple):
                 if (voids[s] >> suit) & 1:
                     mask &= ~SUIT_MASKS[suit]
             holds.append(mask)
-        later = tuple((seat + i) % PLAYERS for i in range(1, PLAYERS - len(view.trick)))
+        later = _later(seats, seat, view.trick)
         return Table(
             seat,
             hand,
@@ -151,7 +174,21 @@ class Table(NamedTuple):
             raspasy,
             misere,
             sum(1 << s for s, h in enumerate(view.hands) if h is not None),
+            seats,
         )
+
+    def others(self) -> tuple[int, int]:
+        """The two other seats holding a hand (in hand order after ``seat``)."""
+        i = self.seats.index(self.seat)
+        return self.seats[(i + 1) % HANDS], self.seats[(i + 2) % HANDS]
+
+    def partner(self) -> int:
+        """The other defender of a contract (the seat on turn defends)."""
+        return next(s for s in self.seats if s not in (self.declarer, self.seat))
+
+    def next_hand(self) -> int:
+        """The hand that plays after ``seat`` (clockwise among the hands)."""
+        return self.seats[(self.seats.index(self.seat) + 1) % HANDS]
 
     def partners(self, a: int, b: int) -> bool:
         """True if seats ``a`` and ``b`` play on the same side (the defenders)."""
@@ -177,6 +214,15 @@ class Table(NamedTuple):
     def opponents_may_beat(self, target: int) -> bool:
         """Could any opponent still to play beat ``target``?"""
         return any(self.may_beat(s, target) for s in self.later if not self.partners(s, self.seat))
+
+
+def _later(
+    seats: tuple[int, int, int], seat: int, trick: tuple[tuple[int, int], ...]
+) -> tuple[int, ...]:
+    """The hands still to play to the trick after ``seat``, in playing order."""
+    i = seats.index(seat)
+    played = [who for who, _ in trick]
+    return tuple(s for s in (seats[(i + 1) % HANDS], seats[(i + 2) % HANDS]) if s not in played)
 
 
 def _led(view: SeatView, number: int, played: tuple[tuple[int, int], ...]) -> int:

@@ -98,7 +98,7 @@ def _declarer_lead(table: Table) -> int:
         if not _is_winner(table, top):
             continue
         if trumps_out and any(
-            (table.voids[s] >> suit) & 1 for s in range(3) if not table.partners(s, table.seat)
+            (table.voids[s] >> suit) & 1 for s in table.seats if not table.partners(s, table.seat)
         ):
             continue
         cash.append((held.bit_count(), top))
@@ -145,7 +145,7 @@ def _defender_lead(table: Table) -> int:
             winners.append((suit_of(declarer_holds, suit).bit_count(), top))
     if winners:
         return max(winners)[1]
-    partner = next(s for s in range(3) if s not in (decl, table.seat))
+    partner = table.partner()
     partner_hand = table.holds[partner]
     for suit in range(4):
         held = suit_of(hand, suit)

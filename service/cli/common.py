@@ -9,8 +9,20 @@ import secrets
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from domain.rules.seats import hand_seats
+
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
+
+
+def position(dealer: int, seat: int, players: int) -> str:
+    """A seat's part in the deal (RULES.md §3.6): ``H1`` … ``H3`` (``H3 dealer`` with three
+    players); with four or five the dealer holds no hand and "sits on the talon", and with five
+    the seat to his right (who dealt before him) sits out too."""
+    held = hand_seats(dealer, players)
+    if seat not in held:
+        return "dealer, on the talon" if seat == dealer else "sits out"
+    return f"H{held.index(seat) + 1}" + (" dealer" if seat == dealer else "")
 
 
 def seed_from(text: str | None) -> bytes:

@@ -36,9 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and option of ``pref`` (each with its help text)."""
     parser = argparse.ArgumentParser(prog="pref", description="Preferans game service")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="play a whole game of three bots and print the scoresheet")
+    demo = sub.add_parser("demo", help="play a whole game of bots and print the scoresheet")
     demo.add_argument("--seed", help="any text; the same text replays the same game")
-    demo.add_argument("--dealer", type=int, default=0, choices=(0, 1, 2), help="first dealer")
+    demo.add_argument(
+        "--dealer", type=int, default=0, choices=range(5), help="first dealer (a seat: 0, 1, …)"
+    )
     demo.add_argument("--max-deals", type=int, default=500, help="stop early after this many")
     demo.add_argument("--quiet", action="store_true", help="print only the final scoresheet")
     demo.add_argument("--deals", type=deals_arg, default=DEFAULT_TIME_DEALS, help=DEALS_HELP)
@@ -147,7 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--deal", type=int, required=True, help="the deal's number")
     rule.add_argument("--reason", required=True, help="the ruling's reason (1-500 chars)")
     rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
-    rule.add_argument("--whists", help="whist deltas, 'w01,w02;w10,w12;w20,w21'")
+    rule.add_argument(
+        "--whists",
+        help="whist deltas, a row per seat of its whists on the others clockwise from "
+        "its left, like 'w01,w02;w12,w10;w20,w21' for three seats",
+    )
     rule.add_argument("--auditor", default="auditor", help="who rules (a label)")
     rule.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
     rule.add_argument("--store", help=store_help)
@@ -162,9 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
     tls_client_options(bots)
     bots.set_defaults(func=cmd_bots)
 
-    play = sub.add_parser("play", help="play a game against two bots through a server")
+    play = sub.add_parser("play", help="play a game against bots through a server")
     play.add_argument("--server", default="127.0.0.1:50051", help="the server's host:port")
-    play.add_argument("--seat", type=int, default=0, choices=(0, 1, 2), help="your seat")
+    play.add_argument(
+        "--seat", type=int, default=0, choices=range(5), help="your seat (0, 1, … players - 1)"
+    )
     add_rules_options(play)
     play.add_argument("--name", default="", help="your player id (default: your login)")
     play.add_argument("--bot-delay", type=float, default=0.4, help="seconds before a bot moves")

@@ -1,9 +1,10 @@
-"""``pref play``: a person plays a whole game in the terminal against two bots, through the server.
+"""``pref play``: a person plays a whole game in the terminal against bots, through the server.
 
-The game is created through the gRPC API; the person keeps their own seat token and the two bots
-play the other seats in this process, each from its own seat's view (as ``service.cli.botplay``).
-The person's seat watches the game's events (``WatchGameBatches``, flattened); whenever the stream
-has caught up with the last command, the table is redrawn and whoever is on turn decides.
+The game is created through the gRPC API; the person keeps their own seat token and bots play
+the other seats (two to four: ``rules.players``, RULES.md §3.6) in this process, each from its
+own seat's view (as ``service.cli.botplay``). The person's seat watches the game's events
+(``WatchGameBatches``, flattened); whenever the stream has caught up with the last command, the
+table is redrawn and whoever is on turn decides.
 
 Three parts, each testable without a terminal:
 
@@ -51,11 +52,11 @@ from domain.rules import (
     parse_cards,
 )
 from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
-from domain.rules.seats import hand_number, seat_name
+from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import initial_deals
 from service.app.simulate import ORDER_MINUTES
 from service.cli.botplay import Creator, game_rules, order_choice
-from service.cli.common import client_for
+from service.cli.common import client_for, position
 from service.cli.rules import rules_from_args
 from service.cli.viewstate import sheet_from_proto, view_from_proto
 from service.client import GameClient, SeatClient
@@ -127,12 +128,21 @@ def _call_text(call: str) -> Text:
     return Text(call, style="bold")
 
 
-def _short_names(view_seat: int) -> list[str]:
-    return [seat_name(s) + (" (you)" if s == view_seat else "") for s in range(3)]
+def seat_count(view: pb.SeatView) -> int:
+    """The seats at the table (3 to 5): a view counts the tricks of every seat."""
+    return len(view.tricks) or 3
 
 
-def _player_names(names: Sequence[str] | None) -> list[str]:
-    return list(names) if names else ["", "", ""]
+def _names(players: int) -> list[str]:
+    return [seat_name(s) for s in range(players)]
+
+
+def _short_names(view_seat: int, players: int = 3) -> list[str]:
+    return [seat_name(s) + (" (you)" if s == view_seat else "") for s in range(players)]
+
+
+def _player_names(names: Sequence[str] | None, players: int = 3) -> list[str]:
+    return list(names) if names else [""] * players
 
 
 def _cards_held(view: pb.SeatView, seat: int) -> int:
@@ -150,7 +160,7 @@ def _trick_text(cards: Iterable[Any], names: Sequence[str], winner: int = -1) ->
     for played in cards:
         if out:
             out.append("  ")
-        who = names[played.seat] if 0 <= played.seat < 3 else "talon"
+        who = names[played.seat] if 0 <= played.seat < len(names) else "talon"
         out.append(f"{who} ", style="cyan")
         out.append_text(card_text(played.card))
     if not out:
@@ -185,7 +195,7 @@ def _contract_text(view: pb.SeatView) -> Text:
         out.append(" without talon", style="bold magenta")
     if view.whist_calls:
         out.append("\nwhisting: ")
-        out.append_text(_calls_text(view.whist_calls, [seat_name(s) for s in range(3)]))
+        out.append_text(_calls_text(view.whist_calls, _names(seat_count(view))))
     if view.whisters:
         out.append("\nwhisters: " + ", ".join(seat_name(s) for s in view.whisters))
     if view.HasField("open_defence"):
@@ -211,8 +221,10 @@ def _talon_text(view: pb.SeatView) -> Text:
 def scoresheet_table(
     sheet: pb.Scoresheet, names: Sequence[str] | None = None, pool_target: int = 0
 ) -> Table:
-    """Totals: pool, gora and whists written by each seat on the others (and the settlement)."""
-    players = _player_names(names)
+    """Totals: pool, gora and whists written by each seat on the others (and the settlement):
+    a row per seat, a whists column per seat (blank on the seat's own row)."""
+    count = max(len(names or ()), len(sheet.totals), *(len(r.whists) for r in sheet.totals), 3)
+    players = _player_names(names, count)
     if sheet.HasField("order"):
         pool_target = sheet.order.pool
     title = "Scoresheet" + (f" — pool to {pool_target}" if pool_target else "")
@@ -222,7 +234,7 @@ def scoresheet_table(
     table.add_column("seat")
     table.add_column("pool", justify="right")
     table.add_column("gora", justify="right")
-    for other in range(3):
+    for other in range(count):
         table.add_column(f"whists on {seat_name(other)}", justify="right")
     signs = {row.seat: row for row in sheet.bomb_signs}
     if signs:
@@ -233,12 +245,13 @@ def scoresheet_table(
     if sheet.settlement:
         table.add_column("result", justify="right", no_wrap=True)
     rows = {row.seat: row for row in sheet.totals}
-    for seat in range(3):
+    for seat in range(count):
         row = rows.get(seat)
         label = seat_name(seat) + (f" {players[seat]}" if players[seat] else "")
-        whists = list(row.whists) if row else [0, 0, 0]
+        whists = list(row.whists) if row else []
+        whists += [0] * (count - len(whists))
         cells: list[str | Text] = [label, str(row.pool if row else 0), str(row.gora if row else 0)]
-        cells += ["" if other == seat else str(whists[other]) for other in range(3)]
+        cells += ["" if other == seat else str(whists[other]) for other in range(count)]
         if signs:
             cells.append(bomb_signs_text(signs.get(seat)))
         if robber:
@@ -316,9 +329,11 @@ def render_view(
     log: Sequence[str] = (),
 ) -> RenderableType:
     """The whole table as ``view.seat`` sees it: a pure function of the API's messages."""
-    players = _player_names(names)
+    count = seat_count(view)
+    players = _player_names(names, count)
     me = view.seat
-    labels = _short_names(me)
+    labels = _short_names(me, count)
+    held = hand_seats(view.dealer, count)
     my_turn = view.actor == me and len(view.legal_actions) > 0
 
     header = Text()
@@ -348,16 +363,18 @@ def render_view(
     seats.add_column("tricks", justify="right")
     seats.add_column("cards")
     visible = {h.seat: list(h.cards) for h in view.visible_hands}
-    for seat in range(3):
+    for seat in range(count):
         marker = "▶ " if seat == view.to_act else "  "
-        role = f"H{hand_number(view.dealer, seat)}" + (" dealer" if seat == view.dealer else "")
+        role = position(view.dealer, seat, count)
         if seat == view.declarer:
             role += " declarer"
         elif seat in view.whisters:
             role += " whister"
         calls = [c.call for c in view.auction if c.seat == seat]
         calls += [c.call for c in view.whist_calls if c.seat == seat]
-        if seat in view.unseen:
+        if seat not in held:
+            cards = Text("no hand this deal", style="dim")
+        elif seat in view.unseen:
             cards = Text(
                 "face down (has not looked)" + (": look, or play dark" if seat == me else ""),
                 style="magenta",
@@ -380,7 +397,7 @@ def render_view(
             cards,
         )
 
-    auction = Panel(_calls_text(view.auction, [seat_name(s) for s in range(3)]), title="Auction")
+    auction = Panel(_calls_text(view.auction, _names(count)), title="Auction")
     contract = Panel(_contract_text(view), title="Contract")
     talon = Panel(_talon_text(view), title="Talon")
     trick_body = Text("now:  ")
@@ -409,7 +426,9 @@ def render_view(
         parts.append(Panel(Text("\n".join(log)), title="Last moves", expand=False))
     hand_title = f"Your hand ({seat_name(me)})"
     my_hand = hand_text(view.hand)
-    if me in view.unseen:
+    if me not in held:
+        my_hand = Text(f"none this deal: you {position(view.dealer, me, count)}", style="dim")
+    elif me in view.unseen:
         my_hand = Text("face down: you have not looked at your cards", style="magenta")
     parts.append(Panel(my_hand, title=hand_title, expand=False, border_style="green"))
     if my_turn and view.to_act != me and view.to_act in visible:
@@ -476,7 +495,8 @@ def render_deal_result(
     log: Sequence[str] = (),
 ) -> RenderableType:
     """The end of a deal: every hand as dealt, the talon, the contract, tricks, what was written."""
-    players = _player_names(names)
+    count = max(len(event.tricks), len(event.entries), len(names or ()), 3)
+    players = _player_names(names, count)
     summary = Text()
     summary.append(f"Deal {event.deal_number}: ", style="bold")
     tricks = "  ".join(f"{seat_name(s)} {t}" for s, t in enumerate(event.tricks))
@@ -509,7 +529,7 @@ def render_deal_result(
     hands.add_column("player")
     hands.add_column("hand as dealt")
     for dealt in event.dealt_hands:
-        role = f" H{hand_number(dealer, dealt.seat)}" if dealer >= 0 else ""
+        role = f" {position(dealer, dealt.seat, count)}" if dealer >= 0 else ""
         hands.add_row(seat_name(dealt.seat) + role, players[dealt.seat], hand_text(dealt.cards))
     extra = Text("talon: ")
     extra.append_text(hand_text(event.talon))
@@ -521,7 +541,7 @@ def render_deal_result(
     written.add_column("seat")
     written.add_column("pool", justify="right")
     written.add_column("gora", justify="right")
-    for other in range(3):
+    for other in range(count):
         written.add_column(f"whists on {seat_name(other)}", justify="right")
     for row in event.entries:
         whists = ["" if o == row.seat else f"{w:+d}" for o, w in enumerate(row.whists)]
@@ -548,14 +568,15 @@ def render_final(
     final.CopyFrom(sheet)
     if settlement and not final.settlement:
         final.settlement.extend(settlement)
-    players = _player_names(names)
+    count = max(len(names or ()), len(sheet.totals), 3)
+    players = _player_names(names, count)
     parts: list[RenderableType] = [scoresheet_table(final, players, pool_target)]
     if final.settlement:
         line = Text("Settlement: ", style="bold")
-        if len(final.accounts) > 3:  # somebody joined in place of another: by account
+        if len(final.accounts) > count:  # somebody joined in place of another: by account
             labels = [f"{a.player_id}" + (" (left)" if a.left else "") for a in final.accounts]
         else:
-            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(3)]
+            labels = [f"{seat_name(s)} {players[s]}".strip() for s in range(count)]
         line.append(
             "   ".join(
                 f"{label} {format_result(v)}"
@@ -691,7 +712,7 @@ Reader = Callable[[str], str]
 
 @dataclass
 class PlaySession:
-    """One person at one seat, two bots at the others, one game on the server."""
+    """One person at one seat, bots at the others, one game on the server."""
 
     client: GameClient
     name: str
@@ -965,12 +986,15 @@ def play_game(
     given) are the table's conventions. A game played until time (Classic) ends at its
     ordered end time, or with ``time_deals`` after that many deals of the ordered pool (this
     client, the game's creator, calls time)."""
-    bots = [f"bot-{seat_name(s)}" for s in range(3)]
-    players = [player if s == seat else bots[s] for s in range(3)]
-    if player in bots:
-        players = [player if s == seat else f"{bots[s]}-bot" for s in range(3)]
     if rules is None and pool:
         rules = RuleSet(pool_target=pool)
+    count = 3 if rules is None else rules.players
+    if not 0 <= seat < count:
+        raise InvalidAction(f"--seat {seat}: the seats are 0 to {count - 1}", "--seat")
+    bots = [f"bot-{seat_name(s)}" for s in range(count)]
+    players = [player if s == seat else bots[s] for s in range(count)]
+    if player in bots:
+        players = [player if s == seat else f"{bots[s]}-bot" for s in range(count)]
     creator = Creator(uuid.uuid4().hex, secrets.token_hex(16))
     created = client.create_game(
         players, rules, request_id=creator.request_id, creator_secret=creator.secret

@@ -11,6 +11,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
+from domain.rules.ruleset import SUPPORTED_PLAYERS
 from service.cli.common import open_app
 
 
@@ -56,7 +57,8 @@ def cmd_rule(args: argparse.Namespace) -> int:
     """An auditor's ruling on a scored deal, recorded by an operator with access to the store.
 
     ``--gora 0,2,-2`` and ``--whists 'w01,w02;w10,w12;w20,w21'`` give the adjustments (whists
-    written by each seat on the two others, clockwise); neither means "no change"."""
+    written by each seat on the others, clockwise: two a row at three seats, three at four);
+    neither means "no change"."""
 
     try:
         adjustment = _adjustment(args.gora, args.whists)
@@ -78,22 +80,26 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 
 def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
+    """The ruling's deltas: ``--gora`` one value per seat, ``--whists`` one row per seat, each
+    the whists its seat writes on the other seats clockwise from it (two at a table of three,
+    four at five). The number of seats is the rows' (else the gora's); the game checks it."""
     if gora is None and whists is None:
         return None
-    gora_row = [int(v) for v in gora.split(",")] if gora else [0, 0, 0]
-    matrix = [[0, 0, 0] for _ in range(3)]
-    if whists:
-        rows = whists.split(";")
-        if len(rows) != 3:
-            raise ValueError("--whists needs three rows separated by ';' (one per seat)")
-        for writer, row in enumerate(rows):
-            values = [int(v) for v in row.split(",")]
-            if len(values) != 2:
-                raise ValueError("each --whists row gives the whists on the two other seats")
-            others = [(writer + 1) % 3, (writer + 2) % 3]
-            for target, value in zip(others, values, strict=True):
-                matrix[writer][target] = value
-    return {"gora": gora_row, "whists": matrix}
+    gora_row = [int(v) for v in gora.split(",")] if gora else []
+    rows = whists.split(";") if whists else []
+    if rows and len(rows) not in SUPPORTED_PLAYERS:
+        seats = ", ".join(map(str, SUPPORTED_PLAYERS))
+        raise ValueError(f"--whists needs a row per seat ({seats} rows) separated by ';'")
+    n = len(rows) or len(gora_row)
+    matrix = [[0] * n for _ in range(n)]
+    for writer, row in enumerate(rows):
+        values = [int(v) for v in row.split(",")]
+        if len(values) != n - 1:
+            raise ValueError(f"each --whists row gives the whists on the {n - 1} other seats")
+        others = [(writer + k) % n for k in range(1, n)]
+        for target, value in zip(others, values, strict=True):
+            matrix[writer][target] = value
+    return {"gora": gora_row or [0] * n, "whists": matrix}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

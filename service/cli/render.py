@@ -8,9 +8,9 @@ from fractions import Fraction
 from rich.console import Console
 from rich.table import Table
 
-from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards, hand_number
+from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_cards
 from domain.rules.robber import describe
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import GameOrder
 
 
@@ -27,7 +27,7 @@ def _classic_prefix(deal: DealRecord) -> str:
     final = deal.final
     if final.bomb:
         level = BOMB_WORDS.get(final.bomb, f"{final.bomb}×")
-        bombers = " ".join(seat_name(s) for s in range(3) if final.bombers >> s & 1)
+        bombers = " ".join(seat_name(s) for s in range(final.players) if final.bombers >> s & 1)
         return f"{level} bomb ({bombers}): "
     return ("dark " if final.dark else "") + ("without talon " if final.no_talon else "")
 
@@ -93,11 +93,10 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         deals.add_column("hands (as dealt, H1 first)")
         deals.add_column("result")
         for deal in record.deals:
-            order = sorted(range(players), key=lambda s: hand_number(deal.dealer, s))
-            hands = " | ".join(
-                f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in order
-            )
-            deals.add_row(str(deal.number), seat_name(deal.dealer), hands, describe_deal(deal))
+            held = hand_seats(deal.dealer, players)
+            hands = " | ".join(f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in held)
+            dealer = seat_name(deal.dealer) + ("" if deal.dealer in held else " (on the talon)")
+            deals.add_row(str(deal.number), dealer, hands, describe_deal(deal))
         console.print(deals)
     pool = record.rules.pool_target if record.order is None else record.order.pool
     sheet = Table(title=f"Scoresheet — {record.rules.name} rules, pool to {pool}")

@@ -32,6 +32,7 @@ from domain.rules import (
 from domain.rules.cards import Card
 from domain.rules.game import deal_state
 from domain.rules.seats import hand_number, seat_name
+from service.cli.common import position
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
@@ -65,11 +66,9 @@ def render_table(
     hands.add_column("cards")
     hands.add_column("tricks", justify="right")
     for seat in sorted(range(n), key=lambda s: hand_number(dealer, s, n)):
-        role = f"{seat_name(seat)} H{hand_number(dealer, seat, n)}"
+        role = f"{seat_name(seat)} {position(dealer, seat, n)}"
         if seat == state.declarer:
             role += " declarer"
-        if seat == dealer:
-            role += " dealer"
         hands.add_row(
             role, players[seat], _hand(state.play.hands[seat]), str(state.play.tricks[seat])
         )
@@ -104,7 +103,7 @@ def render_table(
 
 
 def _seats(mask: int) -> str:
-    return " ".join(seat_name(s) for s in range(3) if mask >> s & 1)
+    return " ".join(seat_name(s) for s in range(mask.bit_length()) if mask >> s & 1)
 
 
 def _classic_line(state: DealState) -> str:

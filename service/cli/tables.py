@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from domain.rules.errors import InvalidAction
 from service.cli.common import client_for, seed_from
 from service.cli.render import render_game
 from service.cli.rules import rules_from_args
@@ -23,6 +24,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     seed = seed_from(args.seed)
     rules = rules_from_args(args)
+    if args.dealer >= rules.players:
+        last = rules.players - 1
+        raise InvalidAction(f"--dealer {args.dealer}: the seats are 0 to {last}", "--dealer")
     record = play_game(
         seed,
         [make_bot() for _ in range(rules.players)],
@@ -86,7 +90,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """A person plays a whole game against two bots through a server."""
+    """A person plays a whole game against bots (one at every other seat) through a server."""
     from service.cli.play import run
 
     return run(args)

@@ -48,7 +48,7 @@ def view_from_proto(view: pb.SeatView) -> SeatView:
     signs, the pool length in force), as ``domain.rules.game_seat_view`` gives it in-process:
     a bot decides a bomb or a dark bid from the API's view exactly as from the core's."""
     phase = _PHASES[view.phase]
-    hands: list[int | None] = [None, None, None]
+    hands: list[int | None] = [None] * (len(view.tricks) or 3)  # a trick count per seat
     unseen = sum(1 << s for s in view.unseen)
     if not unseen >> view.seat & 1:  # Classic: a seat that has not looked sees no own card
         hands[view.seat] = _mask(view.hand)
