@@ -1,9 +1,10 @@
-"""A rating for three-player games settled in whists: Elo over pairwise settlement results.
+"""A rating for games settled in whists: Elo over pairwise settlement results.
 
 Pure and deterministic (no I/O, no clock, no randomness): the same results in the same order
 give the same ratings, bit for bit. The formula is documented in docs/STATS.md.
 
-A finished game of *n* players (three in Preferans) is read as *n(n-1)/2* pairwise matches:
+A finished game of *n* players (3, 4 or 5 in Preferans, RULES.md §3.6) is read as *n(n-1)/2*
+pairwise matches, each player against every other:
 player *i* "beat" player *j* when his settlement result is higher. For each player *i*, with
 ratings *R* taken before the game (all players are updated at once)::
 

@@ -32,6 +32,7 @@ from domain.rules.bids import Bid, Strain
 from domain.rules.errors import RulesError
 from domain.rules.recording import Birds, InitialRounds
 from domain.rules.ruleset import RuleSet
+from domain.rules.seats import HANDS, hand_mask
 from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
 
@@ -242,8 +243,9 @@ class Stats:
                 "league": "TEXT NOT NULL",
                 "players": "TEXT NOT NULL",
                 "classic": "TEXT NOT NULL DEFAULT ''",
+                "dealer": f"BIGINT NOT NULL DEFAULT {NO_DEALER}",
             },
-            {"classic": ""},
+            {"classic": "", "dealer": NO_DEALER},
         )
         self.players = _Table(
             db,
@@ -341,6 +343,22 @@ class Stats:
         league, accounts, seats = self._seating(game_id)
         return league, [accounts[a] for a in seats]
 
+    def _holders(self, game_id: UUID, players: int) -> int:
+        """Mask of the seats holding a hand in the game's current deal (RULES.md §3.6): every
+        seat with three players; with four or five, all but the dealer "on the talon" (and,
+        with five, the previous dealer), from the dealer of its last ``DealDealt``."""
+        dealer = int(self.games.get(str(game_id), write=False)["dealer"])
+        if dealer == NO_DEALER:
+            return (1 << players) - 1
+        return hand_mask(dealer, players)
+
+    def _dealt(self, event: Any) -> None:
+        """A table with seats that sit out a deal (four or five players) keeps the deal's dealer,
+        which decides who holds a hand; a three-player game has nothing to keep."""
+        _, players = self._seated(event.originator_id)
+        if len(players) > HANDS:
+            self.games.get(str(event.originator_id))["dealer"] = event.dealer
+
     def _replaced(self, event: Any) -> None:
         """A player joined in place of another (TV-27): a new account at the seat."""
         league, accounts, seats = self._seating(event.originator_id)
@@ -376,8 +394,10 @@ class Stats:
         seat = getattr(event, "seat", -1)
         if name == "DealDealt":
             initial = event.number <= state["initial"]
-            state["bombers"] = initial_bombers(3, event.dealer) if initial else 0
-            state["tier"] = ["light"] * 3
+            seats = len(state["tier"])  # one per seat
+            dealer_sign = state.get("dealer_sign", False)
+            state["bombers"] = initial_bombers(seats, event.dealer, dealer_sign) if initial else 0
+            state["tier"] = ["light"] * seats
             if "bird" in state:
                 state["passes"], state["bird"] = 0, -1
         elif name == "AuctionPassed":
@@ -405,10 +425,15 @@ class Stats:
         totals = self.leagues.get(league)
         kind, declarer, taken = event.kind, event.declarer, 0
         if kind == "raspasy":
-            if state["bombers"]:
+            holders = self._holders(event.originator_id, len(players))
+            bombers = state["bombers"]
+            if bombers and state.get("dealer_sign"):
+                # The dealer on the talon gets a played bomb's sign (S000 l.641).
+                bombers |= 1 << int(self.games.get(str(event.originator_id), write=False)["dealer"])
+            if bombers:
                 totals["bomb_deals"] += 1
             for s, player in enumerate(players):
-                if (state["bombers"] | _birds(state)) >> s & 1:
+                if (bombers | _birds(state, holders)) >> s & 1:
                     self.players.get(league, player)["bomb_signs"] += 1
                     state["owed"][s] += 1
             return
@@ -444,6 +469,8 @@ class Stats:
             self._resettled(event)
         elif name == "PlayerReplaced":
             self._replaced(event)
+        elif name == "DealDealt":
+            self._dealt(event)
         if name in _CLASSIC_EVENTS:
             self._classic(event, name)
 
@@ -472,9 +499,12 @@ class Stats:
         kind, declarer = event.kind, event.declarer
         if declarer < 0 and kind != "raspasy":
             return  # two players' redeal (RULES.md §3.6): a deal without play or declarer
+        holders = self._holders(event.originator_id, n)
         if kind == "raspasy":
             totals["raspasy_deals"] += 1
             for seat, row in enumerate(rows):
+                if not holders >> seat & 1:
+                    continue  # sat out (the 4-player dealer's talon tricks are in his gora)
                 row["raspasy_deals"] += 1
                 row["raspasy_tricks"] += tricks[seat]
                 row["true_zeros"] += tricks[seat] == 0
@@ -486,7 +516,7 @@ class Stats:
             own["misere_declared"] += 1
             own["misere_made" if taken == 0 else "misere_failed"] += 1
             own["misere_tricks"] += taken
-            _defence(rows, declarer, score)  # a whisted misère (S000 Classic) writes some
+            _defence(rows, declarer, score, holders)  # a whisted misère (S000 Classic)
             return
         contract = Bid.parse(event.contract)
         assert contract.strain is not None
@@ -499,7 +529,7 @@ class Stats:
         failed = under > 0 or kind in ("conceded", "underbid")
         own["contracts_failed" if failed else "contracts_made"] += 1
         own["undertricks"] += under
-        _defence(rows, declarer, score)
+        _defence(rows, declarer, score, holders)
 
     def _finished(self, event: Any, position: int) -> None:
         game_id = event.originator_id
@@ -646,15 +676,20 @@ _CLASSIC_EVENTS = frozenset(
     }
 )
 
+NO_DEALER = -1
+"""``stats_games.dealer`` of a game whose every seat holds a hand (three players), and of rows
+written before the column existed (every game was of three then)."""
+
 BIRD_PASS = 3
 """«Хулиганка»: the pass after two passes puts a bird (``domain.rules.birds.third_passer``)."""
 
 
-def _birds(state: dict[str, Any]) -> int:
+def _birds(state: dict[str, Any], holders: int) -> int:
     """The seats that put a bird on this raspasy (``domain.rules.birds.birds``; the simplified
-    Classic variants): every seat, or the third passer in a row of the auction."""
+    Classic variants): every seat holding a hand (``holders``), or the third passer in a row of
+    the auction."""
     if state.get("birds") == Birds.EVERY_RASPASY_PLAYER.value:
-        return 0b111
+        return holders
     bird = state.get("bird", -1)
     return 0 if bird < 0 else 1 << bird
 
@@ -678,20 +713,24 @@ def classic_start(rules: dict[str, Any]) -> str:
     state: dict[str, Any] = {
         "initial": initial_deals(ruleset) if bombs else 0,
         "bombers": 0,
-        "tier": ["light"] * 3,
-        "owed": [0] * 3,
+        "tier": ["light"] * ruleset.players,
+        "owed": [0] * ruleset.players,
     }
     if birds:  # the simplified Classic variants (S000 l.651, l.653)
         state["birds"] = ruleset.birds.value
     if ruleset.birds is Birds.THIRD_PASSER:
         state["passes"], state["bird"] = 0, -1
+    if ruleset.dealer_bomb_sign and ruleset.players > HANDS:  # four or five (S000 l.641)
+        state["dealer_sign"] = True
     return json.dumps(state, separators=(",", ":"), sort_keys=True)
 
 
-def initial_bombers(players: int, dealer: int) -> int:
-    """Who gets the sign of an initial bomb (``domain.rules.start.bombers``)."""
-    seats = (1 << players) - 1
-    return seats & ~(1 << dealer) if players > 3 else seats
+def initial_bombers(players: int, dealer: int, dealer_sign: bool = False) -> int:
+    """Who gets the sign of an initial bomb (``domain.rules.start.bombers``): every seat holding
+    a hand (RULES.md §3.6: none sits out with three players), and the dealer on the talon too
+    under ``dealer_bomb_sign`` (``dealer_sign``)."""
+    held = hand_mask(dealer, players)
+    return held | 1 << dealer if dealer_sign else held
 
 
 def _made(kind: str, contract: str, taken: int) -> bool:
@@ -711,10 +750,14 @@ def _outcome(a: Fraction, b: Fraction) -> str:
     return "a_ahead" if a > b else "b_ahead"
 
 
-def _defence(rows: list[dict[str, Any]], declarer: int, score: dict[str, Any]) -> None:
-    """The defenders' whists on the declarer and their penalties, this deal."""
+def _defence(
+    rows: list[dict[str, Any]], declarer: int, score: dict[str, Any], holders: int
+) -> None:
+    """The defenders' whists on the declarer and their penalties, this deal: the seats holding
+    a hand other than the declarer's (a seat sitting out writes his whists, counted in
+    ``whists_written``, but is no defender)."""
     for seat, row in enumerate(rows):
-        if seat != declarer:
+        if seat != declarer and holders >> seat & 1:
             row["whists_earned"] += score["whists"][seat][declarer]
             row["penalties"] += score["gora"][seat]
             row["penalised_deals"] += score["gora"][seat] > 0

@@ -47,10 +47,14 @@ from domain.rules.bombs import (
 from domain.rules.cards import Card, card_list
 from domain.rules.game import deal_state, robber_after
 from domain.rules.robber import Obligations
+from domain.rules.seats import hand_seats, seat_name, sitters
 from domain.rules.start import GameOrder, initial_deals
 
 FORMAT = "preferans-hand-record"
-VERSION = 1
+VERSION = 2
+"""Version 2 (issue 13): any number of seats (2 to 5); each deal names the seats of its three
+hands (``hand_seats``) and the seats without a hand (``sitters``). Version 1 records (three
+seats) are read by ``upcast.upcast_record``."""
 
 Record = dict[str, Any]
 
@@ -123,6 +127,8 @@ def deal_section(
         "raspasy_streak": final.raspasy_streak,
         "dealer_run": final.dealer_run,
         "sheet_before": sheet_dict(sheet_before),
+        "hand_seats": list(hand_seats(final.dealer, final.players, final.rules.duo_dummy_hand)),
+        "sitters": list(sitters(final.dealer, final.players)),
         "hands": [card_list(h) for h in final.dealt],
         "talon": cards_text(final.talon),
         "auction": [{"seat": s, "call": str(a)} for s, a in final.auction.calls],
@@ -309,14 +315,22 @@ def record_from_events(
     return _select(out, deal_number)
 
 
+def seat_labels(players: int) -> tuple[str, ...]:
+    """Player ids for a record without any: the seats' display names (A, B, C, …)."""
+    return tuple(seat_name(s) for s in range(players))
+
+
 def record_from_game(
     game: GameRecord,
-    players: Sequence[str] = ("A", "B", "C"),
+    players: Sequence[str] | None = None,
     game_id: str | None = None,
     deal_number: int | None = None,
 ) -> Record:
-    """The hand record of a game played by the pure driver (``play_game``)."""
+    """The hand record of a game played by the pure driver (``play_game``); ``players`` by
+    seat, the seat names (A, B, C, …) by default."""
     rules = game.rules
+    if players is None:
+        players = seat_labels(rules.players)
     out = _envelope(rules, players, game.first_dealer, game_id, seed_commitment(game.seed))
     sheet = new_game(rules, game.first_dealer).sheet
     owed: BombLedger = ()
@@ -380,13 +394,15 @@ def record_from_deal(
     start: DealState,
     actions: Sequence[tuple[int, Action]],
     number: int = 1,
-    players: Sequence[str] = ("A", "B", "C"),
+    players: Sequence[str] | None = None,
     sheet_before: ScoreSheet | None = None,
     game_id: str | None = None,
 ) -> Record:
     """A one-deal record: ``actions`` (seat, action) applied to ``start`` by the rules core,
     scored and written on ``sheet_before`` (an empty sheet by default)."""
     rules = start.rules
+    if players is None:
+        players = seat_labels(rules.players)
     sheet = ScoreSheet.empty(rules.players) if sheet_before is None else sheet_before
     final = start
     for seat, action in actions:

@@ -2,12 +2,16 @@
 (``handrecord.schema.json`` beside this module, also docs/handrecord.schema.json) with the
 ``jsonschema`` library, with errors that name the field ("deals[0].tricks: missing").
 
-Only the shape is checked here; whether the deals are right is ``verify.verify_record``'s job.
+Older versions are raised to the current one first (``upcast``). The schema cannot know the
+table's size, so a second check does: every seat is one of the table's (0 to n-1, n the rule
+set's ``players``) and every per-seat list has one entry per seat. Only the shape is checked
+here; whether the deals are right is ``verify.verify_record``'s job.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -16,6 +20,8 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from domain.handrecord.build import FORMAT, VERSION, Record
+from domain.handrecord.upcast import KNOWN_VERSIONS, known_version, upcast_record
+from domain.rules.seats import positions
 
 SCHEMA_FILE = "handrecord.schema.json"
 
@@ -101,7 +107,8 @@ def _message(error: ValidationError) -> str:
 
 
 def validate(rec: Any) -> Record:
-    """Check the format, version and shape of a decoded record; raise ``HandRecordError``."""
+    """Check the format, version and shape of a decoded record, raised to the current version
+    (the same object when it is already current); raise ``HandRecordError``."""
     if not isinstance(rec, dict):
         raise HandRecordError("a hand record is a JSON object")
     if rec.get("format") != FORMAT:
@@ -109,21 +116,126 @@ def validate(rec: Any) -> Record:
             f"not a hand record: format is {rec.get('format')!r}, expected {FORMAT!r}"
         )
     version = rec.get("version")
-    if version != VERSION:
-        raise HandRecordError(
-            f"unsupported hand-record version {version!r}: this reader knows version {VERSION}"
+    if not known_version(version):
+        known = (
+            f"version {VERSION}"
+            if len(KNOWN_VERSIONS) == 1
+            else f"versions {KNOWN_VERSIONS[0]} to {KNOWN_VERSIONS[-1]}"
         )
-    checked: Record = rec
-    if "stopped" not in checked:
-        # Records exported before games could be stopped by time or agreement lack the field.
-        checked = {**checked, "stopped": None}
-    if "replacements" not in checked:
-        # Records exported before players could be replaced (TV-27) lack the field.
-        checked = {**checked, "replacements": []}
+        raise HandRecordError(
+            f"unsupported hand-record version {version!r}: this reader knows {known}"
+        )
+    checked = upcast_record(rec)
     error = jsonschema.exceptions.best_match(_validator().iter_errors(checked))
     if error is not None:
         raise HandRecordError(_message(error))
+    problem = _seat_problem(checked)
+    if problem is not None:
+        raise HandRecordError(problem)
     return checked
+
+
+RULES_PLAYERS = (2, 5)
+"""The table sizes a record may have (RULES.md §3.6)."""
+
+DEFAULT_PLAYERS = 3
+"""A rule set that does not name its players is for three (``RuleSet.players``)."""
+
+_SEAT_FIELDS: tuple[tuple[str | int, ...], ...] = (
+    ("first_dealer",),
+    ("replacements", "*", "seat"),
+    ("order", "seat"),
+    ("deals", "*", "dealer"),
+    ("deals", "*", "declarer"),
+    ("deals", "*", "sitters", "*"),
+    ("deals", "*", "auction", "*", "seat"),
+    ("deals", "*", "whist", "*", "seat"),
+    ("deals", "*", "defence", "seat"),
+    ("deals", "*", "claims", "*", "seat"),
+    ("deals", "*", "actions", "*", "seat"),
+    ("deals", "*", "result", "declarer"),
+    ("deals", "*", "classic", "bombers", "*"),
+    ("deals", "*", "entry", "helps", "*", 0),
+    ("deals", "*", "entry", "helps", "*", 1),
+)
+"""Where a record names a seat (``-1``, "nobody", is the schema's business)."""
+
+_POSITION_FIELDS: tuple[tuple[str | int, ...], ...] = (
+    ("deals", "*", "hand_seats", "*"),
+    ("deals", "*", "tricks", "*", "leader"),
+    ("deals", "*", "tricks", "*", "winner"),
+    ("deals", "*", "tricks", "*", "cards", "*", "seat"),
+)
+"""Where a record names a hand's position: a seat, or with two players the dummy (position
+``DUMMY``, 2; RULES.md §3.6)."""
+
+_SHEETS = ("sheet_before", "score", "entry")
+
+_PER_SEAT: tuple[tuple[str | int, ...], ...] = (
+    ("players",),
+    *(("deals", "*", sheet, key) for sheet in _SHEETS for key in ("pool", "gora", "whists")),
+    *(("deals", "*", sheet, "whists", "*") for sheet in _SHEETS),
+    ("deals", "*", "bomb_signs"),
+    ("deals", "*", "robber_owed"),
+)
+"""Lists with one entry per seat."""
+
+_PER_POSITION: tuple[tuple[str | int, ...], ...] = (
+    ("deals", "*", "hands"),
+    ("deals", "*", "result", "tricks"),
+    ("deals", "*", "claims", "*", "tricks"),
+)
+"""Lists with one entry per hand's position: per seat, and with two players the dummy's third
+(``positions``, RULES.md §3.6)."""
+
+
+def _found(
+    value: Any, path: tuple[str | int, ...], at: tuple[str | int, ...] = ()
+) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+    """Each value at ``path`` (``"*"``: every item of a list), with its full path; absent
+    optional fields and ``null`` sections yield nothing."""
+    if not path:
+        yield at, value
+        return
+    step, rest = path[0], path[1:]
+    if step == "*":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from _found(item, rest, (*at, i))
+    elif isinstance(step, int):
+        if isinstance(value, list) and step < len(value):
+            yield from _found(value[step], rest, (*at, step))
+    elif isinstance(value, dict) and step in value:
+        yield from _found(value[step], rest, (*at, step))
+
+
+def table_size(rec: Record) -> int:
+    """The number of seats: the rule set's ``players`` (when it is a table size a record may
+    have), else as many as the record's players."""
+    players = rec["rules"].get("players", DEFAULT_PLAYERS)
+    low, high = RULES_PLAYERS
+    if type(players) is int and low <= players <= high:
+        return players
+    return len(rec["players"])
+
+
+def _seat_problem(rec: Record) -> str | None:
+    """The first seat outside the table or per-seat list of the wrong length, in the schema
+    checks' words (``deals[0].dealer: 3 is above 2``), or ``None``."""
+    seats = table_size(rec)
+    places = positions(seats)
+    for paths, n in ((_PER_SEAT, seats), (_PER_POSITION, places)):
+        for path in paths:
+            for at, value in _found(rec, path):
+                if isinstance(value, list) and len(value) != n:
+                    bound = "at least" if len(value) < n else "at most"
+                    return f"{_where(at)}: expected {bound} {n} item{'s' if n != 1 else ''}"
+    for paths, n in ((_SEAT_FIELDS, seats), (_POSITION_FIELDS, places)):
+        for path in paths:
+            for at, value in _found(rec, path):
+                if type(value) is int and value >= n:
+                    return f"{_where(at)}: {value} is above {n - 1}"
+    return None
 
 
 def parse_record(text: str) -> Record:

@@ -10,7 +10,7 @@ from typing import Any
 from domain.handrecord.build import Record
 from domain.rules import format_cards, mask_of, parse_cards
 from domain.rules.robber import Obligations, describe
-from domain.rules.seats import DUMMY, hand_number, hand_seats, seat_name
+from domain.rules.seats import DUMMY, seat_name
 
 _seat_name = seat_name
 
@@ -51,22 +51,19 @@ def _duo_name(seat: int) -> str:
     return "Dummy" if seat == DUMMY else _seat_name(seat)
 
 
-def render_deal_text(
-    deal: Mapping[str, Any], players: Sequence[str], dummy_hand: int = 1
-) -> list[str]:
-    """One deal of a record as lines of text. With two players (RULES.md §3.6) the dummy, at
-    hand ``dummy_hand``, is position 2 of the deal's hands and tricks, shown as "Dummy"."""
-    n = len(players)
+def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[str]:
+    """One deal of a record as lines of text: the hands H1, H2, H3 by their seats, and the
+    seats without a hand (4 and 5 players, RULES.md §3.6) on a ``Sitting`` line; with two
+    players the dummy (position 2 of the deal's hands and tricks) is named "Dummy"."""
     dealer = deal["dealer"]
-    if n == 2:
-        order = list(hand_seats(dealer, n, dummy_hand))
-        numbers = {s: h for h, s in enumerate(order, 1)}
-        seat_name = _duo_name
-    else:
-        order = sorted(range(n), key=lambda s: hand_number(dealer, s, n))
-        numbers = {s: hand_number(dealer, s, n) for s in order}
-        seat_name = _seat_name
+    seat_name = _duo_name if len(players) == 2 else _seat_name
     lines = [f"[Deal {deal['number']}]", f"Dealer    {seat_name(dealer)}"]
+    if deal["sitters"]:
+        sitting = ", ".join(
+            seat_name(s) + (" (dealer)" if s == dealer else " (dealt before)")
+            for s in deal["sitters"]
+        )
+        lines.append(f"Sitting   {sitting}: no hand this deal")
     if deal["raspasy_streak"]:
         lines.append(f"Raspasy   {deal['raspasy_streak']} in a row before this deal")
     if deal.get("dealer_run"):
@@ -77,9 +74,9 @@ def render_deal_text(
             for s, row in enumerate(deal["bomb_signs"])
         )
         lines.append(f"Bombs     signs owed before this deal (levels, in order): {owed}")
-    for s in order:
+    for number, s in enumerate(deal["hand_seats"], 1):
         mask = mask_of(parse_cards(deal["hands"][s]))
-        lines.append(f"Hand {seat_name(s)} H{numbers[s]}: {format_cards(mask)}")
+        lines.append(f"Hand {seat_name(s)} H{number}: {format_cards(mask)}")
     lines.append(f"Talon     {deal['talon']}")
     auction = ", ".join(f"{seat_name(c['seat'])} {c['call']}" for c in deal["auction"])
     lines.append(f"Auction   {auction or 'none: a compulsory raspasy (RULES.md §3.3)'}")
@@ -98,9 +95,14 @@ def render_deal_text(
     if deal["defence"] is not None:
         d = deal["defence"]
         lines.append(f"Defence   {'open' if d['open'] else 'closed'} ({seat_name(d['seat'])})")
+    talon = deal["talon"].split()
     for i, trick in enumerate(deal["tricks"], 1):
         cards = "  ".join(f"{seat_name(c['seat'])} {c['card']:<3}" for c in trick["cards"])
-        lines.append(f"Trick {i:>2}  {cards}  won by {seat_name(trick['winner'])}")
+        won = f"won by {seat_name(trick['winner'])}"
+        if trick["winner"] not in {c["seat"] for c in trick["cards"]} and i <= len(talon):
+            # 4 and 5 players: on raspasy the talon card is the dealer's lead (RULES.md §3.6).
+            won += f" with the talon's {talon[i - 1]}"
+        lines.append(f"Trick {i:>2}  {cards}  {won}")
     for claim in deal["claims"]:
         verdict = "accepted" if claim["accepted"] else "rejected"
         lines.append(
@@ -150,7 +152,7 @@ def render_text(rec: Record) -> str:
         lines.append(f'[Order "{seat_name(order["seat"])}: pool to {order["pool"]}{until}{owes}"]')
     for deal in rec["deals"]:
         lines.append("")
-        lines.extend(render_deal_text(deal, players, int(rules.get("duo_dummy_hand", 1))))
+        lines.extend(render_deal_text(deal, players))
     if rec["complete"]:
         lines.append("")
         if rec["stopped"]:

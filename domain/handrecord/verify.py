@@ -39,7 +39,7 @@ from domain.rules.bombs import ledger_rows
 from domain.rules.cards import card_list
 from domain.rules.game import deal_state
 from domain.rules.robber import Obligations
-from domain.rules.seats import seat_name
+from domain.rules.seats import hand_seats, seat_name, sitters
 from domain.rules.start import GameOrder, initial_deals
 
 
@@ -266,6 +266,7 @@ def _verify(rec: Record) -> Verdict:
                 f"deal {number}: the dealer had dealt {game.dealer_run} deals in a row before "
                 f"it, not {deal.get('dealer_run', 0)}",
             )
+        _check_seating(deal, game.dealer, rules.players, rules.duo_dummy_hand)
         before = robber_before(game)
         due = [o.as_dict() for o in before] if any(o.total for o in before) else None
         if deal.get("robber_owed") != due:
@@ -334,6 +335,36 @@ def _verify(rec: Record) -> Verdict:
             )
     _verify_seed(rec, RuleSet.from_dict(rec["rules"]))
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
+
+
+def _seats_text(seats: list[int]) -> str:
+    return ", ".join(seat_name(s) for s in seats) or "none"
+
+
+def _check_seating(deal: Mapping[str, Any], dealer: int, players: int, dummy_hand: int = 1) -> None:
+    """The seats of the hands H1, H2, H3 and those without a hand, as the rules seat them for
+    the dealer (RULES.md §3.6; with two players the dummy, position 2, at ``dummy_hand``), and
+    no cards for a seat without a hand."""
+    number = deal["number"]
+    held = hand_seats(dealer, players, dummy_hand)
+    expected = {
+        "hand_seats": ("the hands H1, H2, H3", list(held)),
+        "sitters": ("the seats without a hand", list(sitters(dealer, players))),
+    }
+    for key, (what, seats) in expected.items():
+        if deal[key] != seats:
+            raise _Discrepancy(
+                number,
+                f"deal {number}: the record gives {what} as {_seats_text(deal[key])}; with "
+                f"{players} players and {seat_name(dealer)} dealing they are {_seats_text(seats)}",
+            )
+    for seat in expected["sitters"][1]:
+        if deal["hands"][seat].strip():
+            raise _Discrepancy(
+                number,
+                f"deal {number}: {seat_name(seat)} holds no hand this deal, but the record deals "
+                f"him {deal['hands'][seat]}",
+            )
 
 
 def _order_of(rec: Record) -> GameOrder | None:

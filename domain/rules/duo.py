@@ -52,12 +52,6 @@ from domain.rules.state import AuctionState, DealState, Kind, Phase
 _STALINGRAD = Bid.ordinary(6, Strain.SPADES)
 
 
-def own_cards_quota(level: int) -> int:
-    """Tricks a whister on his own cards answers for: "на шестерной – 2, на семерной и более –
-    одну" (S000)."""
-    return 2 if level == 6 else 1
-
-
 # --- whisting ----------------------------------------------------------------------------
 
 

@@ -112,7 +112,8 @@ def _lone_whister(
     (w,) = result.whisters
     if rules.whist_obligations is Obligations.ALL or result.own_cards:
         # S000 conv.: the whister answers on his own cards; the passer's tricks are nobody's
-        # (two players, ``duo_whist_own_cards``: the dummy's; 2 on a six, 1 higher).
+        # (two players, ``duo_whist_own_cards``: the dummy's; S000 "на шестерной – 2, на
+        # семерной и более – одну").
         counted = result.tricks[w]
         quota = (2 if level == 6 else 1) if result.own_cards else rules.whister_quota(level)
         short = max(0, quota - counted)

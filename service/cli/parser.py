@@ -149,7 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     rule.add_argument("--deal", type=int, required=True, help="the deal's number")
     rule.add_argument("--reason", required=True, help="the ruling's reason (1-500 chars)")
     rule.add_argument("--gora", help="gora deltas by seat, like 0,2,-2")
-    rule.add_argument("--whists", help="whist deltas, 'w01,w02;w10,w12;w20,w21'")
+    rule.add_argument(
+        "--whists",
+        help="whist deltas, a row per seat of its whists on the others clockwise from "
+        "its left, like 'w01,w02;w12,w10;w20,w21' for three seats",
+    )
     rule.add_argument("--auditor", default="auditor", help="who rules (a label)")
     rule.add_argument("--request-id", default=None, help="for a safe retry (default: fresh)")
     rule.add_argument("--store", help=store_help)

@@ -82,8 +82,21 @@ def test_text_form_of_a_known_deal_matches_the_golden_file() -> None:
 
 
 def test_json_form_of_a_known_deal_matches_the_golden_file() -> None:
-    expected = (GOLDEN / "handrecord_deal.json").read_text(encoding="utf-8")
+    expected = (GOLDEN / "handrecord_deal_v2.json").read_text(encoding="utf-8")
     assert to_json(golden_record()) == expected
+
+
+def test_the_version_1_golden_file_reads_as_the_same_record() -> None:
+    """A file written by version 1 (three seats, no ``hand_seats``/``sitters``) is upcast on
+    reading: the same record as today's export, and consistent (RULES.md §3.6: H3 deals)."""
+    old = (GOLDEN / "handrecord_deal.json").read_text(encoding="utf-8")
+    assert json.loads(old)["version"] == 1
+    assert "hand_seats" not in json.loads(old)["deals"][0]
+    rec = parse_record(old)
+    assert rec == golden_record()
+    assert rec["deals"][0]["hand_seats"] == [2, 0, 1]  # C H1, A H2, B (the dealer) H3
+    assert rec["deals"][0]["sitters"] == []
+    assert verify_record(rec).consistent
 
 
 def test_the_golden_record_is_consistent() -> None:
@@ -197,8 +210,12 @@ def test_a_wrong_settlement_and_seed_are_reported() -> None:
         ("[]", "a hand record is a JSON object"),
         ('{"format": "pbn"}', "not a hand record: format is 'pbn'"),
         (
-            json.dumps({"format": FORMAT, "version": 2}),
-            "unsupported hand-record version 2: this reader knows version 1",
+            json.dumps({"format": FORMAT, "version": 3}),
+            "unsupported hand-record version 3: this reader knows versions 1 to 2",
+        ),
+        (
+            json.dumps({"format": FORMAT, "version": True}),
+            "unsupported hand-record version True: this reader knows versions 1 to 2",
         ),
     ],
 )
@@ -223,7 +240,7 @@ def test_shape_errors_name_the_field() -> None:
     rec["complete"] = "yes"
     with pytest.raises(HandRecordError, match=r"^complete: expected true or false"):
         parse_record(json.dumps(rec))
-    assert VERSION == 1
+    assert VERSION == 2
 
 
 def _screen(rec: dict[str, Any], index: int) -> str:
@@ -307,6 +324,26 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
         (["deals", 0, "hands"], [""] * 6, "deals[0].hands: expected at most 5 items"),
         (["deals", 0, "hands"], ["", ""], "deals[0].hands: expected at least 3 items"),
         (["seed_commitment"], "xyz", 'seed_commitment: "xyz" is not in the expected form'),
+        # Version 2 (issue 13): the schema allows up to five seats; the table's own size
+        # (rules.players) bounds every seat and every per-seat list.
+        (
+            ["deals", 0, "score", "pool"],
+            [0, 2, 0, 0],
+            "deals[0].score.pool: expected at most 3 items",
+        ),
+        (
+            ["deals", 0, "entry", "whists", 1],
+            [0, 0],
+            "deals[0].entry.whists[1]: expected at least 3 items",
+        ),
+        (
+            ["deals", 0, "tricks", 0, "cards", 0, "seat"],
+            3,
+            "deals[0].tricks[0].cards[0].seat: 3 is above 2",
+        ),
+        (["deals", 0, "hand_seats"], [2, 0], "deals[0].hand_seats: expected at least 3 items"),
+        (["deals", 0, "sitters"], [5], "deals[0].sitters[0]: 5 is above 4"),
+        (["rules", "players"], 4, "players: expected at least 4 items"),
     ],
 )
 def test_the_schema_refuses_what_the_rules_could_not_read(
@@ -322,6 +359,21 @@ def test_the_schema_refuses_what_the_rules_could_not_read(
     with pytest.raises(HandRecordError) as info:
         parse_record(json.dumps(rec))
     assert str(info.value) == message
+
+
+def test_hands_seated_otherwise_than_the_rules_seat_them_are_reported() -> None:
+    """RULES.md §3.6: with three players the hands are H1, H2 and the dealer as H3, and nobody
+    sits out; a record that seats them otherwise, or deals a card to a sitter, is refused."""
+    message = _tamper(["deals", 0, "hand_seats"], [0, 2, 1])
+    assert message == (
+        "deal 1: the record gives the hands H1, H2, H3 as A, C, B; with 3 players and B "
+        "dealing they are C, A, B"
+    )
+    message = _tamper(["deals", 0, "sitters"], [1])
+    assert message == (
+        "deal 1: the record gives the seats without a hand as B; with 3 players and B "
+        "dealing they are none"
+    )
 
 
 def test_a_field_the_format_does_not_have_is_named() -> None:
