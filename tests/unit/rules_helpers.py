@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 
@@ -116,14 +117,16 @@ def result(
     kind: Kind,
     declarer: int,
     contract: str | None,
-    tricks: tuple[int, int, int],
+    tricks: tuple[int, ...],
     whisters: tuple[int, ...] = (),
     passers: tuple[int, ...] = (),
     *,
     half_whister: int = -1,
     returned: bool = False,
+    **more: Any,
 ) -> DealResult:
-    """A ``DealResult`` for scoring tests, the contract in bid notation."""
+    """A ``DealResult`` for scoring tests, the contract in bid notation (``more``: its other
+    fields, e.g. a four-player deal's ``active`` and ``talon_seat``)."""
     return DealResult(
         kind=kind,
         declarer=declarer,
@@ -134,6 +137,7 @@ def result(
         half_whister=half_whister,
         returned=returned,
         claimed=False,
+        **more,
     )
 
 

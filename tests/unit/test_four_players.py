@@ -38,7 +38,7 @@ from domain.rules.ruleset import TalonWhists
 from domain.rules.seats import hand_mask, hand_seats, next_hand, sitters
 from domain.rules.sitters import talon_value
 from domain.rules.view import SeatView, seat_view, visible_cards
-from tests.unit.rules_helpers import act, assert_illegal, cards, play_out, whists
+from tests.unit.rules_helpers import act, assert_illegal, cards, play_out, result, whists
 
 A, B, C, D, E = 0, 1, 2, 3, 4
 R4 = RuleSet(players=4)
@@ -66,16 +66,13 @@ def outcome(
     partner: int = -1,
 ) -> DealResult:
     """A scored deal's result at a table of ``players`` dealt by ``dealer``."""
-    return DealResult(
-        kind=kind,
-        declarer=declarer,
-        contract=None if contract is None else Bid.parse(contract),
-        tricks=tricks,
-        whisters=whisters,
-        passers=passers,
-        half_whister=-1,
-        returned=False,
-        claimed=False,
+    return result(
+        kind,
+        declarer,
+        contract,
+        tricks,
+        whisters,
+        passers,
         active=hand_mask(dealer, players),
         talon_seat=dealer,
         talon_count=talon_count,
