@@ -289,6 +289,7 @@ class _Replay:
                 shuffle.talon_pair,
                 game.rules.players,
                 last_pair=game.rules.talon_last_pair,
+                dummy_hand=game.rules.duo_dummy_hand,
             )
         except RulesError as exc:
             raise _Found(

@@ -497,6 +497,8 @@ class Stats:
             row["whists_written"] += sum(entry["whists"][seat])
             row["whists_received"] += sum(entry["whists"][o][seat] for o in range(n))
         kind, declarer = event.kind, event.declarer
+        if declarer < 0 and kind != "raspasy":
+            return  # two players' redeal (RULES.md §3.6): a deal without play or declarer
         holders = self._holders(event.originator_id, n)
         if kind == "raspasy":
             totals["raspasy_deals"] += 1

@@ -31,9 +31,11 @@ from domain.rules.actions import (
     HALF_WHIST,
     HERE,
     OPEN,
+    OWN_CARDS_WHIST,
     OWN_WHIST,
     PASS,
     REFUSE,
+    RETRACT_PASS,
     UNDERBID,
     WHIST,
     Action,
@@ -71,6 +73,8 @@ STYLES: dict[str, Style] = {
 def bid(view: SeatView, style: Style) -> Action:
     """An auction call."""
     legal = view.legal
+    if RETRACT_PASS in legal:  # two players: both passed (RULES.md §3.6, duo_retract_pass)
+        return retract_or_pass(view, style)
     misere_call = Call(MISERE)
     if misere_call in legal and misere_danger(view.hand) <= style.misere_danger:
         return misere_call
@@ -82,6 +86,19 @@ def bid(view: SeatView, style: Style) -> Action:
         if isinstance(action, Call) and not action.bid.is_misere and action.bid.index <= limit:
             return action
     return PASS
+
+
+RETRACT_HOPE = 0.5
+"""Tricks more than in the auction that the first passer hopes from the talon when the only
+other way is raspasy (two players, ``duo_retract_pass``): he takes the talon and may declare any
+game, at the lowest level the deal allows."""
+
+
+def retract_or_pass(view: SeatView, style: Style) -> Action:
+    """Two players after two passes: retract the pass (and declare) when the hand, with a little
+    more hope from the talon than in the auction, supports the lowest game; else let raspasy be."""
+    limit = max_bid_index(all_strains(view.hand), style.talon_allowance + RETRACT_HOPE)
+    return RETRACT_PASS if limit >= 0 else PASS
 
 
 # --- talon, discard, contract ------------------------------------------------------------
@@ -101,7 +118,8 @@ def discard(view: SeatView) -> Action:
     """The two cards to discard."""
     hand = view.hand
     floor = view.bid
-    assert floor is not None
+    if floor is None:
+        return raspasy_shed(view)
     best: tuple[float, int, int] | None = None
     best_pair = (0, 0)
     for a, b in combinations(cards(hand), 2):
@@ -118,6 +136,24 @@ def discard(view: SeatView) -> Action:
             best, best_pair = rank, (a, b)
     action: Discard = DISCARDS[best_pair]
     return action
+
+
+def raspasy_shed(view: SeatView) -> Action:
+    """Two players "с вареником" (RULES.md §3.6): raspasy follows, so the first hand gives his
+    opponent, and the dealer then discards, the two cards whose loss leaves the least misère
+    exposure (the discard leaves play; the gift stays in the opponent's hand)."""
+    hand = view.hand
+    best: tuple[int, int] | None = None
+    choice = view.legal[0]
+    for action in view.legal:
+        mask = getattr(action, "mask", None)
+        if not isinstance(mask, int) or mask & ~hand:
+            continue
+        out = mask if isinstance(action, Discard) else 0
+        rank = (-misere_danger(hand & ~mask, out), -mask)
+        if best is None or rank > best:
+            best, choice = rank, action
+    return choice
 
 
 HOPELESS = -2.0
@@ -149,6 +185,15 @@ _SHARE = {6: 1.75, 7: 1.0}
 _ALONE = {6: 2.5, 7: 1.5}
 
 
+def good_whist(
+    exp: float, sure: float, level: int, thresholds: dict[int, float], margin: float
+) -> bool:
+    """``whist``'s test of a whist at ``level`` with ``thresholds`` (by level)."""
+    if level >= 8:
+        return sure >= 1.0 + max(0.0, margin)
+    return exp >= thresholds.get(level, 1.0) + margin
+
+
 def whist(view: SeatView, style: Style) -> Action:
     """Whist, pass or half-whist."""
     contract = view.contract
@@ -166,6 +211,11 @@ def whist(view: SeatView, style: Style) -> Action:
         return REFUSE  # the declarer: allowing an own whist only gives whists away
     if OWN_WHIST in legal:
         return OWN_WHIST if exp >= 1.25 else PASS  # as a half-whist: some tricks, no risk
+    if OWN_CARDS_WHIST in legal and not good_whist(exp, sure, level, _SHARE, margin):
+        # Two players (duo_whist_own_cards, RULES.md §3.6): on his own cards the opponent
+        # answers for 2 tricks on a six and 1 above, the dummy's tricks being nobody's.
+        norm = 2.0 if level == 6 else 1.0
+        return OWN_CARDS_WHIST if exp >= norm + 0.5 + margin else PASS
 
     def good(threshold: float) -> bool:
         if level >= 8:

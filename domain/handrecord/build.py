@@ -127,7 +127,7 @@ def deal_section(
         "raspasy_streak": final.raspasy_streak,
         "dealer_run": final.dealer_run,
         "sheet_before": sheet_dict(sheet_before),
-        "hand_seats": list(hand_seats(final.dealer, final.players)),
+        "hand_seats": list(hand_seats(final.dealer, final.players, final.rules.duo_dummy_hand)),
         "sitters": list(sitters(final.dealer, final.players)),
         "hands": [card_list(h) for h in final.dealt],
         "talon": cards_text(final.talon),

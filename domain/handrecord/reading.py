@@ -21,6 +21,7 @@ from jsonschema.exceptions import ValidationError
 
 from domain.handrecord.build import FORMAT, VERSION, Record
 from domain.handrecord.upcast import KNOWN_VERSIONS, known_version, upcast_record
+from domain.rules.seats import positions
 
 SCHEMA_FILE = "handrecord.schema.json"
 
@@ -146,14 +147,10 @@ _SEAT_FIELDS: tuple[tuple[str | int, ...], ...] = (
     ("order", "seat"),
     ("deals", "*", "dealer"),
     ("deals", "*", "declarer"),
-    ("deals", "*", "hand_seats", "*"),
     ("deals", "*", "sitters", "*"),
     ("deals", "*", "auction", "*", "seat"),
     ("deals", "*", "whist", "*", "seat"),
     ("deals", "*", "defence", "seat"),
-    ("deals", "*", "tricks", "*", "leader"),
-    ("deals", "*", "tricks", "*", "winner"),
-    ("deals", "*", "tricks", "*", "cards", "*", "seat"),
     ("deals", "*", "claims", "*", "seat"),
     ("deals", "*", "actions", "*", "seat"),
     ("deals", "*", "result", "declarer"),
@@ -163,19 +160,33 @@ _SEAT_FIELDS: tuple[tuple[str | int, ...], ...] = (
 )
 """Where a record names a seat (``-1``, "nobody", is the schema's business)."""
 
+_POSITION_FIELDS: tuple[tuple[str | int, ...], ...] = (
+    ("deals", "*", "hand_seats", "*"),
+    ("deals", "*", "tricks", "*", "leader"),
+    ("deals", "*", "tricks", "*", "winner"),
+    ("deals", "*", "tricks", "*", "cards", "*", "seat"),
+)
+"""Where a record names a hand's position: a seat, or with two players the dummy (position
+``DUMMY``, 2; RULES.md §3.6)."""
+
 _SHEETS = ("sheet_before", "score", "entry")
 
 _PER_SEAT: tuple[tuple[str | int, ...], ...] = (
     ("players",),
-    ("deals", "*", "hands"),
     *(("deals", "*", sheet, key) for sheet in _SHEETS for key in ("pool", "gora", "whists")),
     *(("deals", "*", sheet, "whists", "*") for sheet in _SHEETS),
-    ("deals", "*", "result", "tricks"),
-    ("deals", "*", "claims", "*", "tricks"),
     ("deals", "*", "bomb_signs"),
     ("deals", "*", "robber_owed"),
 )
 """Lists with one entry per seat."""
+
+_PER_POSITION: tuple[tuple[str | int, ...], ...] = (
+    ("deals", "*", "hands"),
+    ("deals", "*", "result", "tricks"),
+    ("deals", "*", "claims", "*", "tricks"),
+)
+"""Lists with one entry per hand's position: per seat, and with two players the dummy's third
+(``positions``, RULES.md §3.6)."""
 
 
 def _found(
@@ -211,16 +222,19 @@ def table_size(rec: Record) -> int:
 def _seat_problem(rec: Record) -> str | None:
     """The first seat outside the table or per-seat list of the wrong length, in the schema
     checks' words (``deals[0].dealer: 3 is above 2``), or ``None``."""
-    n = table_size(rec)
-    for path in _PER_SEAT:
-        for at, value in _found(rec, path):
-            if isinstance(value, list) and len(value) != n:
-                bound = "at least" if len(value) < n else "at most"
-                return f"{_where(at)}: expected {bound} {n} item{'s' if n != 1 else ''}"
-    for path in _SEAT_FIELDS:
-        for at, value in _found(rec, path):
-            if type(value) is int and value >= n:
-                return f"{_where(at)}: {value} is above {n - 1}"
+    seats = table_size(rec)
+    places = positions(seats)
+    for paths, n in ((_PER_SEAT, seats), (_PER_POSITION, places)):
+        for path in paths:
+            for at, value in _found(rec, path):
+                if isinstance(value, list) and len(value) != n:
+                    bound = "at least" if len(value) < n else "at most"
+                    return f"{_where(at)}: expected {bound} {n} item{'s' if n != 1 else ''}"
+    for paths, n in ((_SEAT_FIELDS, seats), (_POSITION_FIELDS, places)):
+        for path in paths:
+            for at, value in _found(rec, path):
+                if type(value) is int and value >= n:
+                    return f"{_where(at)}: {value} is above {n - 1}"
     return None
 
 

@@ -10,7 +10,9 @@ from typing import Any
 from domain.handrecord.build import Record
 from domain.rules import format_cards, mask_of, parse_cards
 from domain.rules.robber import Obligations, describe
-from domain.rules.seats import seat_name
+from domain.rules.seats import DUMMY, seat_name
+
+_seat_name = seat_name
 
 
 def _list(values: Sequence[int]) -> str:
@@ -44,10 +46,17 @@ def _classic_text(classic: Mapping[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
+def _duo_name(seat: int) -> str:
+    """A two-player deal's position: seat A or B, or the dummy (RULES.md §3.6)."""
+    return "Dummy" if seat == DUMMY else _seat_name(seat)
+
+
 def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[str]:
     """One deal of a record as lines of text: the hands H1, H2, H3 by their seats, and the
-    seats without a hand (4 and 5 players, RULES.md §3.6) on a ``Sitting`` line."""
+    seats without a hand (4 and 5 players, RULES.md §3.6) on a ``Sitting`` line; with two
+    players the dummy (position 2 of the deal's hands and tricks) is named "Dummy"."""
     dealer = deal["dealer"]
+    seat_name = _duo_name if len(players) == 2 else _seat_name
     lines = [f"[Deal {deal['number']}]", f"Dealer    {seat_name(dealer)}"]
     if deal["sitters"]:
         sitting = ", ".join(

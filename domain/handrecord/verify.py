@@ -266,7 +266,7 @@ def _verify(rec: Record) -> Verdict:
                 f"deal {number}: the dealer had dealt {game.dealer_run} deals in a row before "
                 f"it, not {deal.get('dealer_run', 0)}",
             )
-        _check_seating(deal, game.dealer, rules.players)
+        _check_seating(deal, game.dealer, rules.players, rules.duo_dummy_hand)
         before = robber_before(game)
         due = [o.as_dict() for o in before] if any(o.total for o in before) else None
         if deal.get("robber_owed") != due:
@@ -341,12 +341,14 @@ def _seats_text(seats: list[int]) -> str:
     return ", ".join(seat_name(s) for s in seats) or "none"
 
 
-def _check_seating(deal: Mapping[str, Any], dealer: int, players: int) -> None:
+def _check_seating(deal: Mapping[str, Any], dealer: int, players: int, dummy_hand: int = 1) -> None:
     """The seats of the hands H1, H2, H3 and those without a hand, as the rules seat them for
-    the dealer (RULES.md §3.6), and no cards for a seat without a hand."""
+    the dealer (RULES.md §3.6; with two players the dummy, position 2, at ``dummy_hand``), and
+    no cards for a seat without a hand."""
     number = deal["number"]
+    held = hand_seats(dealer, players, dummy_hand)
     expected = {
-        "hand_seats": ("the hands H1, H2, H3", list(hand_seats(dealer, players))),
+        "hand_seats": ("the hands H1, H2, H3", list(held)),
         "sitters": ("the seats without a hand", list(sitters(dealer, players))),
     }
     for key, (what, seats) in expected.items():
@@ -393,6 +395,7 @@ def _verify_seed(rec: Record, rules: RuleSet) -> None:
             shuffle.talon_pair,
             rules.players,
             last_pair=rules.talon_last_pair,
+            dummy_hand=rules.duo_dummy_hand,
         )
         if [card_list(h) for h in dealt.hands] != deal["hands"] or cards_text(dealt.talon) != deal[
             "talon"

@@ -50,11 +50,14 @@ from domain.rules.actions import (
     DARK_CALLS,
     DECLARES,
     DISCARDS,
+    GIFTS,
     INVITE_DEALER,
     LOOK,
     NO_TALON_CALLS,
+    OWN_CARDS_WHIST,
     PLAYS,
     PREFERANS,
+    RETRACT_PASS,
     RETURN_TALON,
     UNDERBID,
     VIEW_HANDS,
@@ -68,15 +71,18 @@ from domain.rules.actions import (
     Declare,
     DeclarePreferans,
     Discard,
+    GiveCards,
     HalfWhist,
     Here,
     InviteDealer,
     Look,
     NoTalonCall,
+    OwnCardsWhist,
     OwnWhist,
     Pass,
     PlayCard,
     RejectClaim,
+    RetractPass,
     ReturnTalon,
     TakeTalon,
     ViewHand,
@@ -134,6 +140,15 @@ def _talon(action: TakeTalon, deal: DealState) -> Fields:
 def _discard_of(event: Any) -> Action:
     a, b = parse_cards(event.cards)
     return DISCARDS[min(a, b), max(a, b)]
+
+
+def _gift_of(event: Any) -> Action:
+    a, b = parse_cards(event.cards)
+    return GIFTS[min(a, b), max(a, b)]
+
+
+def _cards(action: Discard | GiveCards, deal: DealState) -> Fields:
+    return {"cards": f"{action.cards[0]} {action.cards[1]}"}
 
 
 def _discard(action: Discard, deal: DealState) -> Fields:
@@ -249,6 +264,8 @@ DECISIONS: tuple[Decision, ...] = (
         fits=lambda a, d: d.phase is Phase.BIDDING,
         misfit=lambda d: f"an auction pass in the {_phase_name(d)} phase",
     ),
+    # Two players (issue 13, RULES.md §3.6): the first passer takes his pass back.
+    Decision("PassRetracted", RetractPass, lambda e: RETRACT_PASS),
     Decision("TalonTaken", TakeTalon, lambda e: TAKE_TALON, _talon),
     # Four and five players (issue 13, RULES.md §3.1, §3.6; ``domain.rules.sitters``)
     Decision("TalonReturned", ReturnTalon, lambda e: RETURN_TALON),
@@ -267,6 +284,8 @@ DECISIONS: tuple[Decision, ...] = (
         fits=lambda a, d: d.phase is Phase.TALON,
         misfit=lambda d: f"an invitation rejected in the {_phase_name(d)} phase",
     ),
+    # Two players "с вареником": the first hand gives two cards of the talon and his hand.
+    Decision("CardsGiven", GiveCards, _gift_of, _cards),
     Decision("CardsDiscarded", Discard, _discard_of, _discard),
     Decision("PreferansDeclared", DeclarePreferans, lambda e: PREFERANS),
     Decision(
@@ -308,6 +327,8 @@ DECISIONS: tuple[Decision, ...] = (
         misfit=lambda d: f"a whist pass in the {_phase_name(d)} phase",
     ),
     Decision("HalfWhistCalled", HalfWhist, lambda e: HALF_WHIST),
+    # Two players (``duo_whist_own_cards``): a whist on the whister's own cards only.
+    Decision("OwnCardsWhistCalled", OwnCardsWhist, lambda e: OWN_CARDS_WHIST),
     Decision(
         "WhistReturned",
         Whist,

@@ -272,6 +272,25 @@ class Game(Aggregate):
     class AuctionPassed(_Decided, Event):
         TOPIC = EVENT_PREFIX + "AuctionPassed"
 
+    class PassRetracted(_Decided, Event):
+        """Two players: after both passed, the first passer took his pass back to declare a
+        game without bidding (RULES.md §3.6, ``duo_retract_pass``)."""
+
+        TOPIC = EVENT_PREFIX + "PassRetracted"
+
+    class CardsGiven(_Decided, Event):
+        """Two players "с вареником": the first hand, holding the talon, gave his opponent
+        two cards (RULES.md §3.6, ``duo_all_pass`` "varenik")."""
+
+        TOPIC = EVENT_PREFIX + "CardsGiven"
+        cards: str
+
+    class OwnCardsWhistCalled(_Decided, Event):
+        """Two players: the whister whists on his own cards only (RULES.md §3.6,
+        ``duo_whist_own_cards``)."""
+
+        TOPIC = EVENT_PREFIX + "OwnCardsWhistCalled"
+
     class TalonTaken(_Decided, Event):
         TOPIC = EVENT_PREFIX + "TalonTaken"
         cards: str

@@ -228,6 +228,48 @@ class WriteOff:
 
 
 @dataclass(frozen=True, slots=True)
+class RetractPass:
+    """Two players (``duo_retract_pass``): after both passed, the first passer takes his pass
+    back and declares a game without bidding (RULES.md §3.6, S000)."""
+
+    def __str__(self) -> str:
+        return "retract pass"
+
+
+@dataclass(frozen=True, slots=True)
+class OwnCardsWhist:
+    """Two players (``duo_whist_own_cards``): whist on one's own cards only, answering for two
+    tricks of one's own on a six and one on a seven or higher (RULES.md §3.6, S000)."""
+
+    def __str__(self) -> str:
+        return "whist own cards"
+
+
+@dataclass(frozen=True, slots=True)
+class GiveCards:
+    """Two players "с вареником" (``duo_all_pass``): the first hand, holding the talon, gives
+    his opponent two cards of his twelve (RULES.md §3.6, S000). Cards are kept sorted."""
+
+    cards: tuple[Card, Card]
+
+    def __post_init__(self) -> None:
+        if len(self.cards) != 2:
+            raise InvalidAction("a gift is exactly two cards")
+        a, b = self.cards
+        if a == b:
+            raise InvalidAction("a gift is two different cards")
+        if a > b:
+            object.__setattr__(self, "cards", (b, a))
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.cards[0]) | (1 << self.cards[1])
+
+    def __str__(self) -> str:
+        return f"give {self.cards[0]} {self.cards[1]}"
+
+
+@dataclass(frozen=True, slots=True)
 class ViewHand:
     """Four or five players (RULES.md §3.2 "Two passes (4p)", TV-24, TV-30): after both
     defenders passed, the dealer on the talon looks at one passer's cards before he decides
@@ -299,6 +341,9 @@ Action = (
     | ViewHand
     | ReturnTalon
     | InviteDealer
+    | RetractPass
+    | OwnCardsWhist
+    | GiveCards
 )
 
 HERE = Here()
@@ -323,6 +368,8 @@ TO_POOL = WriteOff(False)
 RETURN_TALON = ReturnTalon()
 INVITE_DEALER = InviteDealer()
 VIEW_HANDS: tuple[ViewHand, ...] = tuple(ViewHand(seat) for seat in range(5))
+RETRACT_PASS = RetractPass()
+OWN_CARDS_WHIST = OwnCardsWhist()
 CALLS: tuple[Call, ...] = tuple(Call(bid) for bid in LADDER)
 DARK_CALLS: tuple[DarkCall, ...] = tuple(DarkCall(bid) for bid in LADDER)
 NO_TALON_CALLS: tuple[NoTalonCall, ...] = tuple(NoTalonCall(bid) for bid in LADDER)
@@ -330,6 +377,9 @@ DECLARES: tuple[Declare, ...] = tuple(Declare(bid) for bid in LADDER)
 PLAYS: tuple[PlayCard, ...] = tuple(PlayCard(card) for card in CARDS)
 DISCARDS: dict[tuple[int, int], Discard] = {
     (a, b): Discard((CARDS[a], CARDS[b])) for a in range(32) for b in range(a + 1, 32)
+}
+GIFTS: dict[tuple[int, int], GiveCards] = {
+    (a, b): GiveCards((CARDS[a], CARDS[b])) for a in range(32) for b in range(a + 1, 32)
 }
 """Preallocated actions, so the hot paths allocate nothing."""
 
@@ -379,6 +429,12 @@ _WORDS: dict[str, Action] = {
     "return talon": RETURN_TALON,
     "invite": INVITE_DEALER,
     "invite dealer": INVITE_DEALER,
+    "retract pass": RETRACT_PASS,
+    "retract": RETRACT_PASS,
+    "unpass": RETRACT_PASS,
+    "whist own cards": OWN_CARDS_WHIST,
+    "whist on own cards": OWN_CARDS_WHIST,
+    "вист на своих": OWN_CARDS_WHIST,
 }
 
 
@@ -407,6 +463,11 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         if len(cards) != 2:
             raise InvalidAction("a discard is exactly two cards, like 'discard 7♣ 8♦'")
         return Discard((cards[0], cards[1]))
+    if head == "give":
+        cards = parse_cards(rest)
+        if len(cards) != 2:
+            raise InvalidAction("a gift is exactly two cards, like 'give 7♣ 8♦'")
+        return GIFTS[min(cards[0], cards[1]), max(cards[0], cards[1])]
     if head == "declare":
         return DECLARES[Bid.parse(rest).index]
     if head == "play":
@@ -437,5 +498,5 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
             "6♠ dark, 7♠ without talon, look, bomb, discard 7♣ 8♦, declare 7♥, concede, "
             "underbid, preferans, whist, half-whist, own whist, allow, refuse, open, closed, "
             "a card (10♠), claim 3-0-0, accept, reject, write off, to pool, return talon, "
-            "invite or view 1"
+            "invite, view 1, retract pass, whist own cards or give 7♣ 8♦"
         ) from None

@@ -408,7 +408,11 @@ def _start_raspasy(state: DealState, auction: AuctionState) -> DealState:
     """Three passes: raspasy, led by the first hand (§1.9); on a bomb if anybody declared
     one (Classic: one level above the bombs in a row before this deal). With four or five
     players the dealer on the talon gets the bomb's sign too under ``dealer_bomb_sign``
-    (S000 l.641)."""
+    (S000 l.641). With two players what two passes lead to is ``duo.all_passed`` (§3.6)."""
+    if state.rules.players == 2:
+        from domain.rules import duo  # duo builds on this module
+
+        return duo.all_passed(state, auction)
     if auction.bombers and state.rules.dealer_bomb_sign and state.players > HANDS:
         auction = auction._replace(bombers=auction.bombers | 1 << state.dealer)
     return _raspasy(state, auction)

@@ -54,8 +54,9 @@ def birds(deal: DealState) -> int:
     if rule is Birds.NONE or result is None or result.kind is not Kind.RASPASY or deal.bomb:
         return 0
     if rule is Birds.EVERY_RASPASY_PLAYER:
-        # "в том числе и сдатчик" (S000 l.653): with four or five, the dealer on the talon.
-        return deal.active | 1 << deal.dealer
+        # "в том числе и сдатчик" (S000 l.653): with four or five, the dealer on the talon
+        # (``seats``: with two players not the dummy).
+        return deal.seats | 1 << deal.dealer
     seat = third_passer(deal.auction.calls)
     return 0 if seat < 0 else 1 << seat
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 from domain.rules.errors import InvalidAction
-from domain.rules.seats import HANDS, hand_seats
+from domain.rules.seats import HANDS, hand_seats, positions
 
 DECK_SIZE = 32
 PAIRS = DECK_SIZE // 2
@@ -45,9 +45,11 @@ def deal_cards(
     players: int = 3,
     *,
     last_pair: bool = False,
+    dummy_hand: int = 1,
 ) -> DealtCards:
     """Deal ``order`` in pairs clockwise from the first hand, the talon at ``talon_pair``;
-    with ``last_pair`` (``RuleSet.talon_last_pair``, S004) the talon is the last pair."""
+    with ``last_pair`` (``RuleSet.talon_last_pair``, S004) the talon is the last pair; with
+    two players the dummy's hand (H``dummy_hand``) is dealt as a third player's (§3.6)."""
     if len(order) != DECK_SIZE or frozenset(order) != _DECK:
         raise InvalidAction("a deck order must hold each of the 32 cards exactly once")
     if last_pair:
@@ -60,8 +62,8 @@ def deal_cards(
         )
     if not 0 <= dealer < players:
         raise InvalidAction(f"no seat {dealer} at a {players}-player table")
-    hands = [0] * players
-    receivers = hand_seats(dealer, players)
+    hands = [0] * positions(players)
+    receivers = hand_seats(dealer, players, dummy_hand)
     i = 0
     for pair in range(PAIRS):
         if pair == talon_pair:

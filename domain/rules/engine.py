@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.rules import auction, play, underbid, whisting, writeoff
+from domain.rules import auction, duo, play, underbid, whisting, writeoff
 from domain.rules.actions import ACCEPT, REJECT, Action, PlayCard
 from domain.rules.dealing import DealtCards
 from domain.rules.errors import GameOver, InvalidAction, NotYourTurn
 from domain.rules.ruleset import DEFAULT, RuleSet
-from domain.rules.seats import first_hand, hand_mask, seat_name
+from domain.rules.seats import DUMMY, first_hand, hand_mask, positions, seat_name
 from domain.rules.state import AuctionState, DealState, Phase, PlayState, WhistState
 
 _EMPTY_AUCTION = AuctionState((), -1, -1, 0, 0, -1)
@@ -33,8 +33,9 @@ def new_deal(
     In a dark auction (Classic) nobody has looked at his cards yet (``DealState.unseen``);
     ``bomb_streak`` is the number of bomb raspasy in a row before this deal."""
     players = rules.players
-    if len(dealt.hands) != players:
-        raise InvalidAction(f"a {players}-player deal needs {players} hands")
+    width = positions(players)
+    if len(dealt.hands) != width:
+        raise InvalidAction(f"a {players}-player deal needs {width} hands")
     seen = 0
     held = hand_mask(dealer, players)
     for seat, hand in enumerate(dealt.hands):
@@ -57,13 +58,15 @@ def new_deal(
         raspasy_streak=raspasy_streak,
         phase=Phase.PLAY if compulsory else Phase.BIDDING,
         to_act=h1,
-        auction=_EMPTY_AUCTION,
+        # With two players the dummy has passed before anybody speaks (§3.6, S000 "«Болван»
+        # как бы всегда говорит “пас”"); the dealer's opponent speaks first.
+        auction=_EMPTY_AUCTION if players != 2 else _EMPTY_AUCTION._replace(passed=1 << DUMMY),
         declarer=-1,
         bid=None,
         discard=0,
         contract=None,
         whist=_EMPTY_WHIST,
-        play=PlayState(hands, (), h1, (0,) * players, ()),
+        play=PlayState(hands, (), h1, (0,) * width, ()),
         claim=None,
         claim_tries=0,
         open_hands=0,
@@ -95,11 +98,11 @@ def _claim_options(state: DealState) -> tuple[Action, ...]:
 
 
 _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
-    Phase.BIDDING: auction.legal,
+    Phase.BIDDING: duo.bidding_options,
     Phase.TALON: auction.talon_options,
-    Phase.DISCARD: whisting.discard_options,
+    Phase.DISCARD: duo.discard_options,
     Phase.CONTRACT: whisting.contract_options,
-    Phase.WHISTING: whisting.whist_options,
+    Phase.WHISTING: duo.whist_options,
     Phase.DEFENCE: whisting.defence_options,
     Phase.PLAY: play.legal,
     Phase.CLAIM: _claim_options,
@@ -109,11 +112,11 @@ _LEGAL: dict[Phase, Callable[[DealState], tuple[Action, ...]]] = {
 }
 
 _APPLY: dict[Phase, Callable[[DealState, Action], DealState]] = {
-    Phase.BIDDING: auction.apply,
+    Phase.BIDDING: duo.bid,
     Phase.TALON: auction.talon_apply,
-    Phase.DISCARD: whisting.discard,
+    Phase.DISCARD: duo.discard,
     Phase.CONTRACT: whisting.declare,
-    Phase.WHISTING: whisting.whist,
+    Phase.WHISTING: duo.whist,
     Phase.DEFENCE: whisting.choose_defence,
     Phase.PLAY: play.apply,
     Phase.CLAIM: play.respond,
@@ -140,4 +143,5 @@ def apply(state: DealState, action: Action, seat: int | None = None) -> DealStat
             raise NotYourTurn(
                 f"it is {seat_name(who)}'s turn, not {seat_name(seat)}'s", seat=seat, to_act=who
             )
-    return _APPLY[phase](state, action)
+    after = _APPLY[phase](state, action)
+    return duo.settled(after) if after.rules.players == 2 else after

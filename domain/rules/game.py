@@ -202,6 +202,7 @@ def start_deal(game: GameState, shuffle: Shuffle) -> GameState:
         shuffle.talon_pair,
         rules.players,
         last_pair=rules.talon_last_pair,
+        dummy_hand=rules.duo_dummy_hand,
     )
     deal = deal_state(
         rules, dealt, game.dealer, number, game.raspasy_streak, game.dealer_run, game.bomb_streak

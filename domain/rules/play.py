@@ -2,8 +2,10 @@
 
 Follow the led suit; if void, trump if you can; otherwise any card. No trumps in NT, misère
 and raspasy. In raspasy the two talon cards set the suits of tricks 1 and 2 (they never win),
-and the first hand leads tricks 1 to 3; with a closed talon (``RuleSet.raspasy_talon``, §3.3)
-the first hand leads trick 1 and the winners lead after. A claim proposes how the remaining
+and the first hand leads tricks 1 to 3; with a closed talon (``RuleSet.raspasy_talon``, §3.3;
+always with two players, §3.6) the first hand leads trick 1 and the winners lead after. With two
+players a raspasy trick has two cards (the dummy takes no part) and the declarer's opponent plays
+the dummy in a game (``controller``). A claim proposes how the remaining
 tricks fall; when every other player accepts, the deal ends so; a rejected claim may not be
 repeated by the same player in the same trick.
 """
@@ -25,8 +27,7 @@ from domain.rules.actions import (
 )
 from domain.rules.cards import CARDS, SUIT_MASKS, Suit, card_list
 from domain.rules.errors import IllegalAction
-from domain.rules.ruleset import RaspasyTalon
-from domain.rules.seats import HANDS, first_hand, hand_seats
+from domain.rules.seats import DUMMY, HANDS, first_hand, hand_seats
 from domain.rules.state import (
     ClaimState,
     DealResult,
@@ -40,10 +41,6 @@ from domain.rules.state import (
 
 TRICKS = 10
 _new = tuple.__new__  # builds a NamedTuple without its keyword-parsing constructor
-_OPEN_TALON = RaspasyTalon.OPEN
-"""Raspasy with the talon opened: its cards set the suits of tricks 1 and 2 and the first hand
-leads tricks 1–3 (§1.9). With a closed talon (Rostov, §3.3) the first hand leads trick 1 and
-each trick's winner the next. (Tested inline on the raspasy path only: ``declarer < 0``.)"""
 
 
 def trump_of(state: DealState) -> int:
@@ -58,7 +55,7 @@ def led_suit(state: DealState) -> int:
     """The suit that must be followed in the trick in progress, or -1 if the lead is free."""
     play = state.play
     n = len(play.history)
-    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon_leads:
         # Raspasy tricks 1 and 2: the talon card sets the suit for every hand (§1.9).
         return state.talon[n] >> 3
     if play.trick:
@@ -88,6 +85,8 @@ def controller(state: DealState, seat: int) -> int:
     (not on a whisted misère, S000 Classic: each defender plays his own cards as on any
     misère)."""
     w = state.whist
+    if seat >= state.rules.players:  # two players: the dummy is played by its defender (§3.6)
+        return state.next_player(state.declarer)
     if w.open and len(w.whisters) == 1 and seat != state.declarer and seat != w.whisters[0]:
         contract = state.contract
         if contract is None or not contract.is_misere:
@@ -108,6 +107,10 @@ def _splits(left: int, players: int) -> tuple[Claim, ...]:
 _CLAIMS: dict[tuple[int, int, int], tuple[Claim, ...]] = {
     (left, 3, 0): _splits(left, 3) for left in range(TRICKS + 1)
 }
+_DUO_RASPASY_CLAIMS: dict[int, tuple[Claim, ...]] = {
+    left: tuple(c for c in _splits(left, 3) if c.tricks[DUMMY] == 0) for left in range(TRICKS + 1)
+}
+"""Two players' raspasy: the dummy takes no part, so it gets no share of a claim (§3.6)."""
 
 
 def _seated_splits(left: int, players: int, dealer: int) -> tuple[Claim, ...]:
@@ -129,6 +132,9 @@ def claim_options(state: DealState) -> tuple[Action, ...]:
     if (state.claim_tries >> controller(state, state.to_act)) & 1:
         return ()
     players = state.players
+    if players == 2:  # the two seats and the dummy (position 2); on raspasy it takes none
+        left = remaining(state)
+        return _DUO_RASPASY_CLAIMS[left] if state.declarer < 0 else _CLAIMS[left, HANDS, 0]
     if players > HANDS and state.declarer < 0 and len(state.play.history) < 2:
         return ()  # the talon cards may still take tricks for the dealer (§3.3, TV-28)
     key = (remaining(state), players, 0 if players == HANDS else state.dealer)
@@ -179,7 +185,7 @@ def play_card(state: DealState, card: int) -> DealState:
     suit = card >> 3
     if not (hand >> card) & 1:
         raise IllegalAction(_illegal_card_message(state, card), legal(state))
-    if state.declarer < 0 and len(history) < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and len(history) < 2 and state.rules.raspasy_talon_leads:
         led = state.talon[len(history)] >> 3
     elif trick:
         led = trick[0][1] >> 3
@@ -195,17 +201,22 @@ def play_card(state: DealState, card: int) -> DealState:
     trick = (*trick, (seat, card))
     open_hands = state.open_hands
     if not history and len(trick) == 1 and state.whist.open and state.declarer >= 0:
-        # Misère led by the declarer: the defence opens after that lead (§1.8).
-        open_hands |= state.active & ~(1 << state.declarer)
-    if len(trick) < HANDS:
+        # Misère led by the declarer: the defence opens after that lead (§1.8); with two
+        # players the whister of a trick game keeps his own hand (only the dummy lies open).
+        contract = state.contract
+        if state.rules.players == 2 and contract is not None and not contract.is_misere:
+            open_hands |= 1 << DUMMY
+        else:
+            open_hands |= state.active & ~(1 << state.declarer)
+    if len(trick) < (HANDS if state.declarer >= 0 or state.rules.players != 2 else 2):
         new_play = _new(PlayState, (new_hands, trick, play.leader, play.tricks, history))
         return with_play(state, new_play, state.next_hand(seat), open_hands)
     winner = trick_winner(state, trick)
     tricks = play.tricks
     tricks = (*tricks[:winner], tricks[winner] + 1, *tricks[winner + 1 :])
     history = (*history, _new(Trick, (play.leader, trick, winner)))
-    if state.declarer < 0 and len(history) < 3 and state.rules.raspasy_talon is _OPEN_TALON:
-        leader = first_hand(state.dealer, len(hands))
+    if state.declarer < 0 and len(history) < 3 and state.rules.raspasy_talon_leads:
+        leader = first_hand(state.dealer, state.players)
     else:
         leader = winner
     new_play = _new(PlayState, (new_hands, (), leader, tricks, history))
@@ -220,7 +231,7 @@ def trick_winner(state: DealState, trick: tuple[tuple[int, int], ...]) -> int:
     trump = trump_of(state)
     n = len(state.play.history)
     best_seat, best_key = trick[0][0], -1
-    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon is _OPEN_TALON:
+    if state.declarer < 0 and n < 2 and state.rules.raspasy_talon_leads:
         led = state.talon[n] >> 3
         if state.players > HANDS:
             # With four or five players the talon card is the dealer's lead and takes the
@@ -260,6 +271,8 @@ def claim_round(state: DealState) -> tuple[int, ...]:
     """The seats that answer a claim, clockwise from H1: the three hands; with four or five
     players a sitter who returned the whist answers for both passers (who have no stake), and
     the dealer sharing a misère answers too."""
+    if state.players == 2:  # the two players; the dummy answers nothing (§3.6)
+        return tuple(s for s in state.hand_seats if s != DUMMY)
     seats: tuple[int, ...] = hand_seats(state.dealer, state.players)
     if state.players == HANDS:
         return seats
@@ -310,7 +323,8 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
     if state.declarer >= 0 and kind is not Kind.MISERE:
         d1 = state.next_hand(state.declarer)
         defenders = [d1, state.next_hand(d1)]
-        passers = tuple(s for s in defenders if s not in w.whisters)
+        # With two players the dummy is nobody: it neither whists nor passes (§3.6).
+        passers = tuple(s for s in defenders if s not in w.whisters and s < state.players)
     else:
         passers = ()
     result = DealResult(
@@ -323,11 +337,12 @@ def finish(state: DealState, kind: Kind, *, claimed: bool = False) -> DealState:
         half_whister=w.half_whister,
         returned=w.returned,
         claimed=claimed,
-        active=state.active if state.players > HANDS else 0,
+        active=state.seats if state.players != HANDS else 0,
         talon_seat=talon_seat(state),
         talon_count=sitters.talon_value(state) if kind in _SOLD else 0,
         talon_returned=state.talon_returned,
         partner=state.partner,
+        own_cards=w.own_cards,
     )
     if underbid.reviewable(state, kind):
         return underbid.start_review(state, result)

@@ -43,7 +43,7 @@ def score_raspasy(rules: RuleSet, result: DealResult, raspasy_streak: int) -> De
     writes the zero bonus (S000; on an open talon S003's "nothing" is
     ``talon_sitter_zero_bonus=False``), and the amnesty counts his tricks (S000)."""
     players = rules.players
-    tricks = result.tricks
+    tricks = result.tricks[:players]  # with two players the dummy (position 2) takes no part
     price = rules.raspasy_price(raspasy_streak + 1)
     bonus = price if rules.raspasy_zero_bonus_priced else rules.raspasy_zero_bonus
     hands = result.active or (1 << players) - 1
@@ -104,8 +104,8 @@ def _a_hand_took_nothing(result: DealResult) -> bool:
 
 def streak_after(rules: RuleSet, raspasy_streak: int, result: DealResult) -> int:
     """The raspasy streak before the next deal, after a deal with ``result`` (see above)."""
-    if result.kind is Kind.UNDERBID:  # a void game is dealt again, as if not played (§3.1)
-        return raspasy_streak
+    if result.kind is Kind.UNDERBID or result.kind is Kind.REDEAL:
+        return raspasy_streak  # a void game is dealt again, as if not played (§3.1, §3.6)
     if result.kind is Kind.RASPASY:
         streak = raspasy_streak + 1
         if rules.raspasy_zero_ends_series and _a_hand_took_nothing(result):

@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 from domain.rules.bids import Bid
+from domain.rules.duo_options import DuoAllPass, check_duo
 from domain.rules.errors import InvalidAction
 from domain.rules.recording import (
     Birds,
@@ -201,7 +202,7 @@ _TABLES = (
 """The fields that are tables by level (read-only mappings, written as JSON objects)."""
 
 
-SUPPORTED_PLAYERS = (3, 4, 5)
+SUPPORTED_PLAYERS = (2, 3, 4, 5)
 """The table sizes the rules core plays (§3.6)."""
 
 
@@ -567,6 +568,25 @@ class RuleSet:
     talon_last_pair: bool = False
     """Four or five players: the talon is the last two cards of the deck (S004); the default,
     neither the first nor the last pair (S000, A-15)."""
+    # Two players (issue 13, RULES.md §3.6 row "2", §3.4; S000 "Игра при двух игроках",
+    # "гусарик"): the third hand is a dummy that always passes (``domain.rules.duo``). Each
+    # needs players = 2 unless at its default (``duo_options.check_duo``).
+    duo_dummy_hand: int = 1
+    """The hand the dummy always sits at: 1 (H1, S000 "обычно") or 2 (H2); the dealer is H3."""
+    duo_retract_pass: bool = False
+    """After both players passed, the first passer may take his pass back and declare a game
+    without bidding (S000 "Первый пасующий после паса второго игрока имеет право возвратить
+    свой пас и назначить игру без торга")."""
+    duo_whist_own_cards: bool = False
+    """The whister may not "go for his own" (no half-whist): he whists on two hands as usual,
+    whists on his own cards (answering for 2 tricks of his own on a six, 1 on a seven or
+    higher; the dummy's tricks are nobody's), or passes (S000's variant)."""
+    duo_all_pass: DuoAllPass = DuoAllPass.RASPASY
+    """What two passes lead to: raspasy (the dummy takes no part, the talon stays closed),
+    a redeal without play, or raspasy "с вареником" (S000)."""
+    duo_indivisible_gora: bool = False
+    """Settlement by the "indivisible gora": the smaller gora is taken from the larger and the
+    difference × 10 is the winner's whists (S000); False: the usual average (halved)."""
 
     def __post_init__(self) -> None:
         for name in _TABLES:
@@ -586,7 +606,8 @@ class RuleSet:
     def _check(self) -> None:
         """The semantic checks (types and ranges are the schema's: ``ruleset_schema``)."""
         if self.players not in SUPPORTED_PLAYERS:
-            raise InvalidAction("a table has 3, 4 or 5 players", field="rules.players")
+            raise InvalidAction("a table has 2, 3, 4 or 5 players", field="rules.players")
+        check_duo(self)
         if self.pool_target <= 0:
             raise InvalidAction("the pool target must be positive", field="rules.pool_target")
         self._check_sitters()
@@ -690,6 +711,12 @@ class RuleSet:
         """The level of a bomb declared after ``bomb_streak`` bomb raspasy in a row."""
         level = bomb_streak + 1
         return min(level, self.bomb_level_limit) if self.bomb_level_limit else level
+
+    @property
+    def raspasy_talon_leads(self) -> bool:
+        """Whether the talon cards set the first raspasy tricks (``raspasy_talon`` open); with
+        two players the talon is never opened on raspasy (S000, §3.6)."""
+        return self.raspasy_talon is RaspasyTalon.OPEN and self.players != 2
 
     @property
     def dark_auction(self) -> bool:
@@ -853,7 +880,7 @@ class RuleSet:
 
     def _check_sitters(self) -> None:
         """The options of the dealer on the talon need a table of four or five (§3.6)."""
-        if self.players == 3:
+        if self.players <= 3:
             for name in _SITTER_OPTIONS:
                 if getattr(self, name) != _SITTER_DEFAULTS[name]:
                     raise InvalidAction(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.recording import (
     Birds,
     Ending,
@@ -223,5 +224,10 @@ def options_schema(whist_kinds: list[str]) -> dict[str, Any]:
             "talon_last_pair": boolean,
             "dealer_bomb_sign": boolean,
             "dealer_joins_bomb": boolean,
+            "duo_dummy_hand": {"enum": [1, 2]},
+            "duo_retract_pass": boolean,
+            "duo_whist_own_cards": boolean,
+            "duo_all_pass": {"enum": [x.value for x in DuoAllPass]},
+            "duo_indivisible_gora": boolean,
         },
     }

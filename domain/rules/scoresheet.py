@@ -295,6 +295,7 @@ def settlement(sheet: ScoreSheet, rules: RuleSet) -> Settlement:
         rules.settlement_whists_per_gora,
         rules.settlement_method,
         rules.settlement_integer,
+        rules.duo_indivisible_gora,
     )
 
 

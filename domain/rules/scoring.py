@@ -110,10 +110,13 @@ def _lone_whister(
     level = result.contract.level
     declarer = result.declarer
     (w,) = result.whisters
-    if rules.whist_obligations is Obligations.ALL:
-        # S000 conv.: the whister answers on his own cards; the passer's tricks are nobody's.
+    if rules.whist_obligations is Obligations.ALL or result.own_cards:
+        # S000 conv.: the whister answers on his own cards; the passer's tricks are nobody's
+        # (two players, ``duo_whist_own_cards``: the dummy's; S000 "на шестерной – 2, на
+        # семерной и более – одну").
         counted = result.tricks[w]
-        short = max(0, rules.whister_quota(level) - counted)
+        quota = (2 if level == 6 else 1) if result.own_cards else rules.whister_quota(level)
+        short = max(0, quota - counted)
     else:
         counted = defence
         short = max(0, rules.defence_norms[level] - defence)
@@ -218,6 +221,8 @@ def _score_table(
     rules = _liable(rules.priced_for(result.contract), pool_closed)
     kind = result.kind
     declarer = result.declarer
+    if kind is Kind.REDEAL:  # two players passed and deal again: nothing is written (§3.6)
+        return sheet.freeze()
     if kind is Kind.RASPASY:
         from domain.rules.raspasy import score_raspasy  # raspasy builds on this module
 

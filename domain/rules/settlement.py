@@ -15,6 +15,11 @@ from (for −1) or to (for +1) each other player. Whose gora: with method 1 the 
 Ю +1); the direction is −1 for method 1 and +1 for method 2 when it makes the totals whole,
 otherwise the other one; ties go to the lower seat number. If neither makes them whole (only
 possible with prices the seeds do not use) the fractions are kept.
+
+Two players may settle by the "indivisible gora" (S000, RULES.md §3.4 "Two players";
+``RuleSet.duo_indivisible_gora``): "гору не делят пополам, а вычитают из большей меньшую и
+умножают разницу на 10" — the pairwise amount is ``per × (gora_j − gora_i)``, not divided by n
+(always whole, so no adjustment).
 """
 
 from __future__ import annotations
@@ -42,11 +47,14 @@ class Settlement(NamedTuple):
     adjustment: Adjustment | None
 
 
-def _pairs(gora: Sequence[int], whists: Sequence[Sequence[int]], per: int) -> list[list[Fraction]]:
+def _pairs(
+    gora: Sequence[int], whists: Sequence[Sequence[int]], per: int, indivisible: bool = False
+) -> list[list[Fraction]]:
     n = len(gora)
+    share = 1 if indivisible else n
     return [
         [
-            Fraction(per * (gora[j] - gora[i]), n) + whists[i][j] - whists[j][i]
+            Fraction(per * (gora[j] - gora[i]), share) + whists[i][j] - whists[j][i]
             if i != j
             else Fraction(0)
             for j in range(n)
@@ -61,13 +69,15 @@ def settlement(
     per: int = 10,
     method: SettlementMethod = SettlementMethod.AVERAGE,
     integer: bool = False,
+    indivisible: bool = False,
 ) -> Settlement:
-    """Settle ``gora`` (each player's) and ``whists[writer][target]`` at ``per`` whists a point."""
+    """Settle ``gora`` (each player's) and ``whists[writer][target]`` at ``per`` whists a point;
+    ``indivisible``: the gora differences are not shared out (two players, S000)."""
     n = len(gora)
-    pairs = _pairs(gora, whists, per)
+    pairs = _pairs(gora, whists, per, indivisible)
     totals = [sum(row, Fraction(0)) for row in pairs]
     adjustment = None
-    if integer and (per * sum(gora)) % n:
+    if integer and not indivisible and (per * sum(gora)) % n:
         adjustment = _adjustment(gora, totals, per, method)
         if adjustment is not None:
             seat, points, each = adjustment

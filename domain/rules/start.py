@@ -138,7 +138,7 @@ def dealer_stays(rules: RuleSet, number: int) -> bool:
 def bombers(rules: RuleSet, dealer: int) -> int:
     """The seats that get the sign of an initial bomb: everyone who holds cards (S000: "Сидящий
     на прикупе бомб не получает"; with three players nobody sits out)."""
-    held = hand_mask(dealer, rules.players)
+    held = hand_mask(dealer, rules.players) & ((1 << rules.players) - 1)  # not a dummy
     return held | 1 << dealer if rules.dealer_bomb_sign else held
 
 

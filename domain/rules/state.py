@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
 from domain.rules.ruleset import RuleSet
-from domain.rules.seats import hand_mask, next_hand
+from domain.rules.seats import DUMMY, hand_mask, hand_seats, next_hand, positions
 
 
 class Phase(StrEnum):
@@ -56,6 +56,9 @@ class Kind(StrEnum):
     CONCEDED = "conceded"
     """The talon taker went "without three" (or four) instead of declaring: no play, no
     whists (RULES.md §3.1, S000 conv.; ``RuleSet.concede_undertricks``)."""
+    REDEAL = "redeal"
+    """Two players both passed and deal again without play (``duo_all_pass`` "redeal",
+    RULES.md §3.6): nothing is written."""
 
 
 class AuctionState(NamedTuple):
@@ -109,6 +112,8 @@ class WhistState(NamedTuple):
     """The first defender came back with a whist after the half-whist."""
     open: bool | None
     """Open or closed defence, once chosen (``None`` before, or with two whisters: closed)."""
+    own_cards: bool = False
+    """Two players (``duo_whist_own_cards``): the whister whists on his own cards only."""
 
 
 class ClaimState(NamedTuple):
@@ -149,6 +154,9 @@ class DealResult(NamedTuple):
     """The declarer left the talon (``RuleSet.talon_return``)."""
     partner: int = -1
     """The dealer sharing the misère's win or loss (``RuleSet.misere_partner``), -1 if none."""
+    own_cards: bool = False
+    """Two players: the whister whisted on his own cards (``duo_whist_own_cards``): he answers
+    for his own tricks (2 on a six, 1 higher) and the dummy's tricks are nobody's."""
 
 
 class Review(NamedTuple):
@@ -239,8 +247,35 @@ class DealState(NamedTuple):
         return hand_mask(self.dealer, self.rules.players)
 
     def next_hand(self, seat: int) -> int:
-        """The next seat clockwise holding a hand this deal (the sitters are skipped)."""
-        return next_hand(seat, self.dealer, self.rules.players)
+        """The next seat clockwise holding a hand this deal (the sitters are skipped; with two
+        players the dummy is skipped on raspasy, where it takes no part, §3.6)."""
+        rules = self.rules
+        nxt = next_hand(seat, self.dealer, rules.players, rules.duo_dummy_hand)
+        if nxt == DUMMY and rules.players == 2 and self.declarer < 0:
+            return next_hand(nxt, self.dealer, 2, rules.duo_dummy_hand)
+        return nxt
+
+    def next_player(self, seat: int) -> int:
+        """The next seat clockwise holding a hand, never the dummy (it answers nothing)."""
+        nxt = self.next_hand(seat)
+        if nxt == DUMMY and self.rules.players == 2:
+            return self.next_hand(nxt)
+        return nxt
+
+    @property
+    def hand_seats(self) -> tuple[int, int, int]:
+        """The seats (with two players: the dummy's position) of H1, H2 and H3."""
+        return hand_seats(self.dealer, self.rules.players, self.rules.duo_dummy_hand)
+
+    @property
+    def seats(self) -> int:
+        """Mask of the seats (players) holding a hand: ``active`` without the dummy."""
+        return self.active & ((1 << self.rules.players) - 1)
+
+    @property
+    def width(self) -> int:
+        """The length of the per-hand tuples (``seats.positions``)."""
+        return positions(self.rules.players)
 
     @property
     def raspasy(self) -> bool:

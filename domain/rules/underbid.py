@@ -39,7 +39,6 @@ from domain.rules.actions import PASS, UNDERBID, Action, ClaimUnderbid, Pass
 from domain.rules.cards import SUIT_MASKS
 from domain.rules.errors import IllegalAction
 from domain.rules.ruleset import Underbid
-from domain.rules.seats import hand_seats
 from domain.rules.state import DealResult, DealState, Kind, Phase, Review
 
 NODE_LIMIT = 300_000
@@ -122,7 +121,7 @@ def proven(state: DealState) -> bool:
             pool |= hand
     # The search numbers the three hands 0, 1, 2 from H1 (the sitters of a 4- or 5-player
     # deal hold no cards): the declarer is the hand he holds, H1 leads.
-    local = hand_seats(state.dealer, state.players).index(state.declarer)
+    local = state.hand_seats.index(state.declarer)
     return guaranteed(hands[state.declarer], pool, local, 0, trump, contract.level + 1, NODE_LIMIT)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from domain.rules.actions import Action
 from domain.rules.bids import Bid
-from domain.rules.ruleset import RaspasyTalon
+from domain.rules.duo import discarder
 from domain.rules.state import ClaimState, DealState, Phase, Trick
 
 if TYPE_CHECKING:
@@ -113,17 +113,13 @@ def _talon_visible(state: DealState, index: int) -> bool:
         return True
     # Raspasy: the first talon card is turned up for trick 1, the second for trick 2 (§1.9);
     # a closed talon (§3.3, Rostov) stays hidden until the deal is scored.
-    return (
-        state.raspasy
-        and len(state.play.history) >= index
-        and state.rules.raspasy_talon is RaspasyTalon.OPEN
-    )
+    return state.raspasy and len(state.play.history) >= index and state.rules.raspasy_talon_leads
 
 
 def visible_mask(state: DealState, viewer: int) -> int:
     """Every card ``viewer`` may see now: the whole deal's secret-bearing cards, as one mask."""
     mask = 0
-    for seat in range(state.players):
+    for seat in range(len(state.play.hands)):
         if _hand_visible(state, viewer, seat):
             mask |= state.play.hands[seat]
     for index, card in enumerate(state.talon):
@@ -148,7 +144,7 @@ def _discard_visible(state: DealState, viewer: int) -> bool:
         return True
     if state.no_talon:
         return state.talon_open
-    return viewer == state.declarer
+    return viewer == discarder(state)  # the declarer's; two players "с вареником" (§3.6)
 
 
 def visible_cards(
@@ -158,7 +154,7 @@ def visible_cards(
     ``seat_view`` that says what is revealed, without the rest of the view."""
     hands = tuple(
         state.play.hands[s] if _hand_visible(state, viewer, s) else None
-        for s in range(state.players)
+        for s in range(len(state.play.hands))
     )
     talon = (
         state.talon[0] if _talon_visible(state, 0) else None,

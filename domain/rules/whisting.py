@@ -39,7 +39,6 @@ from domain.rules.bids import LADDER, MISERE_INDEX, Bid, Strain
 from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.concession import concede, may_concede, why_not
 from domain.rules.errors import IllegalAction
-from domain.rules.seats import first_hand
 from domain.rules.sitters import is_sitter
 from domain.rules.state import DealState, Kind, Phase, PlayState
 from domain.rules.whist_options import Obligations
@@ -336,7 +335,7 @@ def choose_defence(state: DealState, action: Action) -> DealState:
 
 def start_play(state: DealState, *, open_defence: bool) -> DealState:
     """Open the defence if it plays open (misère with the declarer leading: after his lead)."""
-    h1 = first_hand(state.dealer, state.players)
+    h1 = state.hand_seats[0]  # with two players the dummy leads when it is H1 (§3.6)
     open_hands = state.open_hands
     assert state.contract is not None
     delayed = state.declarer == h1 and (

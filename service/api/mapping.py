@@ -75,8 +75,10 @@ from domain.rules.actions import (
     INVITE_DEALER,
     LOOK,
     NO_TALON_CALLS,
+    OWN_CARDS_WHIST,
     PLAYS,
     PREFERANS,
+    RETRACT_PASS,
     RETURN_TALON,
     UNDERBID,
     VIEW_HANDS,
@@ -85,9 +87,12 @@ from domain.rules.actions import (
     Concede,
     DarkCall,
     DeclarePreferans,
+    GiveCards,
     InviteDealer,
     Look,
     NoTalonCall,
+    OwnCardsWhist,
+    RetractPass,
     ReturnTalon,
     ViewHand,
     WriteOff,
@@ -198,6 +203,11 @@ def action_from_proto(message: pb.Action) -> Action:
         if len(cards) != 2 or cards[0] == cards[1]:
             raise BadInput("action.discard.cards", "a discard is exactly two different cards")
         return Discard((cards[0], cards[1]))
+    if kind == "give_cards":  # two players "с вареником" (RULES.md §3.6)
+        cards = [_card(c, "action.give_cards.cards") for c in message.give_cards.cards]
+        if len(cards) != 2 or cards[0] == cards[1]:
+            raise BadInput("action.give_cards.cards", "a gift is exactly two different cards")
+        return GiveCards((cards[0], cards[1]))
     if kind == "claim":
         try:
             return Claim(tuple(message.claim.tricks))
@@ -230,6 +240,8 @@ def action_from_proto(message: pb.Action) -> Action:
         "reject_claim": REJECT,
         "return_talon": RETURN_TALON,
         "invite_dealer": INVITE_DEALER,
+        "retract_pass": RETRACT_PASS,
+        "own_cards_whist": OWN_CARDS_WHIST,
     }
     return simple[kind]
 
@@ -253,6 +265,12 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
     if isinstance(action, Discard):
         cards = [] if hide_cards else [str(c) for c in action.cards]
         return pb.Action(discard=pb.Discard(cards=cards))
+    if isinstance(action, GiveCards):  # both players hold or held them: nothing to hide
+        return pb.Action(give_cards=pb.GiveCards(cards=[str(c) for c in action.cards]))
+    if isinstance(action, RetractPass):
+        return pb.Action(retract_pass=pb.RetractPass())
+    if isinstance(action, OwnCardsWhist):
+        return pb.Action(own_cards_whist=pb.OwnCardsWhist())
     if isinstance(action, Claim):
         return pb.Action(claim=pb.Claim(tricks=list(action.tricks)))
     if isinstance(action, ChooseDefence):

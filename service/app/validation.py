@@ -46,7 +46,7 @@ MAX_LABEL = 64
 MAX_LOGGED = 200
 """Longest client-derived string a log line holds (``bounded``)."""
 MAX_SEATS = 5
-"""The most seats a table has (``RuleSet.players``, 3 to 5; RULES.md §3.6): the bound of a seat
+"""The most seats a table has (``RuleSet.players``, 2 to 5; RULES.md §3.6): the bound of a seat
 number a client or a token names, checked before its game is read (which then bounds it by its
 own ``players``)."""
 

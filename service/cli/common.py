@@ -9,17 +9,31 @@ import secrets
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from domain.rules.seats import hand_seats
+from domain.rules.seats import DUMMY, hand_seats, positions, seat_name
 
 if TYPE_CHECKING:
     from service.app.application import PreferansApplication
 
 
-def position(dealer: int, seat: int, players: int) -> str:
+def position_name(position: int, players: int) -> str:
+    """A seat's label, or with two players "Dummy" for the dummy's position ``DUMMY`` of a
+    deal's per-position data (RULES.md §3.6)."""
+    return "Dummy" if players == 2 and position == DUMMY else seat_name(position)
+
+
+def position_names(players: int) -> list[str]:
+    """The labels of a deal's positions: the seats, and with two players the dummy."""
+    return [position_name(p, players) for p in range(positions(players))]
+
+
+def position(dealer: int, seat: int, players: int, dummy_hand: int = 1) -> str:
     """A seat's part in the deal (RULES.md §3.6): ``H1`` … ``H3`` (``H3 dealer`` with three
     players); with four or five the dealer holds no hand and "sits on the talon", and with five
-    the seat to his right (who dealt before him) sits out too."""
-    held = hand_seats(dealer, players)
+    the seat to his right (who dealt before him) sits out too; with two the dummy's position
+    (``DUMMY``) is ``H1`` or ``H2 dummy`` (``dummy_hand``)."""
+    held = hand_seats(dealer, players, dummy_hand)
+    if players == 2 and seat == DUMMY:
+        return f"H{held.index(seat) + 1} dummy"
     if seat not in held:
         return "dealer, on the talon" if seat == dealer else "sits out"
     return f"H{held.index(seat) + 1}" + (" dealer" if seat == dealer else "")

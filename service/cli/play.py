@@ -21,6 +21,7 @@ the terminal table is to be rebuilt to fit 80×24 (issue 16), and it is split th
 from __future__ import annotations
 
 import getpass
+import json
 import secrets
 import time
 import uuid
@@ -56,7 +57,7 @@ from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import initial_deals
 from service.app.simulate import ORDER_MINUTES
 from service.cli.botplay import Creator, game_rules, order_choice
-from service.cli.common import client_for, position
+from service.cli.common import client_for, position, position_name, position_names
 from service.cli.rules import rules_from_args
 from service.cli.viewstate import sheet_from_proto, view_from_proto
 from service.client import GameClient, SeatClient
@@ -129,16 +130,30 @@ def _call_text(call: str) -> Text:
 
 
 def seat_count(view: pb.SeatView) -> int:
-    """The seats at the table (3 to 5): a view counts the tricks of every seat."""
-    return len(view.tricks) or 3
+    """The seats at the table (2 to 5): ``view.seats``, or from a server that predates it the
+    tricks of every seat."""
+    return view.seats or len(view.tricks) or 3
+
+
+def _dummy_hand(view: pb.SeatView) -> int:
+    """Two players: the dummy's hand (rule option ``duo_dummy_hand``, RULES.md §3.6)."""
+    if not view.rules.options_json:
+        return 1
+    return int(json.loads(view.rules.options_json).get("duo_dummy_hand", 1))
 
 
 def _names(players: int) -> list[str]:
-    return [seat_name(s) for s in range(players)]
+    """The labels of a deal's positions (with two players the dummy's too)."""
+    return position_names(players)
 
 
 def _short_names(view_seat: int, players: int = 3) -> list[str]:
-    return [seat_name(s) + (" (you)" if s == view_seat else "") for s in range(players)]
+    return [n + (" (you)" if s == view_seat else "") for s, n in enumerate(_names(players))]
+
+
+def _with_dummy(names: list[str], players: int) -> list[str]:
+    """Two players: the players' names and the dummy's position (RULES.md §3.6)."""
+    return [*names, "dummy"] if players == 2 and len(names) == 2 else names
 
 
 def _player_names(names: Sequence[str] | None, players: int = 3) -> list[str]:
@@ -223,7 +238,7 @@ def scoresheet_table(
 ) -> Table:
     """Totals: pool, gora and whists written by each seat on the others (and the settlement):
     a row per seat, a whists column per seat (blank on the seat's own row)."""
-    count = max(len(names or ()), len(sheet.totals), *(len(r.whists) for r in sheet.totals), 3)
+    count = max(len(names or ()), len(sheet.totals), *(len(r.whists) for r in sheet.totals)) or 3
     players = _player_names(names, count)
     if sheet.HasField("order"):
         pool_target = sheet.order.pool
@@ -330,10 +345,11 @@ def render_view(
 ) -> RenderableType:
     """The whole table as ``view.seat`` sees it: a pure function of the API's messages."""
     count = seat_count(view)
-    players = _player_names(names, count)
+    players = _with_dummy(_player_names(names, count), count)
     me = view.seat
     labels = _short_names(me, count)
-    held = hand_seats(view.dealer, count)
+    dummy_hand = _dummy_hand(view)
+    held = hand_seats(view.dealer, count, dummy_hand)
     my_turn = view.actor == me and len(view.legal_actions) > 0
 
     header = Text()
@@ -344,9 +360,9 @@ def render_view(
         if my_turn:
             header.append("YOU", style="bold reverse green")
             if view.to_act != me:
-                header.append(f" (playing {seat_name(view.to_act)}'s open hand)")
+                header.append(f" (playing {position_name(view.to_act, count)}'s open hand)")
         else:
-            header.append(f"{seat_name(view.to_act)} {players[view.to_act]}", style="bold cyan")
+            header.append(f"{labels[view.to_act]} {players[view.to_act]}", style="bold cyan")
     if view.raspasy_streak:
         header.append(f"   raspasy in a row: {view.raspasy_streak}", style="yellow")
     if view.bomb:
@@ -363,9 +379,9 @@ def render_view(
     seats.add_column("tricks", justify="right")
     seats.add_column("cards")
     visible = {h.seat: list(h.cards) for h in view.visible_hands}
-    for seat in range(count):
+    for seat in range(len(labels)):
         marker = "▶ " if seat == view.to_act else "  "
-        role = position(view.dealer, seat, count)
+        role = position(view.dealer, seat, count, dummy_hand)
         if seat == view.declarer:
             role += " declarer"
         elif seat in view.whisters:
@@ -421,18 +437,19 @@ def render_view(
         claim = "-".join(str(t) for t in view.pending_claim.tricks)
         parts.append(Text(f"Claim on the table by {seat_name(view.claimant)}: {claim}"))
     if sheet is not None:
-        parts.append(scoresheet_table(sheet, players, pool_target))
+        parts.append(scoresheet_table(sheet, players[:count], pool_target))
     if log:
         parts.append(Panel(Text("\n".join(log)), title="Last moves", expand=False))
     hand_title = f"Your hand ({seat_name(me)})"
     my_hand = hand_text(view.hand)
     if me not in held:
-        my_hand = Text(f"none this deal: you {position(view.dealer, me, count)}", style="dim")
+        where = position(view.dealer, me, count, dummy_hand)
+        my_hand = Text(f"none this deal: you {where}", style="dim")
     elif me in view.unseen:
         my_hand = Text("face down: you have not looked at your cards", style="magenta")
     parts.append(Panel(my_hand, title=hand_title, expand=False, border_style="green"))
     if my_turn and view.to_act != me and view.to_act in visible:
-        partner = f"{seat_name(view.to_act)}'s hand — you play it"
+        partner = f"{position_name(view.to_act, count)}'s hand — you play it"
         parts.append(Panel(hand_text(visible[view.to_act]), title=partner, expand=False))
     if my_turn:
         parts.append(render_actions(view.legal_actions, can_claim=view.can_claim))
@@ -493,17 +510,21 @@ def render_deal_result(
     sheet: pb.Scoresheet | None = None,
     pool_target: int = 0,
     log: Sequence[str] = (),
+    dummy_hand: int = 1,
 ) -> RenderableType:
-    """The end of a deal: every hand as dealt, the talon, the contract, tricks, what was written."""
-    count = max(len(event.tricks), len(event.entries), len(names or ()), 3)
-    players = _player_names(names, count)
+    """The end of a deal: every hand as dealt, the talon, the contract, tricks, what was written
+    (with two players the dummy's hand too, at hand ``dummy_hand``: RULES.md §3.6)."""
+    count = len(event.entries) or len(names or ()) or max(len(event.tricks), 3)
+    players = _with_dummy(_player_names(names, count), count)
     summary = Text()
     summary.append(f"Deal {event.deal_number}: ", style="bold")
-    tricks = "  ".join(f"{seat_name(s)} {t}" for s, t in enumerate(event.tricks))
+    tricks = "  ".join(f"{position_name(s, count)} {t}" for s, t in enumerate(event.tricks))
     if event.kind == "raspasy" and event.bomb:
         summary.append(f"{bomb_word(event.bomb)} bomb", style="magenta")
     elif event.kind == "raspasy":
         summary.append("raspasy (all passed)")
+    elif event.kind == "redeal":  # two players (RULES.md §3.6)
+        summary.append("both passed: dealt again without play")
     else:
         summary.append(f"{seat_name(event.declarer)} ", style="cyan")
         summary.append_text(_call_text(event.contract or "?"))
@@ -529,8 +550,9 @@ def render_deal_result(
     hands.add_column("player")
     hands.add_column("hand as dealt")
     for dealt in event.dealt_hands:
-        role = f" {position(dealer, dealt.seat, count)}" if dealer >= 0 else ""
-        hands.add_row(seat_name(dealt.seat) + role, players[dealt.seat], hand_text(dealt.cards))
+        role = f" {position(dealer, dealt.seat, count, dummy_hand)}" if dealer >= 0 else ""
+        label = position_name(dealt.seat, count) + role
+        hands.add_row(label, players[dealt.seat], hand_text(dealt.cards))
     extra = Text("talon: ")
     extra.append_text(hand_text(event.talon))
     if event.discard:
@@ -551,7 +573,7 @@ def render_deal_result(
     if log:
         parts.append(Text("last moves: " + "; ".join(log[-3:]), style="dim"))
     if sheet is not None:
-        parts.append(scoresheet_table(sheet, players, pool_target))
+        parts.append(scoresheet_table(sheet, players[:count], pool_target))
     return Panel(Group(*parts), title=f"Deal {event.deal_number} is over", border_style="magenta")
 
 
@@ -568,7 +590,7 @@ def render_final(
     final.CopyFrom(sheet)
     if settlement and not final.settlement:
         final.settlement.extend(settlement)
-    count = max(len(names or ()), len(sheet.totals), 3)
+    count = max(len(names or ()), len(sheet.totals)) or 3
     players = _player_names(names, count)
     parts: list[RenderableType] = [scoresheet_table(final, players, pool_target)]
     if final.settlement:
@@ -943,6 +965,7 @@ class PlaySession:
                 event,
                 self.names,
                 dealer=self.dealer,
+                dummy_hand=self.rules.duo_dummy_hand if self.rules else 1,
                 sheet=sheet,
                 pool_target=self.pool_target,
                 log=list(self.log),

@@ -81,8 +81,9 @@ def cmd_rule(args: argparse.Namespace) -> int:
 
 def _adjustment(gora: str | None, whists: str | None) -> dict[str, Any] | None:
     """The ruling's deltas: ``--gora`` one value per seat, ``--whists`` one row per seat, each
-    the whists its seat writes on the other seats clockwise from it (two at a table of three,
-    four at five). The number of seats is the rows' (else the gora's); the game checks it."""
+    the whists its seat writes on the other seats clockwise from it (one at a table of two, two
+    at three, four at five). The number of seats is the rows' (else the gora's); the game
+    checks it."""
     if gora is None and whists is None:
         return None
     gora_row = [int(v) for v in gora.split(",")] if gora else []

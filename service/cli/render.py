@@ -12,6 +12,7 @@ from domain.rules import DealRecord, Ending, GameRecord, Kind, RuleSet, format_c
 from domain.rules.robber import describe
 from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import GameOrder
+from service.cli.common import position_name
 
 
 def describe_deal(deal: DealRecord) -> str:
@@ -55,6 +56,8 @@ def _describe(deal: DealRecord) -> str:
     tricks = "-".join(str(t) for t in result.tricks)
     if result.kind is Kind.RASPASY:
         return f"raspasy, tricks {tricks}"
+    if result.kind is Kind.REDEAL:
+        return "both passed: dealt again without play (RULES.md §3.6)"
     who = seat_name(result.declarer)
     if result.kind is Kind.PASSED_OUT:
         return f"{who} {result.contract}, both defenders passed"
@@ -93,8 +96,10 @@ def render_game(console: Console, record: GameRecord, *, show_deals: bool = True
         deals.add_column("hands (as dealt, H1 first)")
         deals.add_column("result")
         for deal in record.deals:
-            held = hand_seats(deal.dealer, players)
-            hands = " | ".join(f"{seat_name(s)}: {format_cards(deal.final.dealt[s])}" for s in held)
+            held = hand_seats(deal.dealer, players, record.rules.duo_dummy_hand)
+            hands = " | ".join(
+                f"{position_name(s, players)}: {format_cards(deal.final.dealt[s])}" for s in held
+            )
             dealer = seat_name(deal.dealer) + ("" if deal.dealer in held else " (on the talon)")
             deals.add_row(str(deal.number), dealer, hands, describe_deal(deal))
         console.print(deals)

@@ -19,8 +19,8 @@ from domain.rules.systems import RULE_SETS
 MAX_OPTION_LENGTH = 512
 """The longest ``--option NAME=VALUE`` accepted (the longest option fits in far less)."""
 SEATS_HELP = (
-    "seats at the table, 3 to 5 (RULES.md §3.6; the rule option players: the same as "
-    "--option players=N; default: the system's, 3)"
+    "seats at the table, 2 to 5 (RULES.md §3.6; 2: with a dummy; the rule option players: "
+    "the same as --option players=N; default: the system's, 3)"
 )
 
 

@@ -1,4 +1,6 @@
-"""Tables of four and five seats over real gRPC, on both stores (RULES.md §3.6, §1.13; issue 13).
+"""Tables of two, four and five seats over real gRPC, on both stores (RULES.md §3.6, §1.13; issue
+13). With two players the dummy is position 2 of the per-position deal data (its tricks, its
+open hand in ``visible_hands``, its cards in tricks), shown only once the rules open it.
 
 Every seat has its own token and stream; the game is played with random legal actions as each
 seat's view offers them, and no response or streamed message ever shows a seat a card it may not
@@ -21,6 +23,7 @@ import grpc
 import pytest
 
 from domain.rules import CARDS, DEFAULT, visible_mask
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.seats import sitters
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
@@ -93,6 +96,10 @@ class Tally:
     deals: int = 0
     auction_views: int = 0
     sat_out: int = 0
+    dummy_positions: int = 0
+    """Two players: views whose per-position tricks had the dummy's third entry."""
+    dummy_shown: int = 0
+    """Two players: views showing the dummy's open hand (``visible_hands`` seat 2)."""
 
 
 def play_and_check(
@@ -101,10 +108,11 @@ def play_and_check(
     players: int,
     rng: random.Random,
     tally: Tally,
+    options: dict[str, object] | None = None,
 ) -> None:
     """Create a game of ``players`` seats, play it to its end (or ``MAX_LOOKS``) with random
     legal actions, and check every view, answer and streamed message each seat got."""
-    rules = DEFAULT.with_options(players=players, pool_target=2)
+    rules = DEFAULT.with_options(players=players, pool_target=2, **(options or {}))
     created = client.create_game(NAMES[:players], rules)
     name = created.game.name
     assert created.game.seats == players and len(created.seat_tokens) == players
@@ -128,6 +136,11 @@ def play_and_check(
             for number, view in enumerate(views):
                 assert (view.seat, view.version, view.seats) == (number, version, players)
                 seen.append((version, number, view_cards(view), "GetSeatView"))
+                if players == 2 and view.phase != pb.PHASE_SCORED:
+                    # Per-position deal data: seats 0 and 1, then the dummy (``DUMMY``, 2).
+                    assert len(view.tricks) == 3
+                    tally.dummy_positions += 1
+                    tally.dummy_shown += any(h.seat == 2 for h in view.visible_hands)
                 if view.phase == pb.PHASE_BIDDING:
                     check_auction_view(view, players)
                     tally.auction_views += 1
@@ -171,7 +184,7 @@ def play_and_check(
         assert sum(Fraction(v) for v in sheet.settlement) == 0
 
 
-@pytest.mark.parametrize("players", [4, 5], ids=["four", "five"])
+@pytest.mark.parametrize("players", [2, 4, 5], ids=["two", "four", "five"])
 def test_a_table_of_n_seats_plays_and_no_seat_sees_a_card_it_may_not(
     players: int,
     store: StoreConfig,
@@ -186,10 +199,39 @@ def test_a_table_of_n_seats_plays_and_no_seat_sees_a_card_it_may_not(
     tally = Tally()
     for _ in range(MAX_GAMES):
         play_and_check(client, app, players, rng, tally)
-        if tally.deals >= players:
+        if tally.deals >= players and (players != 2 or tally.dummy_shown):
             break
     assert tally.deals >= players
-    assert tally.sat_out and tally.auction_views > tally.sat_out  # sitters and hands both seen
+    if players == 2:  # nobody sits out; the dummy is no seat (RULES.md §3.6)
+        assert not tally.sat_out and tally.auction_views and tally.dummy_positions
+        assert tally.dummy_shown  # opened by the rules, and then only (checked above)
+    else:
+        assert tally.sat_out and tally.auction_views > tally.sat_out  # sitters and hands seen
+
+
+def test_rules_3_6_two_seats_with_every_two_player_option_show_no_seat_a_hidden_card(
+    store: StoreConfig,
+    server: ServerThread,
+    client: GameClient,
+    open_app: Callable[[StoreConfig], PreferansApplication],
+) -> None:
+    """Two players with the retracted pass, "с вареником" (the gift seen by both players only,
+    the dealer's discard by him only), the whist on own cards and the dummy at the second hand:
+    every view and streamed message is checked as above."""
+    options: dict[str, object] = {
+        "duo_all_pass": DuoAllPass.VARENIK,
+        "duo_retract_pass": True,
+        "duo_whist_own_cards": True,
+        "duo_dummy_hand": 2,
+    }
+    app = open_app(store)
+    rng = random.Random("seats-2-options")
+    tally = Tally()
+    for _ in range(MAX_GAMES):
+        play_and_check(client, app, 2, rng, tally, options)
+        if tally.deals >= 4 and tally.dummy_shown:
+            break
+    assert tally.deals >= 4 and tally.dummy_shown and not tally.sat_out
 
 
 def test_seat_numbers_are_checked_against_the_tables_seats(server: ServerThread) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from domain.bots import Bot
 from domain.rules import DEFAULT, WHIST, Action, Kind, Phase, RuleSet, SeatView, play_game
-from domain.rules.seats import hand_seats
+from domain.rules.seats import DUMMY, hand_seats
 from domain.rules.systems import RULE_SETS
 
 STYLES = ("cautious", "normal", "bold")
@@ -169,3 +169,66 @@ def test_a_bot_on_the_talon_plays_the_passers_hands_after_returning_the_whist() 
     assert asked["returned"] > 0
     # Nobody claims: the dealer plays both passers' ten cards in every such deal.
     assert asked["sitter plays"] == 20 * asked["returned"]
+
+
+# --- two players ("гусарик", RULES.md §3.6 row "2") ---------------------------------------
+
+DUO_VARIANTS: dict[str, dict[str, object]] = {
+    "plain": {},
+    "varenik-retract": {"duo_all_pass": "varenik", "duo_retract_pass": True},
+    "own-cards-dummy-h2": {"duo_whist_own_cards": True, "duo_dummy_hand": 2},
+    "redeal": {"duo_all_pass": "redeal"},
+}
+
+
+def duo_policy(bot: Bot, asked: Counter[str]) -> Callable[[SeatView], Action]:
+    """A policy failing the test on an illegal decision; it counts the two-player decisions
+    (by action type) and the cards played for the dummy by the seat controlling it."""
+
+    def policy(view: SeatView) -> Action:
+        assert view.seat in (0, 1), view.seat  # the dummy is no seat and never decides
+        action = bot.decide(view)
+        assert action in view.legal, (view.seat, view.phase, action, view.legal)
+        asked[type(action).__name__] += 1
+        if view.phase is Phase.PLAY and view.to_act == DUMMY:
+            asked["dummy card"] += 1
+        return action
+
+    return policy
+
+
+@pytest.mark.parametrize("variant", sorted(DUO_VARIANTS))
+@pytest.mark.parametrize("number", range(4))
+def test_rules_3_6_two_player_bot_games_finish_legally_and_settle_to_zero(
+    variant: str, number: int
+) -> None:
+    """§3.6: whole two-player games of bots of every style: the whister (or the misère
+    declarer's opponent) plays the dummy's open hand, raspasy has two-card tricks, and the
+    options' decisions are taken from ``view.legal``; every pool closes and the two seats'
+    settlement (the indivisible gora, §3.4) sums to zero."""
+    rules = RuleSet.from_dict({"players": 2, "pool_target": 10, **DUO_VARIANTS[variant]})
+    asked: Counter[str] = Counter()
+    bots = [duo_policy(Bot(STYLES[(s + number) % 3]), asked) for s in range(2)]
+    record = play_game(seed(2, f"{variant}/{number}"), bots, rules, first_dealer=number % 2)
+    assert record.finished, len(record.deals)
+    assert record.sheet.all_closed(rules)
+    assert len(record.settlement) == 2 and sum(record.settlement, Fraction(0)) == 0
+    for deal in record.deals:
+        final = deal.final
+        assert len(final.dealt) == 3 and final.result is not None
+        if final.result.kind is Kind.RASPASY:  # two-card tricks: the dummy holds all ten
+            assert final.result.tricks[DUMMY] == 0
+            assert final.play.hands[DUMMY] == final.dealt[DUMMY]
+
+
+def test_rules_3_6_two_player_bots_take_every_kind_of_decision() -> None:
+    """Across a few games per variant the bots play the dummy's cards, give and discard "с
+    вареником", retract a pass and declare, so the games above exercise those paths."""
+    asked: Counter[str] = Counter()
+    for variant, options in sorted(DUO_VARIANTS.items()):
+        rules = RuleSet.from_dict({"players": 2, "pool_target": 10, **options})
+        for number in range(4):
+            bots = [duo_policy(Bot(STYLES[(s + number) % 3]), asked) for s in range(2)]
+            play_game(seed(2, f"{variant}/{number}"), bots, rules, first_dealer=number % 2)
+    assert asked["dummy card"] and asked["GiveCards"] and asked["RetractPass"]
+    assert asked["Whist"] and asked["Discard"] > asked["TakeTalon"]  # the dealer's discards

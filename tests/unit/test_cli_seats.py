@@ -43,9 +43,9 @@ def test_players_and_the_players_option_must_agree(command: str) -> None:
         rules_from_args(_args(command, "--players", "3", "--option", "players=4"))
 
 
-@pytest.mark.parametrize("value", ["2", "6", "0"])
+@pytest.mark.parametrize("value", ["1", "6", "0"])
 def test_a_seat_count_outside_the_rules_is_refused_naming_the_option(value: str) -> None:
-    """§3.6: tables of 3, 4 and 5 (two-handed "Гусарик" is not played here yet)."""
+    """§3.6: tables of 2 ("гусарик", with a dummy), 3, 4 and 5."""
     with pytest.raises(InvalidAction, match="players"):
         rules_from_args(_args("bots", "--players", value))
 

@@ -32,6 +32,7 @@ from domain.rules import (
     apply as rules_apply,
 )
 from domain.rules.actions import Claim
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.game import start_deal
 from domain.rules.ruleset import Underbid
 from tests.unit.game_helpers import created_game
@@ -68,6 +69,13 @@ FOUR_PLAYERS = DEFAULT.with_options(
     players=4, sitter_return_whist=True, talon_return="game-value", misere_partner=True
 )
 """The dealer on the talon's decisions (issue 13, RULES.md §3.6, §3.1, §3.2)."""
+TWO_PLAYERS = RuleSet(
+    players=2,
+    duo_retract_pass=True,
+    duo_whist_own_cards=True,
+    duo_all_pass=DuoAllPass.VARENIK,
+)
+"""Two players with the options whose decisions are events of their own (RULES.md §3.6)."""
 
 
 def new_game(first_dealer: int = 0, rules: RuleSet = DEFAULT) -> Game:
@@ -91,9 +99,8 @@ def walk(
     """A game played by random legal actions: the game before each action, the actor, the
     action."""
     rng = random.Random(seed)
-    game = game or new_game(
-        first_dealer=seed % 3, rules=rules or (OPTIONAL if seed % 2 else DEFAULT)
-    )
+    rules = rules or (OPTIONAL if seed % 2 else DEFAULT)
+    game = game or new_game(first_dealer=seed % rules.players, rules=rules)
     while not game.finished and game.state.deal_number <= deals:
         deal = game.state.deal
         assert deal is not None
@@ -115,7 +122,7 @@ def event_of(name: str, seat: int, fields: dict[str, Any]) -> Any:
 
 
 def test_the_table_and_the_event_classes_name_the_same_events() -> None:
-    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 38
+    assert set(DECISION_EVENTS) == set(BY_NAME) and len(DECISIONS) == 41
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
@@ -124,7 +131,9 @@ def test_the_table_and_the_event_classes_name_the_same_events() -> None:
 @pytest.mark.parametrize("seed", range(12))
 def test_every_legal_action_round_trips_through_its_event(seed: int) -> None:
     seen: Counter[str] = Counter()
-    for game, seat, _ in walk(seed):
+    # Even seeds after the first four play two-handed (RULES.md §3.6, issue 13).
+    rules = TWO_PLAYERS if seed >= 4 and seed % 2 == 0 else None
+    for game, seat, _ in walk(seed, rules=rules):
         deal = game.state.deal
         assert deal is not None
         for action in legal_actions(deal):
@@ -151,10 +160,11 @@ def test_every_decision_event_is_recorded_by_some_game() -> None:
         EVERY_DECISION,
         CLASSIC_AUCTION,
         FOUR_PLAYERS,
+        TWO_PLAYERS,
     )
     for seed in range(240):
         rules = mix[seed % len(mix)]
-        for game, _, _ in walk(seed, deals=4, game=new_game(seed % 3, rules)):
+        for game, _, _ in walk(seed, deals=4, game=new_game(seed % rules.players, rules)):
             seen.update(event_name(e) for e in game.pending_events)
         if seen >= set(BY_NAME):
             break

@@ -319,8 +319,10 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
         (["deals", 0, "dealer"], 0.0, "deals[0].dealer: expected an integer, got 0.0"),
         (["deals", 0, "dealer"], True, "deals[0].dealer: expected an integer, got true"),
         (["deals", 0, "dealer"], 3, "deals[0].dealer: 3 is above 2"),
-        (["players"], ["a", "b"], "players: expected at least 3 items"),
-        (["deals", 0, "hands"], ["", "", "", ""], "deals[0].hands: expected at most 3 items"),
+        (["players"], ["a"], "players: expected at least 2 items"),
+        (["players"], list("abcdef"), "players: expected at most 5 items"),
+        (["deals", 0, "hands"], [""] * 6, "deals[0].hands: expected at most 5 items"),
+        (["deals", 0, "hands"], ["", ""], "deals[0].hands: expected at least 3 items"),
         (["seed_commitment"], "xyz", 'seed_commitment: "xyz" is not in the expected form'),
         # Version 2 (issue 13): the schema allows up to five seats; the table's own size
         # (rules.players) bounds every seat and every per-seat list.
@@ -379,3 +381,40 @@ def test_a_field_the_format_does_not_have_is_named() -> None:
     rec["deals"][0]["comment"] = "nice"
     with pytest.raises(HandRecordError, match=r"^deals\[0\]\.comment: not a field"):
         parse_record(json.dumps(rec))
+
+
+# --- two players ("гусарик", RULES.md §3.6) -----------------------------------------------
+
+DUO_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"duo_all_pass": "varenik", "duo_retract_pass": True},
+    {"duo_whist_own_cards": True, "duo_dummy_hand": 2, "duo_all_pass": "redeal"},
+]
+
+
+@pytest.mark.parametrize("options", DUO_OPTIONS, ids=["plain", "varenik", "dummy-h2"])
+def test_rules_3_6_two_player_games_round_trip_validate_and_verify(options: dict[str, Any]) -> None:
+    """A two-player record has two players and three hands a deal (position 2: the dummy, as
+    dealt at its agreed hand); it validates, verifies against the revealed seed, reads back
+    equal, and its text names the dummy at its hand."""
+    rules = RuleSet.from_dict({"players": 2, "pool_target": 6, **options})
+    seed = f"two-player-record/{sorted(options.items())}".encode()
+    game = play_game(seed, [_random_policy(random.Random(seed))] * 2, rules, first_dealer=1)
+    assert game.finished
+    rec = record_from_game(game, ("ann", "bob"), "g")
+    validate(rec)
+    back = parse_record(to_json(rec))
+    assert back == rec and back["players"] == ["ann", "bob"]
+    verdict = verify_record(back)
+    assert verdict.consistent, verdict.message
+    assert verdict.deals == len(game.deals)
+    dummy_hand = rules.duo_dummy_hand
+    text = render_text(rec)
+    for deal in rec["deals"]:
+        assert len(deal["hands"]) == 3 and all(len(h.split()) == 10 for h in deal["hands"])
+    assert f"Hand Dummy H{dummy_hand}:" in text and "Hand C" not in text
+    # The dummy's cards belong to the deal: a record with them changed does not verify.
+    tampered = copy.deepcopy(rec)
+    first = tampered["deals"][0]["hands"]
+    first[0], first[2] = first[2], first[0]
+    assert not verify_record(tampered).consistent

@@ -356,3 +356,53 @@ def test_a_robber_orders_obligatory_games_at_the_prompt(server_port: int) -> Non
     assert "each must declare misere ×1, ten ×1, nine ×2, eight ×3" in flat
     assert "robber: owes" in flat
     assert any(p.startswith("Obligatory games") for p in prompts)
+
+
+# --- two players ("гусарик", RULES.md §3.6; issue 13) -------------------------------------
+
+
+def test_rules_3_6_a_person_plays_a_whole_two_player_game_against_a_bot(server_port: int) -> None:
+    """``pref play --players 2``: two seats (the person and one bot); the dummy is shown as the
+    dummy, never as a third player; the sheet and the settlement have two columns."""
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return "1"  # always the first legal action (or Enter)
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=140, color_system=None, force_terminal=False)
+    client = GameClient(f"127.0.0.1:{server_port}")
+    try:
+        code = play_game(
+            client,
+            seat=0,
+            player="ann",
+            rules=RuleSet(players=2, pool_target=2),
+            read=read,
+            console=console,
+            bot_delay=0,
+        )
+    finally:
+        client.close()
+    out = buffer.getvalue()
+    assert code == 0, out[-3000:]
+    assert "Game over" in out and "Settlement:" in out
+    settlement = re.search(r"Settlement: (.*)", out)
+    assert settlement is not None and "A ann" in settlement.group(1)
+    assert "C " not in settlement.group(1)
+    assert "Dummy" in out
+    assert "Your move> " in prompts
+
+
+def test_rules_3_6_pref_bots_and_demo_play_two_player_games(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bots", "--server", f"127.0.0.1:{server_port}", "--players", "2", "--pool", "4"]
+    assert main([*argv, "--games", "2"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert len(re.findall(r"settlement -?\d+ / -?\d+ ", out + " ")) == 2, out
+    assert main(["demo", "--players", "2", "--pool", "4", "--seed", "duo"]) == 0
+    demo = capsys.readouterr().out
+    assert "Dummy:" in demo and "the results sum to 0" in demo
+    assert "whists on C" not in demo

@@ -196,5 +196,7 @@ def test_a_ruling_at_four_seats_reads_a_row_of_three_whists_per_seat() -> None:
     }
     with pytest.raises(ValueError, match="3 other seats"):
         _adjustment(None, "1,2;3,4;5,6;7,8")
+    # Two players (RULES.md §3.6): a row of one whist each; one row is no table.
+    assert _adjustment(None, "1;2") == {"gora": [0, 0], "whists": [[0, 1], [2, 0]]}
     with pytest.raises(ValueError, match="a row per seat"):
-        _adjustment(None, "1;2")
+        _adjustment(None, "1")  # one row: no table of one (two rows are a table of two)

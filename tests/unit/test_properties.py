@@ -74,8 +74,9 @@ from domain.rules import (
 )
 from domain.rules.actions import CONCEDE, PREFERANS, UNDERBID
 
-OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID, Kind.PREFERANS}
-"""Kinds of deal only a rule option allows (reached in test_auction_properties.py)."""
+OPTION_KINDS = {Kind.CONCEDED, Kind.UNDERBID, Kind.PREFERANS, Kind.REDEAL}
+"""Kinds of deal only a rule option allows (reached in test_auction_properties.py; the
+two-player redeal in test_two_players.py)."""
 FULL = (1 << 32) - 1
 PLAYERS = 3
 SEEDS = st.binary(min_size=16, max_size=32)

@@ -306,7 +306,7 @@ def test_a_ruling_adjustment_for_four_seats() -> None:
         "whists": [[0, 1, 0], [0, 0, 0], [0, 0, 0]],
     }
     with pytest.raises(ValueError, match="a row per seat"):
-        _adjustment("0,0,0,0", "1;0")
+        _adjustment("0,0,0,0", "1")  # one row: no table of one
     with pytest.raises(ValueError, match="on the 3 other seats"):
         _adjustment("0,0,0,0", "1,0;0,0;0,0;0,0")
 

@@ -225,8 +225,8 @@ class CreateGameRequest(_message.Message):
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """One player per seat, by seat: the first is seat 0, and so on clockwise. As many as the
-        rule set's seats: its `players` option (3 unless `options_json` sets `"players"` to 4 or
-        5); another count is INVALID_ARGUMENT.
+        rule set's seats: its `players` option (3 unless `options_json` sets `"players"` to 2, 4
+        or 5); another count is INVALID_ARGUMENT.
         """
 
     @_builtins.property
@@ -390,9 +390,11 @@ class Game(_message.Message):
     the game is not waiting for its order.
     """
     seats: _builtins.int
-    """How many seats the table has: the rule set's `players` (3, 4 or 5). Seats are numbered
-    0 to seats - 1 clockwise; every per-seat list has this many entries. 0 from a server that
-    predates this field: read it as 3.
+    """How many seats the table has: the rule set's `players` (2, 3, 4 or 5). Seats are numbered
+    0 to seats - 1 clockwise; every per-seat list (players, scoresheet rows, settlement) has
+    this many entries. With two seats a deal's per-position lists (tricks, dealt and revealed
+    hands, claims) have three: position 2 is the dummy, no seat (RULES.md §3.6; docs/EVENTS.md
+    "Two players: the dummy"). 0 from a server that predates this field: read it as 3.
     """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
@@ -775,6 +777,9 @@ class Action(_message.Message):
     VIEW_HAND_FIELD_NUMBER: _builtins.int
     RETURN_TALON_FIELD_NUMBER: _builtins.int
     INVITE_DEALER_FIELD_NUMBER: _builtins.int
+    RETRACT_PASS_FIELD_NUMBER: _builtins.int
+    GIVE_CARDS_FIELD_NUMBER: _builtins.int
+    OWN_CARDS_WHIST_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -890,6 +895,24 @@ class Action(_message.Message):
         option `misere_partner`); the dealer answers with `accept_claim` or `reject_claim`.
         """
 
+    @_builtins.property
+    def retract_pass(self) -> Global___RetractPass:
+        """Two players (rule option `duo_retract_pass`; RULES.md §3.6): after both passed, the first
+        passer takes his pass back and wins the talon at the lowest game (or sends `pass`).
+        """
+
+    @_builtins.property
+    def give_cards(self) -> Global___GiveCards:
+        """Two players "с вареником" (rule option `duo_all_pass` = "varenik"; RULES.md §3.6): the
+        first hand, holding the talon, gives the dealer two of his twelve cards.
+        """
+
+    @_builtins.property
+    def own_cards_whist(self) -> Global___OwnCardsWhist:
+        """Two players (rule option `duo_whist_own_cards`; RULES.md §3.6): the declarer's opponent
+        whists on his own cards only (plays his hand and the open dummy, answering for his own).
+        """
+
     def __init__(
         self,
         *,
@@ -918,16 +941,77 @@ class Action(_message.Message):
         view_hand: Global___ViewHand | None = ...,
         return_talon: Global___ReturnTalon | None = ...,
         invite_dealer: Global___InviteDealer | None = ...,
+        retract_pass: Global___RetractPass | None = ...,
+        give_cards: Global___GiveCards | None = ...,
+        own_cards_whist: Global___OwnCardsWhist | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer", "retract_pass", "give_cards", "own_cards_whist"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___Action: _TypeAlias = Action  # noqa: Y015
+
+@_typing.final
+class RetractPass(_message.Message):
+    """Taking back a pass after both passed (Action.retract_pass): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RetractPass: _TypeAlias = RetractPass  # noqa: Y015
+
+@_typing.final
+class GiveCards(_message.Message):
+    """The first hand's gift "с вареником" (Action.give_cards)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Exactly two different cards of the first hand's twelve (both players see them)."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GiveCards: _TypeAlias = GiveCards  # noqa: Y015
+
+@_typing.final
+class OwnCardsWhist(_message.Message):
+    """Whisting on one's own cards (Action.own_cards_whist): no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OwnCardsWhist: _TypeAlias = OwnCardsWhist  # noqa: Y015
 
 @_typing.final
 class ViewHand(_message.Message):
@@ -1278,7 +1362,8 @@ class Claim(_message.Message):
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """For each seat 0, 1, … (one number per seat of the table), how many of the remaining
-        tricks it takes, each 0 or more, summing to `10 - tricks_played`.
+        tricks it takes, each 0 or more, summing to `10 - tricks_played`. With two seats a third
+        number, position 2, is the dummy's (RULES.md §3.6).
         """
 
     def __init__(
@@ -1733,7 +1818,9 @@ class SeatCards(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """Whose cards these are (0 to Game.seats - 1)."""
+    """Whose cards these are (0 to Game.seats - 1); with two seats 2 is the dummy's hand
+    (RULES.md §3.6), shown only once the rules lay it open.
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards in notation ("7♠", "10♥", …)."""
@@ -1787,7 +1874,9 @@ class PlayedCard(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat whose card it is (in open defence the whister may have played it for them)."""
+    """The seat whose card it is (in open defence the whister may have played it for them);
+    with two seats 2 is the dummy, whose cards its controller plays (RULES.md §3.6).
+    """
     card: _builtins.str
     """The card in notation ("Q♦")."""
     def __init__(
@@ -1851,7 +1940,9 @@ class DealResult(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     def __init__(
         self,
@@ -1989,9 +2080,10 @@ class SeatView(_message.Message):
     robber_written: _builtins.bool
     """Every pool has closed: `robber_owed` was written to gora then."""
     seats: _builtins.int
-    """How many seats the table has (as Game.seats: 3, 4 or 5). A seat without a hand in this
+    """How many seats the table has (as Game.seats: 2, 3, 4 or 5). A seat without a hand in this
     deal (the four-seat dealer, and with five seats the one who dealt before) sees an empty
-    `hand`; 0 from a server that predates this field: read it as 3.
+    `hand`; with two seats the dummy is position 2 of `tricks`, `visible_hands` and trick
+    cards (RULES.md §3.6). 0 from a server that predates this field: read it as 3.
     """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -2031,7 +2123,7 @@ class SeatView(_message.Message):
 
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken so far, by seat."""
+        """Tricks taken so far, by seat (with two seats a third entry: the dummy's, position 2)."""
 
     @_builtins.property
     def pending_claim(self) -> Global___Claim:
@@ -2296,7 +2388,9 @@ class ScoresheetDeal(_message.Message):
     """
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
@@ -2856,7 +2950,8 @@ class WatchGameResponse(_message.Message):
     @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
-        defenders' hands when they are laid open. (Everything is in DealScoredEvent at the end.)
+        defenders' hands when they are laid open; with two seats the dummy's (seat 2) when the
+        rules open it (RULES.md §3.6). (Everything is in DealScoredEvent at the end.)
         """
 
     @_builtins.property
@@ -3037,7 +3132,9 @@ class DealScoredEvent(_message.Message):
     """Classic: the level of the bomb sign the declarer played on, as in ScoresheetDeal.sign."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Tricks taken by each seat 0, 1, … (one number per seat)."""
+        """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
+        dummy's, position 2: RULES.md §3.6).
+        """
 
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
@@ -3045,7 +3142,9 @@ class DealScoredEvent(_message.Message):
 
     @_builtins.property
     def dealt_hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
-        """Once a deal is over everything is visible: the hands as dealt, the talon, the discard."""
+        """Once a deal is over everything is visible: the hands as dealt, the talon, the discard.
+        With two seats the dummy's hand is the entry of seat 2 (RULES.md §3.6).
+        """
 
     @_builtins.property
     def talon(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
