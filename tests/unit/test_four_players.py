@@ -1,7 +1,7 @@
 """Four and five players (issue 13; RULES.md §3.6, §1.13, §3.1, §3.2, §3.3, §5.1 C-8): the
 dealer on the talon, the player who sits out, and the four-player worked examples TV-20,
-TV-23, TV-24, TV-28, TV-29, TV-30 (TV-21/TV-22, the settlement over four, are in
-``test_vectors_s000``).
+TV-23, TV-24, TV-28, TV-29, TV-30 (the settlements over four are TV-21 in
+``test_recording_options`` and TV-22 in ``test_vectors_s000``).
 
 Seats A = 0, B = 1, C = 2, D = 3 (E = 4). With D dealing four players, A is H1, B H2, C H3 and
 D sits on the talon.
