@@ -27,6 +27,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from psycopg import sql
 
+from service.api.limits import Limits
 from service.api.server import Server, create_server
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig, postgres_store, sqlite_store
@@ -158,6 +159,11 @@ def start_server() -> Iterator[ServerFactory]:
     yield factory
     for running in reversed(started):
         running.stop()
+
+
+UNTHROTTLED = Limits(creates_per_minute=0, open_games=0, calls_per_second=0, watch_streams=0)
+"""No rate limits or quotas: for tests whose client plays as fast as it can on a loaded machine
+(their subject is not the limits; ``test_limits`` checks those)."""
 
 
 @pytest.fixture

@@ -11,18 +11,16 @@ import grpc
 import pytest
 
 from domain.rules import DEFAULT
-from service.api.limits import Limits
 from service.app.config import StoreConfig
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
 from service.gen.preferans.v1 import audit_pb2 as apb
 from service.gen.preferans.v1 import audit_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerFactory
+from tests.e2e.conftest import UNTHROTTLED, ServerFactory
 from tests.e2e.helpers import refused
 
 PLAYERS = ["ann", "bob", "cid"]
-UNTHROTTLED = Limits(creates_per_minute=0, open_games=0, calls_per_second=0, watch_streams=0)
 ROBBER = DEFAULT.with_options(order_game=True, robber=True, pool_target=4)
 SEED_ORDER = {"misere": 1, "ten": 1, "nine": 2, "eight": 3}
 """S000: "по разу – мизер и десятерную, два раза – девятерную, три – восьмерную"."""

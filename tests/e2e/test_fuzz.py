@@ -28,14 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.rules import RuleSet
-from service.api.limits import Limits
 from service.app.application import PreferansApplication
 from service.app.config import postgres_store, sqlite_store
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
-from tests.e2e.conftest import ServerThread, postgres_schema
+from tests.e2e.conftest import UNTHROTTLED, ServerThread, postgres_schema
 from tests.e2e.fuzz_cases import Case, game_cases, stats_cases
 from tests.e2e.fuzz_harness import COMMANDS, METHODS, SERVICES, Target, shown
 from tests.e2e.fuzz_strategies import (
@@ -55,7 +54,6 @@ FUZZ_EXAMPLES = int(os.environ.get("PREF_FUZZ_EXAMPLES", "0")) or (500 if PROFIL
 """Examples per method (commands get more; raw bytes and metadata half as many)."""
 WEIGHTS = {"CreateGame": 2, "SubmitAction": 3}
 """Commands are drawn more often: they are what can record something."""
-UNTHROTTLED = Limits(creates_per_minute=0, open_games=0, calls_per_second=0, watch_streams=0)
 AUDITOR_SECRET = "fuzz-auditor-secret"
 pytestmark = pytest.mark.fuzz
 

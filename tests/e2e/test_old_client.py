@@ -9,16 +9,20 @@ import json
 import subprocess
 import sys
 
+from service.app.config import StoreConfig
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import REPO, ServerThread
+from tests.e2e.conftest import REPO, UNTHROTTLED, ServerFactory
 
 OLD_CLIENT_TIMEOUT = 600
 
 
 def test_a_client_on_the_released_stubs_plays_a_whole_three_seat_game(
-    server: ServerThread, client: GameClient
+    store: StoreConfig, start_server: ServerFactory
 ) -> None:
+    # Unthrottled: the old client plays as fast as it can (its subject is the contract).
+    server = start_server(store, limits=UNTHROTTLED)
+    client = GameClient(server.address)
     done = subprocess.run(
         [sys.executable, "-m", "tests.e2e.old_client.play", server.address, "old-client"],
         cwd=REPO,
@@ -39,3 +43,4 @@ def test_a_client_on_the_released_stubs_plays_a_whole_three_seat_game(
     )
     sheet = client.scoresheet(summary["name"], min_version=game.version)
     assert list(sheet.settlement) == summary["settlement"]
+    client.close()
