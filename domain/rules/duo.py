@@ -107,13 +107,21 @@ def whist(state: DealState, action: Action) -> DealState:
 
 def settled(state: DealState) -> DealState:
     """A two-player deal after a step: the dummy never decides (its defender, the declarer's
-    opponent, does) and lies open once a game is played (S000: "открывает карты «болвана»")."""
+    opponent, does). Once a game is played its defender sees it; it lies open for all only when
+    he whists a trick game (S000: "Противник взявшего прикуп, если он вистует … открывает карты
+    «болвана»") — a misère's defence opens after the declarer's lead as with three (§1.8), and
+    a closed misère defence or an unwhisted ten keeps it closed to the declarer."""
     phase = state.phase
     if phase is Phase.WHISTING or phase is Phase.DEFENCE:
         if state.to_act == DUMMY:
             return state.with_(to_act=state.next_player(state.declarer))
     elif phase is Phase.PLAY and state.declarer >= 0 and not state.open_hands >> DUMMY & 1:
-        return state.with_(open_hands=state.open_hands | 1 << DUMMY)
+        contract = state.contract
+        if state.whist.whisters and contract is not None and not contract.is_misere:
+            return state.with_(open_hands=state.open_hands | 1 << DUMMY)
+        seen = (state.next_player(state.declarer), DUMMY)
+        if seen not in state.peeks:
+            return state.with_(peeks=(*state.peeks, seen))
     return state
 
 

@@ -759,8 +759,8 @@ def _public_part(
             )
         )
         if isinstance(action, Discard):
-            declarer = deal_before.declarer if deal_before is not None else -1
-            secret = (declarer, action_to_proto(action))
+            # The discarder decided it: the declarer, or "с вареником" the dealer (two players).
+            secret = (event.seat, action_to_proto(action))
     elif name == "DealScored":
         # The game after the event keeps the finished deal with every card (all public now).
         out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))

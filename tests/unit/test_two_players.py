@@ -98,6 +98,29 @@ def b_declares_six(rules: RuleSet = DUO) -> DealState:
     return act(duo_deal(rules), "pass", "6♠", "take talon", "discard 8♥ 7♥", "declare 6♠")
 
 
+def play_lowest_one(state: DealState) -> DealState:
+    """The actor plays his lowest legal card."""
+    cards = [a for a in legal_actions(state) if isinstance(a, PlayCard)]
+    return apply(state, min(cards, key=lambda a: a.card), actor(state))
+
+
+def test_rules_3_6_a_closed_defence_or_an_unwhisted_ten_keeps_the_dummy_from_the_declarer() -> None:
+    """S000 opens the dummy when the opponent whists; a misère defended closed (A-24 option)
+    or a ten nobody whists leaves it closed to the declarer (its defender sees it: he plays
+    it)."""
+    closed = DUO.with_options(misere_defence_choice=True, duo_dummy_hand=2)
+    state = act(duo_deal(closed), "misère", "pass", "take talon", "discard A♥ K♥", "declare misère")
+    state = act(state, "closed")
+    assert seat_view(state, A).hands[DUMMY] is None
+    state = play_lowest_one(state)
+    assert seat_view(state, A).hands[DUMMY] is None and seat_view(state, B).hands[DUMMY]
+    ten = DUO.with_options(ten_whisted=False)
+    state = act(duo_deal(ten), "pass", "6♠", "take talon", "discard 8♥ 7♥", "declare 10♠")
+    assert state.phase is Phase.PLAY and not state.whist.whisters
+    assert seat_view(state, B).hands[DUMMY] is None
+    assert seat_view(state, A).hands[DUMMY] == mask(HAND_DUMMY)
+
+
 def play_lowest(state: DealState) -> DealState:
     """Play every remaining card, each actor his lowest legal card."""
     while state.phase is Phase.PLAY:
@@ -195,14 +218,21 @@ def test_rules_3_6_stalingrad_leaves_only_the_whist() -> None:
 
 
 def test_rules_3_6_misere_defence_opens_with_the_dummy_controlled_by_the_opponent() -> None:
-    """A misère against two hands: the dummy lies open from the start (it is played by the
-    declarer's opponent); his own hand opens after the first lead as any misère defence."""
+    """A misère against two hands: the dummy is played by the declarer's opponent, who alone
+    sees it until the declarer's first lead; then the defence opens, the dummy with it, as any
+    misère defence (§1.8; S000 opens the dummy to all only when the opponent whists). With the
+    dummy at H2, A is the first hand and leads his misère."""
+    on_lead = DUO.with_options(duo_dummy_hand=2)
     state = act(
-        duo_deal(), "misère", "pass", "take talon", "discard A♥ K♥", "declare misère"
+        duo_deal(on_lead), "misère", "pass", "take talon", "discard A♥ K♥", "declare misère"
     )  # A: misère; B passes
-    assert state.phase is Phase.PLAY and state.declarer == A
-    assert state.open_hands >> DUMMY & 1
+    assert state.phase is Phase.PLAY and state.declarer == A and state.to_act == A
+    assert not state.open_hands >> DUMMY & 1
+    assert seat_view(state, A).hands[DUMMY] is None
+    assert seat_view(state, B).hands[DUMMY] == mask(HAND_DUMMY)
     assert controller(state, DUMMY) == B
+    led = play_lowest_one(state)
+    assert led.open_hands >> DUMMY & 1 and seat_view(led, A).hands[DUMMY] is not None
     final = play_lowest(state)
     assert final.result is not None and final.result.kind is Kind.MISERE
     assert sum(final.result.tricks) == 10
@@ -236,11 +266,6 @@ def test_rules_3_6_raspasy_has_two_card_tricks_and_a_closed_talon(dummy_hand: in
     score = score_deal(state)
     price = rules.raspasy_price(1)
     assert score.gora == (result.tricks[A] * price, result.tricks[B] * price)
-
-
-def play_lowest_one(state: DealState) -> DealState:
-    cards = [a for a in legal_actions(state) if isinstance(a, PlayCard)]
-    return apply(state, min(cards, key=lambda a: a.card), actor(state))
 
 
 def test_rules_3_6_a_raspasy_claim_gives_the_dummy_nothing() -> None:
@@ -461,8 +486,9 @@ def check_cards(state: DealState) -> None:
 
 
 def check_views(state: DealState) -> None:
-    """A seat sees the dummy's and its opponent's cards only where they lie open, the discard
-    only if it made it, the talon only once shown (never on raspasy)."""
+    """A seat sees the dummy's and its opponent's cards only where they lie open (or, for the
+    dummy, where he plays it: its defender), the discard only if it made it, the talon only
+    once shown (never on raspasy); the declarer never sees the dummy before it lies open."""
     if state.phase is Phase.SCORED:
         return
     for viewer in (A, B):
@@ -470,8 +496,9 @@ def check_views(state: DealState) -> None:
         other = 1 - viewer
         seen = visible_mask(state, viewer)
         shown = (1 << state.talon[0]) | (1 << state.talon[1]) if state.talon_open else 0
+        assert (state.declarer, DUMMY) not in state.peeks
         for seat in (other, DUMMY):
-            lying_open = bool(state.open_hands >> seat & 1)
+            lying_open = bool(state.open_hands >> seat & 1) or (viewer, seat) in state.peeks
             assert (view.hands[seat] is not None) == lying_open
             if not lying_open:  # nothing of it but the talon cards all have seen taken
                 assert not seen & state.play.hands[seat] & ~shown
@@ -636,3 +663,33 @@ def test_rules_3_6_the_dummys_empty_raspasy_tricks_end_no_series() -> None:
     assert streak_after(rules, 1, result) == (0 if ended else 2)
     assert streak_after(rules, 1, result._replace(tricks=(4, 6, 0))) == 2
     assert streak_after(rules, 1, result._replace(tricks=(0, 10, 0))) == 0
+
+
+def test_rules_3_6_varenik_discard_reaches_the_dealers_stream_only() -> None:
+    """ "С вареником" the dealer discards without being a declarer: the watch stream shows him
+    his discard and the other player no card of it (as a declarer's discard)."""
+    from domain.rules.actions import Discard
+    from domain.rules.duo_options import DuoAllPass
+    from service.api.streams import build
+    from service.gen.preferans.v1 import game_pb2 as pb
+    from tests.unit.game_helpers import created_game
+
+    seed = b"\x07" * 32
+    game = created_game(DUO.with_options(duo_all_pass=DuoAllPass.VARENIK), seed=seed)
+    game.deal_first(seed, "r0")
+    replica, _ = build(game.collect_events(), None)
+    for _ in range(40):
+        deal = game.state.deal
+        assert deal is not None
+        legal = legal_actions(deal)
+        action = PASS if PASS in legal else legal[0]
+        discard = isinstance(action, Discard)
+        game.act(actor(deal), action, f"r{game.version}", seed)
+        replica, built = build(game.collect_events(), replica)
+        if discard:
+            break
+    else:
+        pytest.fail("no discard с вареником in the first deal")
+    messages = [pb.WatchGameResponse.FromString(u.message) for u in built[0]]
+    assert len(messages[deal.dealer].action.action.discard.cards) == 2
+    assert len(messages[1 - deal.dealer].action.action.discard.cards) == 0
