@@ -36,7 +36,8 @@ def list_games(
     with db.reading() as c:
         c.execute(
             "SELECT game_id, created_at, updated_at, players, league, rules, status, deal_number, "
-            f"version, settlement FROM games {clause}ORDER BY created_at DESC, game_id LIMIT ?",
+            f"version, settlement, seats FROM games {clause}ORDER BY created_at DESC, game_id "
+            "LIMIT ?",
             (*params, max(0, limit)),
         )
         rows = c.fetchall()
@@ -52,6 +53,7 @@ def list_games(
             "deal_number": r[7],
             "version": r[8],
             "settlement": json.loads(r[9]) if r[9] else None,
+            "seats": r[10],
         }
         for r in rows
     ]

@@ -21,8 +21,8 @@ def dumps(value: Any) -> str:
 
 
 class Games:
-    """The game list: one row per game (players, league, rules, status, deal number, version,
-    settlement), for listing and filtering across games."""
+    """The game list: one row per game (players, seats, league, rules, status, deal number,
+    version, settlement), for listing and filtering across games."""
 
     name = "games"
     tables: tuple[str, ...] = ("games",)
@@ -36,8 +36,13 @@ class Games:
             "CREATE TABLE IF NOT EXISTS games (game_id TEXT PRIMARY KEY, created_at TEXT NOT "
             "NULL, updated_at TEXT NOT NULL, players TEXT NOT NULL, league TEXT NOT NULL, "
             "rules TEXT NOT NULL, status TEXT NOT NULL, deal_number INTEGER NOT NULL, "
-            "version INTEGER NOT NULL, settlement TEXT)"
+            "version INTEGER NOT NULL, settlement TEXT, seats INTEGER NOT NULL DEFAULT 3)"
         )
+        # A table made before tables of 2, 4 and 5 seats lacks the column: every game then had
+        # three seats, so adding it with that default equals a rebuild, without one.
+        c.execute("SELECT * FROM games LIMIT 0")
+        if "seats" not in {column[0].lower() for column in c.description or ()}:
+            c.execute("ALTER TABLE games ADD COLUMN seats INTEGER NOT NULL DEFAULT 3")
 
     def drop_tables(self, c: Cursor) -> None:
         c.execute("DROP TABLE IF EXISTS games")
@@ -55,6 +60,7 @@ class Games:
             row.update(
                 created_at=stamp,
                 players=list(event.players),
+                seats=int(event.rules.get("players", 3)),
                 league=event.league,
                 rules=event.rules.get("name", "default"),
                 status="playing",
@@ -80,8 +86,8 @@ class Games:
             if row.get("new"):
                 c.execute(
                     "INSERT INTO games (game_id, created_at, updated_at, players, league, rules, "
-                    "status, deal_number, version, settlement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-                    "?, ?)",
+                    "status, deal_number, version, settlement, seats) VALUES (?, ?, ?, ?, ?, ?, "
+                    "?, ?, ?, ?, ?)",
                     (
                         str(game_id),
                         row["created_at"],
@@ -93,6 +99,7 @@ class Games:
                         row["deal_number"],
                         row["version"],
                         None if row["settlement"] is None else dumps(row["settlement"]),
+                        row["seats"],
                     ),
                 )
                 continue

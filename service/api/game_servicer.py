@@ -626,6 +626,7 @@ def _game_summary(r: dict[str, Any]) -> pb.GameSummary:
         deal_number=r["deal_number"],
         version=r["version"],
         settlement=r["settlement"] or [],
+        seats=r["seats"],
     )
 
 

@@ -82,6 +82,7 @@ def test_bots_play_whole_games_scored_as_the_rules_core_scores_them(
         listed = _listed(client, name, game.version)
         assert listed.status == pb.GAME_STATUS_FINISHED
         assert list(listed.player_ids) == PLAYERS
+        assert listed.seats == game.seats == 3
         assert list(listed.settlement) == replay.settlement
         assert number == 0 or listed.league == "e2e"
 

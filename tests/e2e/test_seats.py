@@ -13,6 +13,7 @@ while the auction runs, and every other seat sees exactly its own ten cards then
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -155,6 +156,12 @@ def play_and_check(
             version = answer.version
         final = client.get_game(name)
         assert final.version == version and final.seats == players
+        deadline = time.monotonic() + 10  # the game list (a projection) catches up
+        while not [g for g in client.list_games(page_size=500).games if g.name == name]:
+            assert time.monotonic() < deadline, f"{name} is not listed"
+            time.sleep(0.1)
+        listed = [g for g in client.list_games(page_size=500).games if g.name == name]
+        assert listed[0].seats == players
         # Over, or long enough (random play seldom closes pools: keep it fast).
         assert final.status == pb.GAME_STATUS_FINISHED or len(seen) > MAX_LOOKS
         for index, stream in enumerate(streams):

@@ -167,3 +167,45 @@ def test_migrate_drops_the_read_models_nothing_reads(
         with pytest.raises(Exception, match=r"seat_views|scoresheet|game_deals"):
             dump_tables(app.db, (table,))
     assert drop_retired(app.db) == []  # idempotent
+
+
+def test_the_game_list_names_each_tables_seats_and_an_old_table_gains_the_column(
+    app: PreferansApplication,
+) -> None:
+    """Issue 13: the game list (ListGames' ``GameSummary.seats``) says how many seats each
+    table has; a ``games`` table made before the column existed gets it, with 3 (every game
+    then had three seats), and a rebuild gives the same rows."""
+    players = ["ann", "bob", "cid", "dan", "eve"]
+    ids = {}
+    for seats in (2, 3, 4, 5):
+        created = app.create_game(
+            players[:seats], f"seats-{seats}", rules=RuleSet(players=seats, pool_target=6)
+        )
+        ids[seats] = str(created.game_id)
+    runner = standard_runners(app, app.db, batch=50)["games"]
+    runner.catch_up()
+    rows = {row["game_id"]: row for row in list_games(app.db, limit=100)}
+    assert {seats: rows[game_id]["seats"] for seats, game_id in ids.items()} == {
+        2: 2,
+        3: 3,
+        4: 4,
+        5: 5,
+    }
+    live = dump_tables(app.db)["games"]
+    with app.db.transaction() as c:  # the table as an earlier version made it
+        c.execute("DROP TABLE games")
+        c.execute(
+            "CREATE TABLE games (game_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, "
+            "updated_at TEXT NOT NULL, players TEXT NOT NULL, league TEXT NOT NULL, rules TEXT "
+            "NOT NULL, status TEXT NOT NULL, deal_number INTEGER NOT NULL, version INTEGER NOT "
+            "NULL, settlement TEXT)"
+        )
+        c.execute(
+            "INSERT INTO games VALUES ('old', '2026-01-01', '2026-01-01', '[]', '', 'default', "
+            "'finished', 1, 9, NULL)"
+        )
+        runner.projection.create_tables(c)
+    old = {row["game_id"]: row for row in list_games(app.db, limit=100)}["old"]
+    assert old["seats"] == 3
+    runner.rebuild()
+    assert dump_tables(app.db)["games"] == live

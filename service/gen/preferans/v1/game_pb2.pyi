@@ -699,6 +699,7 @@ class GameSummary(_message.Message):
     DEAL_NUMBER_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
     SETTLEMENT_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     league: _builtins.str
@@ -709,6 +710,10 @@ class GameSummary(_message.Message):
     """The current (or, once finished, the last) deal's number."""
     version: _builtins.int
     """The game's version as far as the read model has followed it (may trail GetGame's)."""
+    seats: _builtins.int
+    """The number of seats at the table (2 to 5; RULES.md §3.6), as `Game.seats`. 0 from an
+    older server: read it as 3.
+    """
     @_builtins.property
     def player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The player ids by seat 0, 1, … as created, then every player who joined in place of another
@@ -731,10 +736,11 @@ class GameSummary(_message.Message):
         deal_number: _builtins.int = ...,
         version: _builtins.int = ...,
         settlement: _abc.Iterable[_builtins.str] | None = ...,
+        seats: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number", "league", b"league", "name", b"name", "player_ids", b"player_ids", "settlement", b"settlement", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_number", b"deal_number", "league", b"league", "name", b"name", "player_ids", b"player_ids", "seats", b"seats", "settlement", b"settlement", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
