@@ -88,6 +88,16 @@ class TakeTalon:
         return "take talon"
 
 
+def _card_pair(cards: tuple[Card, ...], what: str) -> tuple[Card, Card]:
+    """Two different cards, sorted (a discard, a gift "с вареником")."""
+    if len(cards) != 2:
+        raise InvalidAction(f"a {what} is exactly two cards")
+    a, b = cards
+    if a == b:
+        raise InvalidAction(f"a {what} is two different cards")
+    return (a, b) if a < b else (b, a)
+
+
 @dataclass(frozen=True, slots=True)
 class Discard:
     """The declarer's secret discard of two cards (§1.4). Cards are kept sorted."""
@@ -95,13 +105,7 @@ class Discard:
     cards: tuple[Card, Card]
 
     def __post_init__(self) -> None:
-        if len(self.cards) != 2:
-            raise InvalidAction("a discard is exactly two cards")
-        a, b = self.cards
-        if a == b:
-            raise InvalidAction("a discard is two different cards")
-        if a > b:
-            object.__setattr__(self, "cards", (b, a))
+        object.__setattr__(self, "cards", _card_pair(self.cards, "discard"))
 
     @property
     def mask(self) -> int:
@@ -253,13 +257,7 @@ class GiveCards:
     cards: tuple[Card, Card]
 
     def __post_init__(self) -> None:
-        if len(self.cards) != 2:
-            raise InvalidAction("a gift is exactly two cards")
-        a, b = self.cards
-        if a == b:
-            raise InvalidAction("a gift is two different cards")
-        if a > b:
-            object.__setattr__(self, "cards", (b, a))
+        object.__setattr__(self, "cards", _card_pair(self.cards, "gift"))
 
     @property
     def mask(self) -> int:

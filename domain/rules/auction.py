@@ -247,7 +247,7 @@ def _may_say_here(state: DealState) -> bool:
 def legal(state: DealState) -> tuple[Action, ...]:
     seat = state.to_act
     auction = state.auction
-    if not state.active >> seat & 1:
+    if sitters.is_sitter(state, seat):
         return _DEALER_BOMB  # the dealer on the talon joins the bomb or not (S000 l.655)
     if seat == auction.misere_seat or _overbid_misere(state, seat):
         return (PASS,)
@@ -352,7 +352,7 @@ def apply(state: DealState, action: Action) -> DealState:
     seat = state.to_act
     a = state.auction
     calls = (*a.calls, (seat, action))
-    if not state.active >> seat & 1:
+    if sitters.is_sitter(state, seat):
         bombers = a.bombers | (1 << seat if isinstance(action, Bomb) else 0)
         return _raspasy(state, a._replace(calls=calls, bombers=bombers))
     if isinstance(action, Look):

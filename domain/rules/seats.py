@@ -80,12 +80,26 @@ def sitters(dealer: int, players: int = 3) -> tuple[int, ...]:
 
 
 def next_hand(seat: int, dealer: int, players: int = 3, dummy_hand: int = 1) -> int:
-    """The next seat clockwise that holds a hand this deal (H1 → H2 → H3 → H1)."""
-    if players == 2:
-        order = _DUO_HAND_SEATS[dummy_hand][dealer]
-        return order[(order.index(seat) + 1) % HANDS]
-    h = (seat - dealer - 1) % players
-    return (dealer + 1 + (h + 1) % HANDS) % players
+    """The next seat clockwise that holds a hand this deal (H1 → H2 → H3 → H1); a table
+    lookup, as it runs for every card played (``_NEXT_HAND``)."""
+    return _NEXT_HAND[players, dummy_hand][dealer][seat]
+
+
+def _next_hands(players: int, dummy_hand: int) -> tuple[tuple[int, ...], ...]:
+    """For each dealer, each position's next hand (a sitter's: the hand after his seat)."""
+    rows = []
+    for dealer in range(players):
+        if players == 2:
+            order = _DUO_HAND_SEATS[dummy_hand][dealer]
+            rows.append(tuple(order[(order.index(s) + 1) % HANDS] for s in range(HANDS)))
+            continue
+        rows.append(
+            tuple(
+                (dealer + 1 + ((s - dealer - 1) % players + 1) % HANDS) % players
+                for s in range(players)
+            )
+        )
+    return tuple(rows)
 
 
 _HAND_SEATS: dict[int, tuple[tuple[int, int, int], ...]] = {
@@ -100,3 +114,4 @@ _HAND_MASKS = {
     n: tuple(sum(1 << s for s in set(seats)) for seats in rows) for n, rows in _HAND_SEATS.items()
 }
 _HAND_MASKS[2] = (0b111, 0b111)
+_NEXT_HAND = {(n, d): _next_hands(n, d) for n in (2, 3, 4, 5) for d in (1, 2)}

@@ -250,8 +250,11 @@ class DealState(NamedTuple):
         """The next seat clockwise holding a hand this deal (the sitters are skipped; with two
         players the dummy is skipped on raspasy, where it takes no part, §3.6)."""
         rules = self.rules
-        nxt = next_hand(seat, self.dealer, rules.players, rules.duo_dummy_hand)
-        if nxt == DUMMY and rules.players == 2 and self.declarer < 0:
+        players = rules.players
+        if players == 3:  # every seat holds a hand: the card-play hot path
+            return seat + 1 if seat < 2 else 0
+        nxt = next_hand(seat, self.dealer, players, rules.duo_dummy_hand)
+        if nxt == DUMMY and players == 2 and self.declarer < 0:
             return next_hand(nxt, self.dealer, 2, rules.duo_dummy_hand)
         return nxt
 

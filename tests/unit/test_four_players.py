@@ -718,7 +718,8 @@ def apply_as(state: DealState, action: Action) -> DealState:
 
 
 def test_s3_1_a_dealer_who_declines_the_misere_stops_seeing_the_declarers_cards() -> None:
-    """Declining the invitation he takes no part: the peek ends with it."""
+    """RULES.md §3.1 "Inviting the dealer to misère": declining the invitation he takes no
+    part, so his look at the declarer's cards ends with it."""
     rules = R4.with_options(misere_partner=True)
     state = act(deal4(*_SIX, rules=rules), "misère", "pass", "pass", "invite", "reject")
     assert state.partner == -1 and visible_cards(state, D)[0][A] is None
@@ -745,17 +746,19 @@ def test_s3_1_the_partners_own_talon_whists_are_not_shared() -> None:
     assert score.gora == (10, 0, 0, 10)
 
 
-def test_sitters_write_at_the_old_hierarchys_prices() -> None:
-    """The old hierarchy (``strain_price_steps``) prices the sitter's consolation like the
-    passer's (S000: "пасовавший и сидящий на прикупе пишут")."""
+def test_s3_5_s3_6_sitters_write_at_the_old_hierarchys_prices() -> None:
+    """RULES.md §3.5 "Classic" (the old hierarchy, ``strain_price_steps``) with §3.6: the
+    sitter's consolation is priced like the passer's (S000: "пасовавший и сидящий на прикупе
+    пишут")."""
     rules = R4.with_options(strain_price_steps=(0, 2, 4, 6, 8))
     res = outcome(Kind.GAME, A, "7NT", (5, 3, 2, 0), (B,), (C,))
     score = score_result(rules, res)
     assert score.whists[D][A] == score.whists[C][A] > 0
 
 
-def test_misere_sevens_need_no_trick_talon_whists() -> None:
-    """The sevens on a misère are a convention of their own (S000 l.235)."""
+def test_s3_1_misere_sevens_need_no_trick_talon_whists() -> None:
+    """RULES.md §3.1 "Talon whists (4p dealer)": the sevens on a misère are a convention of
+    their own (S000 l.235), written without trick talon whists."""
     rules = R4.with_options(talon_misere_seven_whists=10)
     assert _sold_any("7s 7h", "misère", rules) == 2
     assert _sold_any("As Ah", "7♠", rules) == 0

@@ -134,8 +134,9 @@ def test_whole_games_round_trip_through_json(seed: bytes) -> None:
         assert verify_record(parse_record(to_json(one))).consistent
 
 
-def _tamper(path: list[Any], value: Any) -> str:
-    rec = copy.deepcopy(golden_record())
+def _tamper(path: list[Any], value: Any, record: dict[str, Any] | None = None) -> str:
+    """Change one field of a record (the golden one by default); it must not verify."""
+    rec = copy.deepcopy(golden_record() if record is None else record)
     target: Any = rec
     for key in path[:-1]:
         target = target[key]

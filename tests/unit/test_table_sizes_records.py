@@ -10,7 +10,6 @@ through JSON, validate against the schema and verify, and their settlements sum 
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import random
@@ -52,6 +51,7 @@ from service.cli.referee import _adjustment
 from service.cli.render import render_game
 from service.cli.replay import frames
 from tests.unit.game_helpers import created_game
+from tests.unit.test_handrecord import _tamper
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
@@ -114,14 +114,7 @@ def test_the_four_seat_golden_deal_seats_the_dealer_on_the_talon_and_verifies() 
 
 
 def _tampered(path: list[Any], value: Any) -> str:
-    rec = copy.deepcopy(golden_record_4())
-    target: Any = rec
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    verdict = verify_record(parse_record(to_json(rec)))
-    assert not verdict.consistent
-    return verdict.message
+    return _tamper(path, value, golden_record_4())
 
 
 def test_a_four_seat_record_that_seats_the_hands_otherwise_is_refused() -> None:
