@@ -17,11 +17,12 @@ from hypothesis import strategies as st
 from domain.rules import RuleSet
 from service.api import game_servicer as servicer_module
 from service.app.application import StoreUnavailable
+from service.app.config import StoreConfig
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
 from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerThread
+from tests.e2e.conftest import UNTHROTTLED, ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, StreamReader, refusal, refused
 
 SERVICES = [
@@ -103,8 +104,11 @@ def test_a_near_min_version_that_never_comes_is_failed_precondition_after_the_wa
 
 
 def test_an_action_on_a_finished_game_is_failed_precondition(
-    server: ServerThread, client: GameClient
+    store: StoreConfig, start_server: ServerFactory
 ) -> None:
+    # Unthrottled: nine refusals right after a whole bot game may exceed the call rate, which
+    # answers RESOURCE_EXHAUSTED first (that order is test_limits' subject, not this test's).
+    client = GameClient(start_server(store, limits=UNTHROTTLED).address)
     created = client.create_game(PLAYERS, RuleSet(pool_target=2))
     name = created.game.name
     final = play_with_bots(client, name, created.seat_tokens)
@@ -117,6 +121,7 @@ def test_an_action_on_a_finished_game_is_failed_precondition(
             assert error.code == grpc.StatusCode.FAILED_PRECONDITION, (action, error)
             assert error.error_info is not None and error.error_info.reason == "GAME_OVER"
     assert client.get_game(name).version == final.version
+    client.close()
 
 
 @pytest.mark.parametrize(
