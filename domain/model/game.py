@@ -50,6 +50,7 @@ from domain.model.disputes import (
     flag_fingerprint,
     ruling_fingerprint,
 )
+from domain.model.terms import TimeControl
 from domain.rules import (
     Action,
     Card,
@@ -143,6 +144,12 @@ class Game(Aggregate):
         seed_commitment: str
         token_hashes: list[str]
         first_dealer: int
+        # The game's terms (``domain.model.terms``), recorded since 2026-12. Not an upcast:
+        # an event stored without them reads these defaults (no clock, no bots, no stake) and
+        # keeps exactly the fields it was stored with, so its chain (docs/AUDIT.md) still holds.
+        time_control: dict[str, Any] | None = None
+        bot_seats: list[int] | None = None
+        stake_per_whist: int = 0
 
     class DealDealt(Event):
         """A deal was dealt: the shuffle (deck order, talon pair) and the resulting hands."""
@@ -431,6 +438,9 @@ class Game(Aggregate):
         seed_commitment: str,
         token_hashes: list[str],
         first_dealer: int,
+        time_control: dict[str, Any] | None = None,
+        bot_seats: list[int] | None = None,
+        stake_per_whist: int = 0,
     ) -> None:
         self.players = list(players)
         """The player at each seat now."""
@@ -443,6 +453,12 @@ class Game(Aggregate):
         self.league = league
         self.seed_commitment = seed_commitment
         self.token_hashes = list(token_hashes)
+        self.time_control = TimeControl.from_dict(time_control)
+        """The clock (``domain.model.terms``); ``None`` for a game without one."""
+        self.bot_seats: list[int] = list(bot_seats or ())
+        """The seats the server's bots play, from the start."""
+        self.stake_per_whist = stake_per_whist
+        """Virtual coins per whist of the settlement; 0 for none."""
         self.state: GameState = new_game(self.rule_set, first_dealer)
         self._outcome: _Outcome | None = None
         """Set by a command only while it triggers its event (``_computed``)."""

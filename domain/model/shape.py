@@ -47,6 +47,7 @@ CHECKS: dict[str, Check] = {
     "dict[str, Any]": _object,
     "dict[str, Any] | None": _or_none(_object),
     "list[str] | None": _or_none(_list_of(_string)),
+    "list[int] | None": _or_none(_list_of(_integer)),
     "dict[str, int] | None": _or_none(
         lambda value: _object(value) and all(_integer(v) for v in value.values())
     ),

@@ -41,6 +41,7 @@ from service.api.mapping import (
     rules_from_proto,
     scoresheet_to_proto,
     seat_view_cached,
+    time_control_from_proto,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.api.streams import SAFETY_POLL_SECONDS, GameStreams, Update, batches, update
@@ -254,6 +255,11 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 f"(the rule set's players; {len(request.players)} given)",
             )
         players = [p.player_id for p in request.players]
+        if len(request.bot_seats) > validation.MAX_SEATS:
+            raise BadInput("bot_seats", f"a table has at most {validation.MAX_SEATS} seats")
+        time_control = time_control_from_proto(
+            request.time_control, request.HasField("time_control")
+        )
         created = await self._run(
             lambda: self.app.create_game(
                 players,
@@ -261,6 +267,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 rules=rules,
                 league=request.league,
                 creator_secret=request.creator_secret,
+                time_control=time_control,
+                bot_seats=tuple(request.bot_seats),
+                stake_per_whist=request.stake_per_whist,
             )
         )
         game = await self._read(created.game_id, game_to_proto)

@@ -21,6 +21,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
 from domain.model.replay import action_of, event_name
+from domain.model.terms import TimeControl
 from domain.rules import (
     ACCEPT,
     ALLOW,
@@ -393,6 +394,47 @@ def game_to_proto(game: Game) -> pb.Game:
         order=order_to_proto(game.state.order) if game.state.order is not None else None,
         orderer=_orderer(game),
         seats=game.rule_set.players,
+        time_control=time_control_to_proto(game.time_control),
+        bot_seats=game.bot_seats,
+        stake_per_whist=game.stake_per_whist,
+    )
+
+
+_TIMEOUT_ACTIONS = {
+    pb.TIMEOUT_ACTION_UNSPECIFIED: "default_move",
+    pb.TIMEOUT_ACTION_DEFAULT_MOVE: "default_move",
+    pb.TIMEOUT_ACTION_FORFEIT: "forfeit",
+}
+
+
+def time_control_from_proto(message: pb.TimeControl, present: bool) -> TimeControl | None:
+    """A client's time control (``None`` when the field is unset), validated by the domain."""
+    if not present:
+        return None
+    on_timeout = _TIMEOUT_ACTIONS.get(message.on_timeout)
+    if on_timeout is None:
+        raise BadInput("time_control.on_timeout", "not a TimeoutAction")
+    for field in ("move_seconds", "bank_seconds", "increment_seconds"):
+        if getattr(message, field) < 0:
+            raise BadInput(f"time_control.{field}", "must not be negative")
+    return TimeControl(
+        move_ms=message.move_seconds * 1000,
+        bank_ms=message.bank_seconds * 1000,
+        increment_ms=message.increment_seconds * 1000,
+        on_timeout=on_timeout,
+    )
+
+
+def time_control_to_proto(control: TimeControl | None) -> pb.TimeControl | None:
+    if control is None:
+        return None
+    return pb.TimeControl(
+        move_seconds=control.move_ms // 1000,
+        bank_seconds=control.bank_ms // 1000,
+        increment_seconds=control.increment_ms // 1000,
+        on_timeout=pb.TIMEOUT_ACTION_FORFEIT
+        if control.on_timeout == "forfeit"
+        else pb.TIMEOUT_ACTION_DEFAULT_MOVE,
     )
 
 
@@ -747,6 +789,9 @@ def _public_part(
                 seed_commitment=event.seed_commitment,
                 first_dealer=event.first_dealer,
                 seats=rules.players,
+                time_control=time_control_to_proto(TimeControl.from_dict(event.time_control)),
+                bot_seats=event.bot_seats or (),
+                stake_per_whist=event.stake_per_whist,
             )
         )
     elif name == "DealDealt":

@@ -35,6 +35,7 @@ from domain.model.codec import (
     stop_fingerprint,
 )
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
+from domain.model.terms import TimeControl, check_bot_seats, check_stake
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
@@ -221,6 +222,10 @@ class PreferansApplication(Application[uuid.UUID]):
         league: str = "",
         first_dealer: int | None = None,
         creator_secret: str = "",
+        *,
+        time_control: TimeControl | None = None,
+        bot_seats: Sequence[int] = (),
+        stake_per_whist: int = 0,
     ) -> CreatedGame:
         """Create a game and deal its first deal.
 
@@ -244,9 +249,11 @@ class PreferansApplication(Application[uuid.UUID]):
         if len(set(players)) != seats:
             raise InvalidAction(f"the {seats} players must be different", field="players")
         check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
+        bots = check_bot_seats(tuple(bot_seats), seats)
+        check_stake(stake_per_whist)
         candidates = self.keys.game_ids(request_id, creator_secret)
         game_id = candidates[0]
-        asked = (list(players), rules, league, first_dealer)
+        asked = (list(players), rules, league, first_dealer, time_control, bots, stake_per_whist)
         with self._lock(game_id):
             for candidate in candidates:
                 with contextlib.suppress(GameNotFound):
@@ -267,6 +274,9 @@ class PreferansApplication(Application[uuid.UUID]):
                 seed_commitment=seed_commitment(seed),
                 token_hashes=[self.token_hash(t) for t in tokens],
                 first_dealer=dealer,
+                time_control=None if time_control is None else time_control.to_dict(),
+                bot_seats=bots,
+                stake_per_whist=stake_per_whist,
             )
             game.deal_first(seed, request_id)
             try:
@@ -315,8 +325,16 @@ class PreferansApplication(Application[uuid.UUID]):
         dealer = asked[3]
         if dealer is None:
             dealer = self._seed_of(existing)[0] % existing.rule_set.players
-        recorded = (first.players, existing.rule_set, first.league, first.first_dealer)
-        if recorded != (*asked[:3], dealer):
+        recorded = (
+            first.players,
+            existing.rule_set,
+            first.league,
+            first.first_dealer,
+            existing.time_control,
+            existing.bot_seats,
+            existing.stake_per_whist,
+        )
+        if recorded != (*asked[:3], dealer, *asked[4:]):
             raise InvalidAction(f"request id {request_id!r} names another command")
         if not creator_secret:
             raise TokensWithheld(game_id)

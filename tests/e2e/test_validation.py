@@ -88,6 +88,55 @@ BAD_CREATIONS: dict[str, tuple[pb.CreateGameRequest, str]] = {
         ),
         "rules.name",
     ),
+    # The game's terms (domain.model.terms).
+    "one bot seat twice": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="bots-twice",
+            bot_seats=[1, 1],
+        ),
+        "bot_seats",
+    ),
+    "a bot at every seat": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="all-bots",
+            bot_seats=[0, 1, 2],
+        ),
+        "bot_seats",
+    ),
+    "negative stake": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="negative-stake",
+            stake_per_whist=-5,
+        ),
+        "stake_per_whist",
+    ),
+    "a clock of half a second": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="short-clock",
+            time_control=pb.TimeControl(),
+        ),
+        "time_control",
+    ),
+    "a negative bank": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="negative-bank",
+            time_control=pb.TimeControl(move_seconds=10, bank_seconds=-1),
+        ),
+        "time_control.bank_seconds",
+    ),
+    "an unknown timeout action": (
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id="timeout-action",
+            time_control=pb.TimeControl(move_seconds=10, on_timeout=7),  # type: ignore[arg-type]
+        ),
+        "time_control.on_timeout",
+    ),
 }
 
 
@@ -235,3 +284,30 @@ def test_ruling_strings_are_checked(
         assert recorded(reader) == before
     finally:
         client.close()
+
+
+def test_a_game_s_terms_are_recorded_and_shown(server: ServerThread, client: GameClient) -> None:
+    """The clock, bot seats and stake asked at creation come back in GetGame and in the
+    stream's GameCreatedEvent (domain.model.terms)."""
+    clock = pb.TimeControl(
+        move_seconds=30,
+        bank_seconds=600,
+        increment_seconds=5,
+        on_timeout=pb.TIMEOUT_ACTION_FORFEIT,
+    )
+    created = client.stub.CreateGame(
+        pb.CreateGameRequest(
+            players=[pb.Player(player_id=p) for p in PLAYERS],
+            request_id=uuid.uuid4().hex,
+            time_control=clock,
+            bot_seats=[2],
+            stake_per_whist=7,
+        ),
+        timeout=30,
+    )
+    game = client.stub.GetGame(pb.GetGameRequest(name=created.game.name), timeout=30).game
+    assert game.time_control == clock
+    assert list(game.bot_seats) == [2] and game.stake_per_whist == 7
+    plain = client.create_game(PLAYERS, RuleSet(pool_target=6)).game
+    assert not plain.HasField("time_control")
+    assert list(plain.bot_seats) == [] and plain.stake_per_whist == 0

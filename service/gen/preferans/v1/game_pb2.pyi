@@ -20,6 +20,38 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TimeoutAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TimeoutActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TimeoutAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TIMEOUT_ACTION_UNSPECIFIED: _TimeoutAction.ValueType  # 0
+    """As TIMEOUT_ACTION_DEFAULT_MOVE."""
+    TIMEOUT_ACTION_DEFAULT_MOVE: _TimeoutAction.ValueType  # 1
+    """The server decides for it: pass where a pass is legal, else the lowest legal card (or the
+    first legal action), recorded after a TimeExpired event.
+    """
+    TIMEOUT_ACTION_FORFEIT: _TimeoutAction.ValueType  # 2
+    """The seat loses the game: it leaves as a player who resigns (its missing pool points to
+    its gora, settled after the pool) and a server bot plays the seat on.
+    """
+
+class TimeoutAction(_TimeoutAction, metaclass=_TimeoutActionEnumTypeWrapper):
+    """What a seat that runs out of time gets."""
+
+TIMEOUT_ACTION_UNSPECIFIED: TimeoutAction.ValueType  # 0
+"""As TIMEOUT_ACTION_DEFAULT_MOVE."""
+TIMEOUT_ACTION_DEFAULT_MOVE: TimeoutAction.ValueType  # 1
+"""The server decides for it: pass where a pass is legal, else the lowest legal card (or the
+first legal action), recorded after a TimeExpired event.
+"""
+TIMEOUT_ACTION_FORFEIT: TimeoutAction.ValueType  # 2
+"""The seat loses the game: it leaves as a player who resigns (its missing pool points to
+its gora, settled after the pool) and a server bot plays the seat on.
+"""
+Global___TimeoutAction: _TypeAlias = TimeoutAction  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -206,6 +238,9 @@ class CreateGameRequest(_message.Message):
     LEAGUE_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     CREATOR_SECRET_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    BOT_SEATS_FIELD_NUMBER: _builtins.int
+    STAKE_PER_WHIST_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """League tag for statistics; empty for none. The league's first game fixes its rule set
     (name and every option, docs/SYSTEMS.md): a game asking for other rules in that league is
@@ -222,6 +257,8 @@ class CreateGameRequest(_message.Message):
     renews expired or revoked tokens). The game id derives from both, under the server's key.
     Without it, a retry gets ALREADY_EXISTS and no tokens. Never stored by the server.
     """
+    stake_per_whist: _builtins.int
+    """Virtual coins per whist of the settlement (0 to 10,000; 0: no stakes). No real money."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """One player per seat, by seat: the first is seat 0, and so on clockwise. As many as the
@@ -233,6 +270,16 @@ class CreateGameRequest(_message.Message):
     def rules(self) -> Global___RuleSet:
         """The table's conventions; unset means the "default" rule set."""
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The game's clock; unset for none (docs/EVENTS.md "Terms of a game")."""
+
+    @_builtins.property
+    def bot_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats the server's bots play (each 0 to seats - 1, once; not every seat). Their entries
+        in `players` are the bots' player ids.
+        """
+
     def __init__(
         self,
         *,
@@ -241,14 +288,56 @@ class CreateGameRequest(_message.Message):
         league: _builtins.str = ...,
         request_id: _builtins.str = ...,
         creator_secret: _builtins.str = ...,
+        time_control: Global___TimeControl | None = ...,
+        bot_seats: _abc.Iterable[_builtins.int] | None = ...,
+        stake_per_whist: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_secret", b"creator_secret", "league", b"league", "players", b"players", "request_id", b"request_id", "rules", b"rules"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "creator_secret", b"creator_secret", "league", b"league", "players", b"players", "request_id", b"request_id", "rules", b"rules", "stake_per_whist", b"stake_per_whist", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """How long players may think: a table's time control, fixed for the whole game. A fresh
+    allowance per decision (`move_seconds`) is spent first, then the seat's bank
+    (`bank_seconds`, which gains `increment_seconds` after each of the seat's decisions). The
+    clock of a seat runs from the moment it is to act (the server's time of the event before)
+    until its decision is recorded. Together they give at least one second.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MOVE_SECONDS_FIELD_NUMBER: _builtins.int
+    BANK_SECONDS_FIELD_NUMBER: _builtins.int
+    INCREMENT_SECONDS_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    move_seconds: _builtins.int
+    """Seconds per decision, 0 to 86,400 (a day); 0 for none."""
+    bank_seconds: _builtins.int
+    """Seconds in each seat's bank at the start, 0 to 604,800 (a week); 0 for none."""
+    increment_seconds: _builtins.int
+    """Seconds added to a seat's bank after each of its decisions, 0 to 3,600."""
+    on_timeout: Global___TimeoutAction.ValueType
+    """What a seat out of time gets."""
+    def __init__(
+        self,
+        *,
+        move_seconds: _builtins.int = ...,
+        bank_seconds: _builtins.int = ...,
+        increment_seconds: _builtins.int = ...,
+        on_timeout: Global___TimeoutAction.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_seconds", b"bank_seconds", "increment_seconds", b"increment_seconds", "move_seconds", b"move_seconds", "on_timeout", b"on_timeout"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):
@@ -360,6 +449,9 @@ class Game(_message.Message):
     ORDER_FIELD_NUMBER: _builtins.int
     ORDERER_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    BOT_SEATS_FIELD_NUMBER: _builtins.int
+    STAKE_PER_WHIST_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -396,6 +488,8 @@ class Game(_message.Message):
     hands, claims) have three: position 2 is the dummy, no seat (RULES.md §3.6; docs/EVENTS.md
     "Two players: the dummy"). 0 from a server that predates this field: read it as 3.
     """
+    stake_per_whist: _builtins.int
+    """Virtual coins per whist of the settlement (0: no stakes)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The players who sat down at creation, by seat 0, 1, … (`seats` of them)."""
@@ -416,6 +510,14 @@ class Game(_message.Message):
     def order(self) -> Global___GameOrder:
         """The order of the game (OrderGame), once made; unset before and in games not ordered."""
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The game's clock; unset for a game without one."""
+
+    @_builtins.property
+    def bot_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats the server's bots play."""
+
     def __init__(
         self,
         *,
@@ -435,10 +537,13 @@ class Game(_message.Message):
         order: Global___GameOrder | None = ...,
         orderer: _builtins.int = ...,
         seats: _builtins.int = ...,
+        time_control: Global___TimeControl | None = ...,
+        bot_seats: _abc.Iterable[_builtins.int] | None = ...,
+        stake_per_whist: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "order", b"order", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "order", b"order", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "stake_per_whist", b"stake_per_whist", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3008,6 +3113,9 @@ class GameCreatedEvent(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     FIRST_DEALER_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    BOT_SEATS_FIELD_NUMBER: _builtins.int
+    STAKE_PER_WHIST_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for none)."""
     seed_commitment: _builtins.str
@@ -3018,6 +3126,8 @@ class GameCreatedEvent(_message.Message):
     """How many seats the table has (as Game.seats: 3, 4 or 5; 0 from a server that predates
     this field: read it as 3).
     """
+    stake_per_whist: _builtins.int
+    """Virtual coins per whist of the settlement (0: no stakes)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The players, by seat (`seats` of them)."""
@@ -3025,6 +3135,14 @@ class GameCreatedEvent(_message.Message):
     @_builtins.property
     def rules(self) -> Global___RuleSet:
         """The rule set, fixed for the whole game."""
+
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The game's clock; unset for none."""
+
+    @_builtins.property
+    def bot_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats the server's bots play."""
 
     def __init__(
         self,
@@ -3035,10 +3153,13 @@ class GameCreatedEvent(_message.Message):
         seed_commitment: _builtins.str = ...,
         first_dealer: _builtins.int = ...,
         seats: _builtins.int = ...,
+        time_control: Global___TimeControl | None = ...,
+        bot_seats: _abc.Iterable[_builtins.int] | None = ...,
+        stake_per_whist: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_dealer", b"first_dealer", "league", b"league", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "first_dealer", b"first_dealer", "league", b"league", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "stake_per_whist", b"stake_per_whist", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
