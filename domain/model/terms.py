@@ -95,3 +95,12 @@ def check_stake(stake_per_whist: int) -> int:
             field="stake_per_whist",
         )
     return stake_per_whist
+
+
+BOT_PREFIX = "bot:"
+"""The start of every server bot's player id; no person's id starts with it."""
+
+
+def bot_player_id(seat: int) -> str:
+    """The player id of the server's bot at ``seat`` (unique at a table)."""
+    return f"{BOT_PREFIX}seat{seat}"
