@@ -44,6 +44,7 @@ from service.api.limits import Limits
 from service.api.malformed import MAX_WRAPPED
 from service.api.mapping import parse_game_name
 from service.app.application import GameNotFound, PreferansApplication
+from service.app.identity import looks_like_jwt
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
 WATCH_METHODS = frozenset(
@@ -82,15 +83,15 @@ class CallerIdentity:
 
     def __call__(self, context: grpc.aio.ServicerContext[Any, Any], *, seats: bool = True) -> str:
         """The caller's name; with ``seats=False`` a seat token does not count (creations)."""
-        caller = caller_for(context, self.app)
-        if caller.player_id is not None:
-            return f"player {caller.player_id}"
-        if seats and caller.game_id is not None:
-            return f"seat {caller.seat} of games/{caller.game_id}"
-        if self.auditor is not None:
-            token = bearer_token(context.invocation_metadata())
-            if token and hmac.compare_digest(token.encode(), self.auditor):
-                return "auditor"
+        token = bearer_token(context.invocation_metadata())
+        if seats or (token and looks_like_jwt(token)):
+            caller = caller_for(context, self.app)
+            if caller.player_id is not None:
+                return f"player {caller.player_id}"
+            if seats and caller.game_id is not None:
+                return f"seat {caller.seat} of games/{caller.game_id}"
+        if self.auditor is not None and token and hmac.compare_digest(token.encode(), self.auditor):
+            return "auditor"
         return peer_subject(context.peer() or "")
 
 
