@@ -105,7 +105,7 @@ def test_a_forged_token_is_refused(tmp_path: Path, dev: DevIssuer, verifier: Jwt
 
 
 def test_an_unsigned_token_is_refused(dev: DevIssuer, verifier: JwtVerifier) -> None:
-    unsigned = jwt.encode(claims(), None, algorithm="none", headers={"kid": dev.kid})
+    unsigned = jwt.encode(claims(), "", algorithm="none", headers={"kid": dev.kid})
     assert "algorithm is not accepted" in refusal(verifier, unsigned)
 
 
