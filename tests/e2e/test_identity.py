@@ -26,7 +26,7 @@ from service.app.config import StoreConfig
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import REPO, ServeProcess, ServerFactory, ServerThread
-from tests.e2e.helpers import PLAYERS, refused
+from tests.e2e.helpers import PLAYERS, StreamReader, refused
 
 SECRET = "e2e-identity-creator-secret-01"
 
@@ -93,8 +93,10 @@ def test_a_player_acts_with_its_jwt_where_it_sits(
             refusal = refused(call)
             assert refusal.code == grpc.StatusCode.PERMISSION_DENIED
             assert refusal.message == "you do not sit at this game"
-        # The seat follows its current player: ann's seat given to dan.
-        client.stub.ReplacePlayer(
+        # The seat follows its current player: ann's seat given to dan; ann's stream sees the
+        # replacement, then ends.
+        reader = StreamReader(as_ann.watch(from_version=client.get_game(name).version))
+        replaced = client.stub.ReplacePlayer(
             pb.ReplacePlayerRequest(
                 name=name,
                 seat=0,
@@ -104,6 +106,14 @@ def test_a_player_acts_with_its_jwt_where_it_sits(
                 request_id=uuid.uuid4().hex,
             )
         )
+        try:
+            assert list(reader.events_until(replaced.version))[-1].version == replaced.version
+            with pytest.raises(grpc.RpcError) as ended:
+                reader.next()
+            assert isinstance(ended.value, grpc.Call)
+            assert ended.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        finally:
+            reader.close()
         assert refused(as_ann.view).code == grpc.StatusCode.PERMISSION_DENIED
         assert as_dan.join().seat == 0
         # Seat tokens work as before; a JWT of a player at another game is refused here.
