@@ -304,12 +304,18 @@ def test_a_rotated_key_is_fetched_and_a_removed_key_refused(jwks: Jwks) -> None:
     assert jwks.hits == 2  # within the bound: no fetch for the removed key
 
 
-def test_unknown_key_ids_refetch_at_most_once_per_bound(jwks: Jwks) -> None:
+def verified_once(jwks: Jwks) -> tuple[JwtVerifier, Clock, Signer]:
+    """A verifier of ``jwks`` that has verified one token (so fetched the keys once)."""
     signer = Signer("k1")
     jwks.keys = [signer.jwk]
     clock = Clock()
     verifier, _ = remote(jwks, clock)
     assert verifier.verify(signer.token()) == "ann"
+    return verifier, clock, signer
+
+
+def test_unknown_key_ids_refetch_at_most_once_per_bound(jwks: Jwks) -> None:
+    verifier, clock, signer = verified_once(jwks)
     for n in range(50):  # forged key ids: refused without asking the issuer
         forged = jwt.encode(
             claims(iss=ISSUER, aud=AUDIENCE),
@@ -326,11 +332,7 @@ def test_unknown_key_ids_refetch_at_most_once_per_bound(jwks: Jwks) -> None:
 
 
 def test_the_keys_are_fetched_again_after_their_lifespan(jwks: Jwks) -> None:
-    signer = Signer("k1")
-    jwks.keys = [signer.jwk]
-    clock = Clock()
-    verifier, _ = remote(jwks, clock)
-    verifier.verify(signer.token())
+    verifier, clock, signer = verified_once(jwks)
     clock.now += 301
     assert not verifier.ready(signer.token())
     assert verifier.verify(signer.token()) == "ann"
@@ -338,11 +340,7 @@ def test_the_keys_are_fetched_again_after_their_lifespan(jwks: Jwks) -> None:
 
 
 def test_an_unreachable_issuer_keeps_the_last_keys(jwks: Jwks) -> None:
-    signer = Signer("k1")
-    jwks.keys = [signer.jwk]
-    clock = Clock()
-    verifier, _ = remote(jwks, clock)
-    verifier.verify(signer.token())
+    verifier, clock, signer = verified_once(jwks)
     jwks.down = True
     clock.now += 301
     assert verifier.verify(signer.token()) == "ann"
