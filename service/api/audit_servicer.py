@@ -19,8 +19,7 @@ from typing import Any
 import grpc
 
 from domain.audit import UNCHAINED, AuditReport
-from service.api.auth import AUDITOR_PREFIX, bearer_token
-from service.api.auth import verify as verify_seat_token
+from service.api.auth import AUDITOR_PREFIX, bearer_token, verify_async
 from service.api.errors import BadInput, PermissionDenied, Unauthenticated
 from service.api.game_servicer import Delegating, refusing
 from service.api.mapping import (
@@ -136,11 +135,11 @@ class AuditServicer(Delegating, audit_pb2_grpc.AuditServiceServicer):
         game_id = parse_game_name(request.name)
         token = bearer_token(context.invocation_metadata())
         if not self._is_auditor(token):
-            caller = verify_seat_token(self.app, token)
-            if caller.game_id is None:
-                raise Unauthenticated(caller.problem)
-            caller.seat_in(game_id)  # PERMISSION_DENIED for another game's token
+            caller = await verify_async(self.app, token)  # a JWT's keys, revocations: off the loop
+            if caller.player_id is None:
+                caller.seat_in(game_id)  # before any read: no token, or another game's token
             game = await self._run(self.app.get_game, game_id)
+            caller.seat_at(game_id, game.players)  # a player: PERMISSION_DENIED where not seated
             if not game.finished:
                 raise PermissionDenied(
                     "a seat may export the hand record once the game has ended; "

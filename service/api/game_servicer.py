@@ -29,7 +29,7 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service.api.auth import REVOKED, caller_for
+from service.api.auth import GIVEN_AWAY, REVOKED, Caller, caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits
 from service.api.mapping import (
@@ -137,8 +137,19 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
 
     # -- plumbing -------------------------------------------------------------------------
 
-    def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
-        return caller_for(context, self.app).seat_in(game_id)
+    async def _seat(self, context: grpc.aio.ServicerContext[Any, Any], game_id: uuid.UUID) -> int:
+        """The caller's seat at the game: its seat token's, or where its JWT's player sits
+        now (read from the game's current players)."""
+        return (await self._seat_at(caller_for(context, self.app), game_id))[0]
+
+    async def _seat_at(self, caller: Caller, game_id: uuid.UUID) -> tuple[int, int]:
+        """The caller's seat (``Caller.seat_at``) and the game's version when it was read
+        (0 for a seat token: its seat needs no read)."""
+        if caller.player_id is None:
+            return caller.seat_in(game_id), 0
+        return await self._read(
+            game_id, lambda g: (caller.seat_at(game_id, g.players), g.version), on_loop=True
+        )
 
     async def _read(
         self,
@@ -282,7 +293,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.JoinGameResponse:
         """Reads the aggregate (the game in memory, ``app.read_game``)."""
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         player, game = await self._read(game_id, lambda g: (g.players[seat], game_to_proto(g)))
         return pb.JoinGameResponse(seat=seat, player=pb.Player(player_id=player), game=game)
 
@@ -334,7 +345,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         """Reads the aggregate, after ``min_version``: the rules core's ``seat_view`` of its
         current deal for the caller's seat."""
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         view = await self._read(
             game_id, lambda g: seat_view_cached(g, seat), request.min_version, on_loop=True
         )
@@ -345,7 +356,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.SubmitActionRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.SubmitActionResponse:
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         if not request.HasField("action"):
             raise BadInput("action", "the action is missing")
         action = action_from_proto(request.action)
@@ -370,7 +381,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.FlagDealRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.FlagDealResponse:
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         result = await self._write(
             game_id,
             lambda: self.app.flag_deal(
@@ -420,7 +431,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.AgreeEarlyStopRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.AgreeEarlyStopResponse:
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         result = await self._write(
             game_id,
             lambda: self.app.agree_stop(
@@ -437,7 +448,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.OrderGameResponse:
         """The token's seat orders the game (S000 Classic): pool length and end time."""
         game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
+        seat = await self._seat(context, game_id)
         ends_at = end_time_from_proto(request)
         obligations = obligations_from_proto(request)
         result = await self._write(
@@ -513,7 +524,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         try:
             game_id = parse_game_name(name)
             caller = caller_for(context, self.app)
-            seat = caller.seat_in(game_id)
+            seat, seated_at = await self._seat_at(caller, game_id)
             heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
@@ -548,9 +559,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 if waiting is None:  # to be read (and built) again, or the feed failed
                     waiting = await self.streams.messages(feed, last, seat)
                 if waiting:
-                    given = _given_away(feed.replica, seat, caller.issued_ms, last, len(waiting))
+                    given = _given_away(
+                        feed.replica, seat, caller.issued_ms, last, len(waiting), seated_at
+                    )
                     if given is not None:  # the watcher's seat went to another player
                         yield waiting[:given]  # the replacement is the last he sees
+                        if caller.player_id is not None:
+                            await context.abort(grpc.StatusCode.PERMISSION_DENIED, GIVEN_AWAY)
                         await context.abort(grpc.StatusCode.UNAUTHENTICATED, REVOKED)
                     last += len(waiting)
                     yield waiting
@@ -604,17 +619,21 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
 
 
 def _given_away(
-    replica: Game | None, seat: int, issued_ms: int, last: int, count: int
+    replica: Game | None, seat: int, issued_ms: int, last: int, count: int, seated_at: int = 0
 ) -> int | None:
     """How many of the ``count`` waiting updates (versions after ``last``) a watcher of
     ``seat`` whose token was issued at ``issued_ms`` may still see, if one of them gives the
     seat to another player (``PlayerReplaced``: the token is revoked from then on); ``None``
-    when none does."""
+    when none does. A player's (JWT) watcher sat there at version ``seated_at`` (> 0): a
+    replacement after that version gives its seat away."""
     if replica is None:
         return None
     for done in replica.replacements:
         version = int(done["version"])
-        mine = done["seat"] == seat and done["replaced_ms"] >= issued_ms
+        if seated_at:
+            mine = done["seat"] == seat and version > seated_at
+        else:
+            mine = done["seat"] == seat and done["replaced_ms"] >= issued_ms
         if mine and last < version <= last + count:
             return version - last
     return None

@@ -5,6 +5,8 @@ Who a caller is, most specific first:
 - a verified seat token: that seat of that game (``seat 1 of games/<id>``) — except for game
   creation: creating a game hands out a seat token per seat, so a token must not open a fresh
   creation budget (that would let creations multiply); creations count by peer or auditor;
+- a player's verified JWT (``service.app.identity``): ``player <id>``, for creations too (the
+  server hands out no JWT, so creating games gives no fresh one);
 - the auditor credential: ``auditor``;
 - otherwise the peer address without its port: an IPv4 address, or the /64 network of an IPv6
   address (one host usually owns a whole /64, so a single address would be free to rotate).
@@ -42,6 +44,7 @@ from service.api.limits import Limits
 from service.api.malformed import MAX_WRAPPED
 from service.api.mapping import parse_game_name
 from service.app.application import GameNotFound, PreferansApplication
+from service.app.identity import looks_like_jwt
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
 WATCH_METHODS = frozenset(
@@ -80,14 +83,15 @@ class CallerIdentity:
 
     def __call__(self, context: grpc.aio.ServicerContext[Any, Any], *, seats: bool = True) -> str:
         """The caller's name; with ``seats=False`` a seat token does not count (creations)."""
-        if seats:
+        token = bearer_token(context.invocation_metadata())
+        if seats or (token and looks_like_jwt(token)):
             caller = caller_for(context, self.app)
-            if caller.game_id is not None:
+            if caller.player_id is not None:
+                return f"player {caller.player_id}"
+            if seats and caller.game_id is not None:
                 return f"seat {caller.seat} of games/{caller.game_id}"
-        if self.auditor is not None:
-            token = bearer_token(context.invocation_metadata())
-            if token and hmac.compare_digest(token.encode(), self.auditor):
-                return "auditor"
+        if self.auditor is not None and token and hmac.compare_digest(token.encode(), self.auditor):
+            return "auditor"
         return peer_subject(context.peer() or "")
 
 

@@ -43,6 +43,7 @@ from service.app import validation
 from service.app.config import ensure_schema, refuse_in_memory
 from service.app.groupcommit import GroupCommitter
 from service.app.hub import SqliteChanges
+from service.app.identity import JwtVerifier, load_verifier
 from service.app.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
 from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 from service.app.rule_options import check_rule_set
@@ -160,6 +161,7 @@ class PreferansApplication(Application[uuid.UUID]):
             self.db.close()
             raise
         self._keys: Keyring | None = None
+        self._identity: JwtVerifier | None = None
         self._locks: dict[uuid.UUID, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self._changes: list[SqliteChanges] = []
@@ -188,6 +190,16 @@ class PreferansApplication(Application[uuid.UUID]):
                 if self._keys is None:
                     self._keys = load_keyring(self.env)
         return self._keys
+
+    @property
+    def identity(self) -> JwtVerifier:
+        """The JWT verifier of the configured issuers (``service.app.identity``), loaded on
+        first use like ``keys`` (the server loads it at start)."""
+        if self._identity is None:
+            with self._locks_guard:
+                if self._identity is None:
+                    self._identity = load_verifier(self.env)
+        return self._identity
 
     def _seed_of(self, game: Game) -> bytes:
         """The game's secret seed: under the key whose seed matches its commitment."""

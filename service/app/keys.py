@@ -31,7 +31,7 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -246,11 +246,13 @@ def write_key_file(path: Path, lines: list[str]) -> None:
         out.write("".join(line + "\n" for line in lines))
 
 
-def _create_default(path: Path) -> None:
-    """Write a fresh key file atomically: a concurrent process sees all of it or none."""
+def create_secret_file(path: Path, write: Callable[[Path], None]) -> None:
+    """Create ``path`` atomically with ``write(scratch)`` (which creates ``scratch`` owner-only,
+    0600): a concurrent process sees all of it or none; if another process created it first,
+    theirs is kept."""
     scratch = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
     try:
-        write_key_file(scratch, [new_key_line()])
+        write(scratch)
         os.link(scratch, path)
     except FileExistsError:
         pass  # another process created it first: use theirs
@@ -258,6 +260,11 @@ def _create_default(path: Path) -> None:
         raise KeyConfigError(f"cannot create the key file {path}: {exc.strerror}") from None
     finally:
         scratch.unlink(missing_ok=True)
+
+
+def _create_default(path: Path) -> None:
+    """Write a fresh key file atomically (``create_secret_file``)."""
+    create_secret_file(path, lambda scratch: write_key_file(scratch, [new_key_line()]))
 
 
 def sqlite_key_path(env: Mapping[str, str]) -> Path | None:

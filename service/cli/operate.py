@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from service.cli.common import open_app
+from service.cli.identity import identity_env
 
 SHARDS_HELP = (
     "spread games over this many event tables (PostgreSQL) or files (SQLite), 1-256; fixed "
@@ -146,6 +147,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     store = with_shards(store_config(args.store), args.shards)
     if args.key_file:
         store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
+    store = StoreConfig({**store.env, **identity_env(args)})
     try:
         limits = limits_from(os.environ, {name: getattr(args, name) for name in LIMIT_HELP})
         tls = server_tls(args.tls_cert, args.tls_key, args.tls_client_ca)
@@ -189,9 +191,10 @@ def _serve_processes(args: argparse.Namespace) -> int:
     store = with_shards(store_config(args.store), args.shards)
     if args.key_file:
         store = StoreConfig({**store.env, "PREF_KEY_FILE": args.key_file, "PREF_KEYS": ""})
-    app = PreferansApplication(store.env)
+    app = PreferansApplication({**store.env, **identity_env(args)})
     try:
         app.keys  # noqa: B018 - a missing or bad key stops here, once, not in every child
+        app.identity  # noqa: B018 - and a bad issuer configuration; the dev key is created once
     finally:
         app.close()
     return supervise(args)

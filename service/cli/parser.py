@@ -6,6 +6,7 @@ import argparse
 import os
 
 from service.cli.common import game_id_arg, metrics_options, tls_client_options
+from service.cli.identity import add_identity_options, add_token_parser
 from service.cli.keys import add_keys_parser
 from service.cli.league import (
     cmd_simulate,
@@ -126,9 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the server's key file (default: $PREF_KEYS, $PREF_KEY_FILE, or for SQLite "
         "<store>.key, created owner-only); docs/SECURITY.md",
     )
+    add_identity_options(srv)
     metrics_options(srv)
     srv.set_defaults(func=cmd_serve)
     add_keys_parser(sub, store_help)
+    add_token_parser(sub, store_help)
 
     audit = sub.add_parser("audit", help="re-check a stored game from its event log")
     audit.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")

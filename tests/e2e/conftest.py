@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +208,9 @@ def free_port() -> int:
 class ServeProcess:
     """A real ``pref serve`` process on a free port."""
 
-    def __init__(self, store: str, log_path: Path, log_level: str = "warning") -> None:
+    def __init__(
+        self, store: str, log_path: Path, log_level: str = "warning", extra: Sequence[str] = ()
+    ) -> None:
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -228,6 +230,7 @@ class ServeProcess:
                 "4",
                 "--log-level",
                 log_level,
+                *extra,
             ],
             cwd=REPO,
             stdout=self._log,
@@ -274,12 +277,12 @@ class ServeProcess:
 
 @pytest.fixture
 def serve_process(tmp_path: Path) -> Iterator[Callable[..., ServeProcess]]:
-    """Start ``pref serve`` processes (``factory(store, log_level="warning")``); each is
-    stopped (SIGTERM, else killed) at teardown."""
+    """Start ``pref serve`` processes (``factory(store, log_level="warning", extra=())``;
+    ``extra``: more options); each is stopped (SIGTERM, else killed) at teardown."""
     started: list[ServeProcess] = []
 
-    def factory(store: str, log_level: str = "warning") -> ServeProcess:
-        running = ServeProcess(store, tmp_path / f"serve-{len(started)}.log", log_level)
+    def factory(store: str, log_level: str = "warning", extra: Sequence[str] = ()) -> ServeProcess:
+        running = ServeProcess(store, tmp_path / f"serve-{len(started)}.log", log_level, extra)
         started.append(running)
         running.wait_serving()
         return running

@@ -34,6 +34,13 @@ class GameServiceStub:
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
     (GetGame, ListGames, GetScoresheet) need no token.
+    A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
+    `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
+    subject is the player id, and it acts for the seat whose current player (Game.players, as
+    changed by ReplacePlayer) that is, at every game where the player sits; PERMISSION_DENIED
+    ("you do not sit at this game") elsewhere. An expired, forged, unsigned, wrong-audience or
+    wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
+    issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
     second effect and returns the first answer. Send the same id as `x-request-id` metadata to
@@ -45,8 +52,9 @@ class GameServiceStub:
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
     legal actions in notation, separated by " | ", and "can_claim" says
     whether a claim is allowed, as in SeatView);
-    NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
-    for another game or seat; ABORTED another command on the game landed
+    NOT_FOUND            no such game; UNAUTHENTICATED no token, or a token refused;
+    PERMISSION_DENIED a token for another game or seat, or a JWT of a
+    player who does not sit at the game; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.
     """
 
@@ -137,6 +145,13 @@ class GameServiceServicer:
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
     (GetGame, ListGames, GetScoresheet) need no token.
+    A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
+    `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
+    subject is the player id, and it acts for the seat whose current player (Game.players, as
+    changed by ReplacePlayer) that is, at every game where the player sits; PERMISSION_DENIED
+    ("you do not sit at this game") elsewhere. An expired, forged, unsigned, wrong-audience or
+    wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
+    issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
     second effect and returns the first answer. Send the same id as `x-request-id` metadata to
@@ -148,8 +163,9 @@ class GameServiceServicer:
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
     legal actions in notation, separated by " | ", and "can_claim" says
     whether a claim is allowed, as in SeatView);
-    NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
-    for another game or seat; ABORTED another command on the game landed
+    NOT_FOUND            no such game; UNAUTHENTICATED no token, or a token refused;
+    PERMISSION_DENIED a token for another game or seat, or a JWT of a
+    player who does not sit at the game; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.
     """
 
@@ -388,6 +404,13 @@ class GameService:
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
     (GetGame, ListGames, GetScoresheet) need no token.
+    A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
+    `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
+    subject is the player id, and it acts for the seat whose current player (Game.players, as
+    changed by ReplacePlayer) that is, at every game where the player sits; PERMISSION_DENIED
+    ("you do not sit at this game") elsewhere. An expired, forged, unsigned, wrong-audience or
+    wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
+    issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
     Commands carry a client-chosen `request_id`: retrying a command with the same id has no
     second effect and returns the first answer. Send the same id as `x-request-id` metadata to
@@ -399,8 +422,9 @@ class GameService:
     reason RULES_VIOLATION or NOT_YOUR_TURN; metadata "allowed" lists the
     legal actions in notation, separated by " | ", and "can_claim" says
     whether a claim is allowed, as in SeatView);
-    NOT_FOUND            no such game; UNAUTHENTICATED no token; PERMISSION_DENIED a token
-    for another game or seat; ABORTED another command on the game landed
+    NOT_FOUND            no such game; UNAUTHENTICATED no token, or a token refused;
+    PERMISSION_DENIED a token for another game or seat, or a JWT of a
+    player who does not sit at the game; ABORTED another command on the game landed
     first (retry with the same request_id); UNAVAILABLE the store is down.
     """
 
