@@ -104,3 +104,18 @@ BOT_PREFIX = "bot:"
 def bot_player_id(seat: int) -> str:
     """The player id of the server's bot at ``seat`` (unique at a table)."""
     return f"{BOT_PREFIX}seat{seat}"
+
+
+def check_bot_players(players: list[str], bot_seats: list[int]) -> None:
+    """The server's bots sit exactly at the bot seats, each under its own id."""
+    for seat, player in enumerate(players):
+        if seat in bot_seats and player != bot_player_id(seat):
+            raise InvalidAction(
+                f"the bot at seat {seat} is {bot_player_id(seat)!r}",
+                field=f"players[{seat}].player_id",
+            )
+        if seat not in bot_seats and player.startswith(BOT_PREFIX):
+            raise InvalidAction(
+                f"ids starting with {BOT_PREFIX!r} are the server's bots (bot_seats)",
+                field=f"players[{seat}].player_id",
+            )

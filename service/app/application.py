@@ -35,7 +35,7 @@ from domain.model.codec import (
     stop_fingerprint,
 )
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
-from domain.model.terms import TimeControl, check_bot_seats, check_stake
+from domain.model.terms import TimeControl, check_bot_players, check_bot_seats, check_stake
 from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
@@ -262,6 +262,7 @@ class PreferansApplication(Application[uuid.UUID]):
             raise InvalidAction(f"the {seats} players must be different", field="players")
         check_rule_set(rules)  # a game is never recorded with rules that cannot be loaded
         bots = check_bot_seats(tuple(bot_seats), seats)
+        check_bot_players(players, bots)
         check_stake(stake_per_whist)
         candidates = self.keys.game_ids(request_id, creator_secret)
         game_id = candidates[0]

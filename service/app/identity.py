@@ -39,6 +39,7 @@ from urllib.parse import urlparse
 import jwt
 from jwt import PyJWK, PyJWKClient, PyJWKSet
 
+from domain.model.terms import BOT_PREFIX
 from domain.rules.errors import InvalidAction
 from service.app import validation
 from service.app.config import ConfigError
@@ -243,11 +244,14 @@ class JwtVerifier:
         if not isinstance(subject, str):
             raise TokenRefused("the token's subject (sub) is not a string")
         try:
-            return validation.player_id(subject, "sub")
+            player = validation.player_id(subject, "sub")
         except InvalidAction as exc:
             raise TokenRefused(
                 f"the token's subject is not a valid player id: {exc.message}"
             ) from None
+        if player.startswith(BOT_PREFIX):
+            raise TokenRefused(f"subjects starting with {BOT_PREFIX!r} are the server's bots")
+        return player
 
 
 def _jwks_url(url: str) -> str:

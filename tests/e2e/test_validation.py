@@ -297,7 +297,7 @@ def test_a_game_s_terms_are_recorded_and_shown(server: ServerThread, client: Gam
     )
     created = client.stub.CreateGame(
         pb.CreateGameRequest(
-            players=[pb.Player(player_id=p) for p in PLAYERS],
+            players=[pb.Player(player_id=p) for p in [*PLAYERS[:2], "bot:seat2"]],
             request_id=uuid.uuid4().hex,
             time_control=clock,
             bot_seats=[2],

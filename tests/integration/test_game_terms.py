@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.model.terms import TimeControl
+from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
 from service.app.application import PreferansApplication
@@ -27,7 +27,10 @@ CLOCK = TimeControl(move_ms=20_000, bank_ms=300_000, increment_ms=2_000, on_time
 
 
 def test_terms_are_recorded_and_read_back(app: PreferansApplication, open_app: AppFactory) -> None:
-    created = create(app, time_control=CLOCK, bot_seats=(2,), stake_per_whist=5)
+    players = [*PLAYERS[:2], bot_player_id(2)]
+    created = app.create_game(
+        players, "terms", time_control=CLOCK, bot_seats=(2,), stake_per_whist=5
+    )
     stored = stored_state(app, created.game_id, 1)
     assert stored["time_control"] == CLOCK.to_dict()
     assert stored["bot_seats"] == [2] and stored["stake_per_whist"] == 5
@@ -51,6 +54,7 @@ def test_a_retry_must_ask_for_the_same_terms(app: PreferansApplication) -> None:
         ({"bot_seats": (3,)}, "bot_seats"),
         ({"bot_seats": (0, 1, 2)}, "bot_seats"),
         ({"stake_per_whist": -1}, "stake_per_whist"),
+        ({"bot_seats": (1,)}, "players[1].player_id"),  # a person's id at a bot seat
         ({"stake_per_whist": 10_001}, "stake_per_whist"),
     ],
 )
@@ -101,3 +105,9 @@ def test_a_game_created_before_terms_reads_and_audits(
     assert game.state == original.state
     report = verify_game(fresh, game_id)
     assert report.verified, report.summary
+
+
+def test_a_person_cannot_take_a_bot_s_id(app: PreferansApplication) -> None:
+    with pytest.raises(InvalidAction) as refused:
+        app.create_game(["ann", "bot:seat1", "cid"], "bot-impostor")
+    assert refused.value.field == "players[1].player_id"

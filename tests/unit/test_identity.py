@@ -360,3 +360,10 @@ def test_a_key_of_another_algorithm_is_refused(jwks: Jwks) -> None:
     body = claims(iss=ISSUER, aud=AUDIENCE)
     mixed = jwt.encode(body, ec_signer.key, algorithm="ES256", headers={"kid": "k1"})
     assert refusal(verifier, mixed) == "the token's algorithm does not match its key"
+
+
+def test_a_subject_naming_a_server_bot_is_refused(dev: DevIssuer, verifier: JwtVerifier) -> None:
+    """Bot seats are the server's (``domain.model.terms.bot_player_id``): no token may claim
+    to be one of its bots, whatever the issuer says."""
+    message = refusal(verifier, dev.sign(claims(sub="bot:seat2")))
+    assert message == "subjects starting with 'bot:' are the server's bots"
