@@ -29,10 +29,11 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service.api.auth import REVOKED, caller_for
+from service.api.auth import REVOKED, bearer_token, caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits
 from service.api.mapping import (
+    SPECTATOR,
     action_from_proto,
     end_time_from_proto,
     game_to_proto,
@@ -43,7 +44,14 @@ from service.api.mapping import (
     seat_view_cached,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.api.streams import SAFETY_POLL_SECONDS, GameStreams, Update, batches, update
+from service.api.streams import (
+    SAFETY_POLL_SECONDS,
+    GameStreams,
+    Update,
+    batches,
+    sendable,
+    update,
+)
 from service.app import validation
 from service.app.application import (
     CommandResult,
@@ -76,6 +84,8 @@ message limit; ``batch_bytes`` lowers it with the server's ``max_send_bytes``)."
 MAX_DELAY_MS = 1000
 """The longest a WatchGameBatches request may let the server hold a live event
 (``max_delay_ms``)."""
+MAX_DELAY_MOVES = 200
+"""The most decisions a spectator's stream may be held behind (``delay_moves``)."""
 PRESERIALIZED = ("WatchGame", "WatchGameBatches")
 """The methods whose responses are sent as the servicer yields them: bytes (``add_to_server``)."""
 
@@ -455,7 +465,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         """One stream message per event (serialised once per event and seat, shared by every
         watcher: the method's response serializer passes bytes through, ``add_to_server``)."""
         beat = request.heartbeat_seconds
-        watching = self._watch(context, request.name, request.from_version, beat)
+        watching = self._watch(
+            context, request.name, request.from_version, beat, delay_moves=request.delay_moves
+        )
         async with contextlib.aclosing(watching):
             async for updates in watching:
                 for update in updates:
@@ -481,7 +493,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             await self._fail(context, exc)
             raise
         beat, delay = request.heartbeat_seconds, request.max_delay_ms / 1000
-        watching = self._watch(context, request.name, request.from_version, beat, delay)
+        watching = self._watch(
+            context, request.name, request.from_version, beat, delay, request.delay_moves
+        )
         async with contextlib.aclosing(watching):
             async for updates in watching:
                 for message in batches(updates, size, self.batch_bytes):
@@ -494,20 +508,28 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         last: int,
         heartbeat_seconds: int,
         delay: float = 0.0,
+        delay_moves: int = 0,
     ) -> AsyncGenerator[list[Update], None]:
         """What both watch methods send, as lists of updates: every update the seat may see
         after ``last`` that is waiting (from the game's shared feed, ``service.api.streams``),
         or one heartbeat after ``heartbeat_seconds`` quiet seconds, until the server stops.
         After each list the next waits ``delay`` seconds (what arrives meanwhile goes
-        together; the watcher is not woken for each event). Refusals and failures (also
-        mid-stream) end the call with their status."""
+        together; the watcher is not woken for each event). A call without credential
+        watches as a spectator (``SPECTATOR``: public information only), held
+        ``delay_moves`` decisions behind until the game is over (``streams.sendable``).
+        Refusals and failures (also mid-stream) end the call with their status."""
         try:
             game_id = parse_game_name(name)
             caller = caller_for(context, self.app)
-            seat = caller.seat_in(game_id)
+            spectator = bearer_token(context.invocation_metadata()) is None
+            seat = SPECTATOR if spectator else caller.seat_in(game_id)
             heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
+            if not 0 <= delay_moves <= MAX_DELAY_MOVES:
+                raise BadInput("delay_moves", f"delay_moves must be 0 to {MAX_DELAY_MOVES}")
+            if delay_moves and not spectator:
+                raise BadInput("delay_moves", "delay_moves is for spectators (no credential)")
             current = await self._run(self.app.get_game, game_id, last)
             if not 0 <= last <= current.version:
                 raise BadInput(
@@ -538,6 +560,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 waiting = self.streams.waiting(feed, last, seat)
                 if waiting is None:  # to be read (and built) again, or the feed failed
                     waiting = await self.streams.messages(feed, last, seat)
+                if waiting and delay_moves and not _over(feed.replica):
+                    waiting = waiting[: sendable(waiting, delay_moves)]
                 if waiting:
                     given = _given_away(feed.replica, seat, caller.issued_ms, last, len(waiting))
                     if given is not None:  # the watcher's seat went to another player
@@ -609,6 +633,11 @@ def _given_away(
         if mine and last < version <= last + count:
             return version - last
     return None
+
+
+def _over(replica: Game | None) -> bool:
+    """The game the feed follows has ended (a spectator's delay no longer holds anything)."""
+    return replica is not None and replica.finished
 
 
 def _settled(task: asyncio.Future[Any]) -> None:
