@@ -35,6 +35,7 @@ from service.api.limits import Limits
 from service.api.mapping import (
     SPECTATOR,
     action_from_proto,
+    cached_seat_view,
     end_time_from_proto,
     game_to_proto,
     obligations_from_proto,
@@ -360,11 +361,20 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 in_memory=in_memory,
             )
         )
+        view = result.answer
         if not result.replayed:
             self.after_write(game_id)
-        return pb.SubmitActionResponse(
-            version=result.version, replayed=result.replayed, view=result.answer
-        )
+        elif view.version != result.version:  # a retry: the first answer, as it was then
+            view = await self._run(self._view_at, game_id, seat, result.version)
+        return pb.SubmitActionResponse(version=result.version, replayed=result.replayed, view=view)
+
+    def _view_at(self, game_id: uuid.UUID, seat: int, version: int) -> pb.SeatView:
+        """The seat's view at ``version`` (a retried command's first answer): from the views'
+        cache, else from the game replayed to that version."""
+        view = cached_seat_view(game_id, version, seat)
+        if view is None:
+            view = seat_view_cached(self.app.game_at(game_id, version), seat)
+        return view
 
     @refusing
     async def FlagDeal(

@@ -445,6 +445,12 @@ _VIEWS: LRUCache[tuple[uuid.UUID, int, int], pb.SeatView] = LRUCache(4096)
 _VIEWS_GUARD = threading.Lock()
 
 
+def cached_seat_view(game_id: uuid.UUID, version: int, seat: int) -> pb.SeatView | None:
+    """The view ``seat_view_cached`` built for that game, version and seat, if still cached."""
+    with _VIEWS_GUARD:
+        return _VIEWS.get((game_id, version, seat))
+
+
 def seat_view_cached(game: Game, seat: int) -> pb.SeatView:
     """``seat_view_to_proto``, built once per (game, version, seat) and kept in an LRU cache:
     a version's view never changes. The message is shared: copy it before changing it."""
