@@ -53,6 +53,13 @@ class GameServiceStub:
     `x-request-id` metadata to find your call in the server's logs (any call may send one; the
     server makes one up if not).
 
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
+
     Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
     game has reached answers at once; a version at most 8 past the game's latest stored version
     is waited for, at most 5 seconds, then refused with FAILED_PRECONDITION (reason
@@ -175,6 +182,13 @@ class GameServiceServicer:
     meet: reusing one in another game is a new command there. Send the same id as
     `x-request-id` metadata to find your call in the server's logs (any call may send one; the
     server makes one up if not).
+
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
 
     Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
     game has reached answers at once; a version at most 8 past the game's latest stored version
@@ -459,6 +473,13 @@ class GameService:
     meet: reusing one in another game is a new command there. Send the same id as
     `x-request-id` metadata to find your call in the server's logs (any call may send one; the
     server makes one up if not).
+
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
 
     Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
     game has reached answers at once; a version at most 8 past the game's latest stored version
