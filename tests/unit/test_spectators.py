@@ -158,3 +158,35 @@ def test_the_delay_holds_back_the_last_decisions_and_what_follows_them() -> None
     assert sendable(waiting, 3) == 1
     assert sendable(waiting, 4) == 0  # fewer decisions waiting than the delay: none yet
     assert sendable([], 3) == 0
+
+
+def test_the_decision_that_ends_a_deal_reveals_the_hands_still_held() -> None:
+    """game.proto, WatchGameResponse.revealed: the decision that ends a deal reveals every
+    hand the viewer had not seen, as it stands then; DealScoredEvent follows with the whole
+    deal. Checked for the spectator (who had seen no hand but the ones laid open)."""
+    from domain.rules.view import visible_cards
+    from service.api.streams import build
+
+    checked = 0
+    for n in range(12):
+        seed = hashlib.sha256(f"reveal/{n}".encode()).digest()
+        game = played_game(RULE_SETS["default"], seed, random.Random(n), steps=300)
+        events = list(game.collect_events())
+        _, built = build(events, None)
+        messages = [pb.WatchGameResponse.FromString(u[SPECTATOR].message) for u in built]
+        replay: Any = None
+        for index, event in enumerate(events):
+            before = None if replay is None else replay.state.deal
+            replay = event.mutate(replay)
+            ends = index + 1 < len(messages) and messages[index + 1].HasField("deal_scored")
+            if not ends or before is None:
+                continue
+            after = replay.state.deal
+            assert after is not None  # the deal is over but still the game's until scored
+            seen_before = visible_cards(before, SPECTATOR)[0]
+            revealed = {hand.seat: set(hand.cards) for hand in messages[index].revealed}
+            for seat, held in enumerate(after.play.hands):
+                if held and seen_before[seat] is None:
+                    assert revealed.get(seat) == mask_texts(held), (n, index, seat)
+                    checked += 1
+    assert checked  # deals ending with cards in hand (passed out, half-whist) were met
