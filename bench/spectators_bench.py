@@ -40,6 +40,7 @@ from watch_bench import (
     STREAMS_PER_CHANNEL,
     Fan,
     Player,
+    Watchers,
     channel,
     game_server,
     noop_fanout,
@@ -52,9 +53,10 @@ from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import game_pb2_grpc
 
 
-class Spectators:
-    """``count`` spectator streams (no credential) from the player's version: the last version
-    each received, the stream messages received in all, and their mean size."""
+class Spectators(Watchers):
+    """``count`` spectator streams (no credential) from the player's version: ``Watchers``
+    (the last version each received, its ``reach`` and ``close``) without seat tokens, with
+    ``WatchGameBatches`` when ``delay_ms``; also the bytes of the stream messages received."""
 
     def __init__(self, channels: list[Any], player: Player, count: int, delay_ms: int) -> None:
         self.seen = [player.version] * count
@@ -77,9 +79,9 @@ class Spectators:
                     name=player.name, from_version=player.version, heartbeat_seconds=300
                 )
                 call = stub.WatchGame(single)
-            self.tasks.append(asyncio.create_task(self._read(index, call, bool(delay_ms))))
+            self.tasks.append(asyncio.create_task(self._follow(index, call, bool(delay_ms))))
 
-    async def _read(self, index: int, call: Any, batched: bool) -> None:
+    async def _follow(self, index: int, call: Any, batched: bool) -> None:
         async for message in call:
             last = message.updates[-1] if batched else message
             if last.HasField("heartbeat"):
@@ -88,17 +90,6 @@ class Spectators:
             self.sizes += message.ByteSize()
             self.seen[index] = last.version
             self.changed.set()
-
-    async def reach(self, version: int) -> None:
-        async with asyncio.timeout(120):
-            while min(self.seen) < version:
-                self.changed.clear()
-                await self.changed.wait()
-
-    async def close(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def spectate_run(

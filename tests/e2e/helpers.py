@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from domain.rules import CARDS, Card, Rank, Suit, cards_of
+from domain.rules import CARDS, Card, Rank, Suit, cards_of, visible_mask
 from service.gen.preferans.v1 import game_pb2 as pb
 
 PLAYERS = ["ann", "bob", "cid"]
@@ -243,6 +243,35 @@ def message_cards(message: pb.WatchGameResponse) -> set[str]:
 
 def mask_texts(mask: int) -> set[str]:
     return {str(card) for card in cards_of(mask)}
+
+
+def public_by_version(events: Iterable[Any]) -> list[frozenset[str]]:
+    """``public[version]``: the cards every seat may see right after that event of a game's
+    ``events`` (all of them between deals and after the game): what a spectator may see."""
+    everything = frozenset(CARD_TEXTS)
+    public: list[frozenset[str]] = [frozenset()]
+    game: Any = None
+    for event in events:
+        game = event.mutate(game)
+        deal = game.state.deal
+        seen = everything
+        if deal is not None:
+            for seat in range(game.rule_set.players):
+                seen = seen & frozenset(mask_texts(visible_mask(deal, seat)))
+        public.append(seen)
+    return public
+
+
+def refused_stream(stream: Any) -> grpc.RpcError:
+    """The error that ends a stream refused before its first message (the stream closed)."""
+    reader = StreamReader(stream)
+    try:
+        reader.next()
+    except grpc.RpcError as error:
+        return error
+    finally:
+        reader.close()
+    raise AssertionError("the stream was accepted; a refusal was expected")
 
 
 class TcpProxy:

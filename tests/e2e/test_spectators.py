@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 import pytest
 
 from domain.bots import make_bot
 from domain.model.replay import action_of
-from domain.rules import CARDS, RuleSet, visible_mask
+from domain.rules import RuleSet
 from service.api.limits import Limits
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
@@ -22,28 +21,16 @@ from service.cli.botplay import bot_step
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import ServerFactory, ServerThread
-from tests.e2e.helpers import PLAYERS, StreamReader, mask_texts, message_cards, refused
+from tests.e2e.helpers import (
+    PLAYERS,
+    StreamReader,
+    message_cards,
+    public_by_version,
+    refused,
+    refused_stream,
+)
 
-ALL_CARDS = frozenset(str(card) for card in CARDS)
 BOT = make_bot()
-
-
-def public_by_version(app: PreferansApplication, game_id: uuid.UUID) -> list[frozenset[str]]:
-    """``public[version]``: the cards every seat may see right after that event (all of them
-    between deals and after the game)."""
-    public: list[frozenset[str]] = [frozenset()]
-    game: Any = None
-    for event in app.game_events(game_id):
-        game = event.mutate(game)
-        deal = game.state.deal
-        if deal is None:
-            public.append(ALL_CARDS)
-            continue
-        seen = ALL_CARDS
-        for seat in range(game.rule_set.players):
-            seen = seen & frozenset(mask_texts(visible_mask(deal, seat)))
-        public.append(seen)
-    return public
 
 
 def decisions_after(app: PreferansApplication, game_id: uuid.UUID) -> list[int]:
@@ -55,11 +42,19 @@ def decisions_after(app: PreferansApplication, game_id: uuid.UUID) -> list[int]:
     return after
 
 
-def play(seats: list[SeatClient], version: int, steps: int | None = None) -> int:
-    """Bots play from ``version`` until the game is over (or ``steps`` decisions)."""
+def play(
+    seats: list[SeatClient],
+    version: int,
+    steps: int | None = None,
+    phases: list[tuple[int, bool]] | None = None,
+) -> int:
+    """Bots play from ``version`` until the game is over (or ``steps`` decisions); each seat 0
+    view's phase, and whether the game was over, go to ``phases``."""
     done = 0
     while steps is None or done < steps:
         view = seats[0].view(min_version=version)
+        if phases is not None:
+            phases.append((view.phase, view.actor < 0))
         if view.actor < 0:
             break
         actor_view = view if view.actor == 0 else seats[view.actor].view(min_version=version)
@@ -83,14 +78,7 @@ def test_a_spectator_watches_a_whole_game_and_never_sees_a_hidden_card(
     ]
     phases: list[tuple[int, bool]] = []
     try:
-        version = created.game.version
-        while True:
-            view = seats[0].view(min_version=version)
-            phases.append((view.phase, view.actor < 0))
-            if view.actor < 0:
-                break
-            actor_view = view if view.actor == 0 else seats[view.actor].view(min_version=version)
-            version = bot_step(seats[view.actor], actor_view, BOT)
+        version = play(seats, created.game.version, phases=phases)
         assert client.get_game(name).status == pb.GAME_STATUS_FINISHED
         received = [list(stream.events_until(version)) for stream in streams]
     finally:
@@ -99,7 +87,8 @@ def test_a_spectator_watches_a_whole_game_and_never_sees_a_hidden_card(
     assert received[0] == received[1]  # WatchGameBatches flattened is WatchGame
     messages = received[0]
     assert [m.version for m in messages] == list(range(1, version + 1))
-    public = public_by_version(open_app(store), uuid.UUID(name.removeprefix("games/")))
+    game_id = uuid.UUID(name.removeprefix("games/"))
+    public = public_by_version(open_app(store).game_events(game_id))
     for message in messages:
         leaked = message_cards(message) - public[message.version]
         assert not leaked, f"version {message.version} showed a spectator {sorted(leaked)}"
@@ -131,13 +120,8 @@ def test_a_token_that_is_not_valid_is_refused_not_made_a_spectator(
 ) -> None:
     created = client.create_game(PLAYERS, RuleSet(pool_target=2))
     forged = client.seat(created.game.name, "not-a-token")
-    stream = StreamReader(forged.watch(heartbeat_seconds=300))
-    try:
-        with pytest.raises(grpc.RpcError) as caught:
-            stream.next()
-        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
-    finally:
-        stream.close()
+    error = refused_stream(forged.watch(heartbeat_seconds=300))
+    assert error.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
 def test_delay_moves_holds_the_stream_behind_and_releases_it_when_the_game_ends(
@@ -188,23 +172,13 @@ def test_delay_moves_is_bounded_and_for_spectators_only(
         pb.WatchGameRequest(name=name, delay_moves=201),
         pb.WatchGameRequest(name=name, delay_moves=-1),
     ):
-        stream = StreamReader(client.stub.WatchGame(request))
-        try:
-            with pytest.raises(grpc.RpcError) as caught:
-                stream.next()
-            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert "delay_moves" in (caught.value.details() or "")
-        finally:
-            stream.close()
+        error = refused_stream(client.stub.WatchGame(request))
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "delay_moves" in (error.details() or "")
     seat = client.seat(name, created.seat_tokens[0])
     request = pb.WatchGameRequest(name=name, delay_moves=2)
-    stream = StreamReader(client.stub.WatchGame(request, metadata=seat.metadata))
-    try:
-        with pytest.raises(grpc.RpcError) as caught:
-            stream.next()
-        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    finally:
-        stream.close()
+    error = refused_stream(client.stub.WatchGame(request, metadata=seat.metadata))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_watching_beyond_the_latest_version_is_invalid_argument_naming_it(
@@ -212,19 +186,14 @@ def test_watching_beyond_the_latest_version_is_invalid_argument_naming_it(
 ) -> None:
     created = client.create_game(PLAYERS, RuleSet(pool_target=2))
     latest = created.game.version
+    seat = client.seat(created.game.name, created.seat_tokens[0])
     for stream in (
-        StreamReader(client.spectate(created.game.name, from_version=latest + 1)),
-        StreamReader(
-            client.seat(created.game.name, created.seat_tokens[0]).watch(from_version=latest + 1)
-        ),
+        client.spectate(created.game.name, from_version=latest + 1),
+        seat.watch(from_version=latest + 1),
     ):
-        try:
-            with pytest.raises(grpc.RpcError) as caught:
-                stream.next()
-            assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-            assert f"0 to {latest}" in (caught.value.details() or "")
-        finally:
-            stream.close()
+        error = refused_stream(stream)
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert f"0 to {latest}" in (error.details() or "")
     # The latest version itself is accepted: the stream waits, with heartbeats.
     at_latest = StreamReader(
         client.spectate(created.game.name, from_version=latest, heartbeat_seconds=1)
@@ -246,11 +215,8 @@ def test_spectator_streams_count_against_the_callers_watch_quota(
         first = StreamReader(client.spectate(name, heartbeat_seconds=300))
         second = StreamReader(client.spectate_updates(name, 0, 300))
         assert first.next().version == 1 and second.next().version == 1
-        third = StreamReader(client.spectate(name, heartbeat_seconds=300))
-        with pytest.raises(grpc.RpcError) as caught:
-            third.next()
-        assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-        third.close()
+        third = refused_stream(client.spectate(name, heartbeat_seconds=300))
+        assert third.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         first.close()
         fourth = StreamReader(client.spectate(name, heartbeat_seconds=300))
         assert fourth.next().version == 1  # a closed stream frees its place
