@@ -29,11 +29,13 @@ import structlog
 from domain.model import Game
 from projections import queries
 from projections.runner import ProjectionWorker
-from service.api.auth import GIVEN_AWAY, REVOKED, Caller, caller_for
+from service.api.auth import GIVEN_AWAY, REVOKED, Caller, bearer_token, caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits
 from service.api.mapping import (
+    SPECTATOR,
     action_from_proto,
+    cached_seat_view,
     end_time_from_proto,
     game_to_proto,
     obligations_from_proto,
@@ -44,7 +46,14 @@ from service.api.mapping import (
     time_control_from_proto,
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
-from service.api.streams import SAFETY_POLL_SECONDS, GameStreams, Update, batches, update
+from service.api.streams import (
+    SAFETY_POLL_SECONDS,
+    GameStreams,
+    Update,
+    batches,
+    sendable,
+    update,
+)
 from service.app import validation
 from service.app.application import (
     CommandResult,
@@ -77,6 +86,8 @@ message limit; ``batch_bytes`` lowers it with the server's ``max_send_bytes``)."
 MAX_DELAY_MS = 1000
 """The longest a WatchGameBatches request may let the server hold a live event
 (``max_delay_ms``)."""
+MAX_DELAY_MOVES = 200
+"""The most decisions a spectator's stream may be held behind (``delay_moves``)."""
 PRESERIALIZED = ("WatchGame", "WatchGameBatches")
 """The methods whose responses are sent as the servicer yields them: bytes (``add_to_server``)."""
 
@@ -370,11 +381,20 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 in_memory=in_memory,
             )
         )
+        view = result.answer
         if not result.replayed:
             self.after_write(game_id)
-        return pb.SubmitActionResponse(
-            version=result.version, replayed=result.replayed, view=result.answer
-        )
+        elif view.version != result.version:  # a retry: the first answer, as it was then
+            view = await self._run(self._view_at, game_id, seat, result.version)
+        return pb.SubmitActionResponse(version=result.version, replayed=result.replayed, view=view)
+
+    def _view_at(self, game_id: uuid.UUID, seat: int, version: int) -> pb.SeatView:
+        """The seat's view at ``version`` (a retried command's first answer): from the views'
+        cache, else from the game replayed to that version."""
+        view = cached_seat_view(game_id, version, seat)
+        if view is None:
+            view = seat_view_cached(self.app.game_at(game_id, version), seat)
+        return view
 
     @refusing
     async def FlagDeal(
@@ -475,7 +495,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         """One stream message per event (serialised once per event and seat, shared by every
         watcher: the method's response serializer passes bytes through, ``add_to_server``)."""
         beat = request.heartbeat_seconds
-        watching = self._watch(context, request.name, request.from_version, beat)
+        watching = self._watch(
+            context, request.name, request.from_version, beat, delay_moves=request.delay_moves
+        )
         async with contextlib.aclosing(watching):
             async for updates in watching:
                 for update in updates:
@@ -501,7 +523,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             await self._fail(context, exc)
             raise
         beat, delay = request.heartbeat_seconds, request.max_delay_ms / 1000
-        watching = self._watch(context, request.name, request.from_version, beat, delay)
+        watching = self._watch(
+            context, request.name, request.from_version, beat, delay, request.delay_moves
+        )
         async with contextlib.aclosing(watching):
             async for updates in watching:
                 for message in batches(updates, size, self.batch_bytes):
@@ -514,20 +538,30 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         last: int,
         heartbeat_seconds: int,
         delay: float = 0.0,
+        delay_moves: int = 0,
     ) -> AsyncGenerator[list[Update], None]:
         """What both watch methods send, as lists of updates: every update the seat may see
         after ``last`` that is waiting (from the game's shared feed, ``service.api.streams``),
         or one heartbeat after ``heartbeat_seconds`` quiet seconds, until the server stops.
         After each list the next waits ``delay`` seconds (what arrives meanwhile goes
-        together; the watcher is not woken for each event). Refusals and failures (also
-        mid-stream) end the call with their status."""
+        together; the watcher is not woken for each event). A call without credential
+        watches as a spectator (``SPECTATOR``: public information only), held
+        ``delay_moves`` decisions behind until the game is over (``streams.sendable``).
+        Refusals and failures (also mid-stream) end the call with their status."""
         try:
             game_id = parse_game_name(name)
             caller = caller_for(context, self.app)
-            seat, seated_at = await self._seat_at(caller, game_id)
+            spectator = bearer_token(context.invocation_metadata()) is None
+            seat, seated_at = (
+                (SPECTATOR, 0) if spectator else await self._seat_at(caller, game_id)
+            )
             heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
+            if not 0 <= delay_moves <= MAX_DELAY_MOVES:
+                raise BadInput("delay_moves", f"delay_moves must be 0 to {MAX_DELAY_MOVES}")
+            if delay_moves and not spectator:
+                raise BadInput("delay_moves", "delay_moves is for spectators (no credential)")
             current = await self._run(self.app.get_game, game_id, last)
             if not 0 <= last <= current.version:
                 raise BadInput(
@@ -558,8 +592,10 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 waiting = self.streams.waiting(feed, last, seat)
                 if waiting is None:  # to be read (and built) again, or the feed failed
                     waiting = await self.streams.messages(feed, last, seat)
+                if waiting and delay_moves and not _over(feed.replica):
+                    waiting = waiting[: sendable(waiting, delay_moves)]
                 if waiting:
-                    given = _given_away(
+                    given = None if spectator else _given_away(
                         feed.replica, seat, caller.issued_ms, last, len(waiting), seated_at
                     )
                     if given is not None:  # the watcher's seat went to another player
@@ -637,6 +673,11 @@ def _given_away(
         if mine and last < version <= last + count:
             return version - last
     return None
+
+
+def _over(replica: Game | None) -> bool:
+    """The game the feed follows has ended (a spectator's delay no longer holds anything)."""
+    return replica is not None and replica.finished
 
 
 def _settled(task: asyncio.Future[Any]) -> None:

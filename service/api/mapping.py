@@ -106,6 +106,15 @@ from domain.rules.state import DealState
 from domain.rules.systems import RULE_SETS
 from domain.rules.view import SeatView, visible_cards
 from service.api.errors import BadInput
+from service.api.values import (
+    bid_value,
+    card_value,
+    card_values,
+    contract_value,
+    deal_kind,
+    mask_values,
+    text_values,
+)
 from service.app import validation
 from service.app.rule_options import parse_options_json, rule_set_with
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -132,6 +141,23 @@ def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
 
 def _cards(mask: int) -> list[str]:
     return [str(c) for c in cards_of(mask)]
+
+
+def seat_cards(seat: int, mask: int) -> pb.SeatCards:
+    """A seat's cards, in notation and as data."""
+    return pb.SeatCards(seat=seat, cards=_cards(mask), card_values=mask_values(mask))
+
+
+def _played(seat: int, card: int) -> pb.PlayedCard:
+    return pb.PlayedCard(seat=seat, card=str(Card(card)), card_value=card_value(card))
+
+
+def _trick(trick: Any) -> pb.Trick:
+    return pb.Trick(
+        leader=trick.leader,
+        winner=trick.winner,
+        cards=[_played(s, c) for s, c in trick.cards],
+    )
 
 
 # --- rules -------------------------------------------------------------------------------
@@ -250,24 +276,30 @@ def action_from_proto(message: pb.Action) -> Action:
 def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
     """The rules' action → proto; ``hide_cards`` drops a discard's cards (for other seats)."""
     if isinstance(action, Call):
-        return pb.Action(bid=str(action.bid))
+        return pb.Action(bid=str(action.bid), bid_value=bid_value(action.bid))
     if isinstance(action, Declare):
-        return pb.Action(declare=str(action.contract))
+        return pb.Action(declare=str(action.contract), bid_value=bid_value(action.contract))
     if isinstance(action, DarkCall):
-        return pb.Action(dark_bid=str(action.bid))
+        return pb.Action(dark_bid=str(action.bid), bid_value=bid_value(action.bid))
     if isinstance(action, NoTalonCall):
-        return pb.Action(no_talon_bid=str(action.bid))
+        return pb.Action(no_talon_bid=str(action.bid), bid_value=bid_value(action.bid))
     if isinstance(action, Look):
         return pb.Action(look=pb.Look())
     if isinstance(action, Bomb):
         return pb.Action(bomb=pb.Bomb())
     if isinstance(action, PlayCard):
-        return pb.Action(play_card=str(action.card))
+        return pb.Action(play_card=str(action.card), card_value=card_value(action.card))
     if isinstance(action, Discard):
-        cards = [] if hide_cards else [str(c) for c in action.cards]
-        return pb.Action(discard=pb.Discard(cards=cards))
+        shown = () if hide_cards else action.cards
+        return pb.Action(
+            discard=pb.Discard(cards=[str(c) for c in shown], card_values=card_values(shown))
+        )
     if isinstance(action, GiveCards):  # both players hold or held them: nothing to hide
-        return pb.Action(give_cards=pb.GiveCards(cards=[str(c) for c in action.cards]))
+        return pb.Action(
+            give_cards=pb.GiveCards(
+                cards=[str(c) for c in action.cards], card_values=card_values(action.cards)
+            )
+        )
     if isinstance(action, RetractPass):
         return pb.Action(retract_pass=pb.RetractPass())
     if isinstance(action, OwnCardsWhist):
@@ -439,11 +471,26 @@ def time_control_to_proto(control: TimeControl | None) -> pb.TimeControl | None:
 
 
 def _calls(calls: tuple[tuple[int, Action], ...]) -> list[pb.Call]:
-    return [pb.Call(seat=s, call=str(a)) for s, a in calls]
+    return [pb.Call(seat=s, call=str(a), bid_value=_bid_of(a)) for s, a in calls]
+
+
+def _bid_of(action: Action) -> pb.Bid | None:
+    """The bid an auction call names, as data (``None`` for a pass, "here" …)."""
+    if isinstance(action, (Call, DarkCall, NoTalonCall)):
+        return bid_value(action.bid)
+    if isinstance(action, Declare):
+        return bid_value(action.contract)
+    return None
 
 
 _VIEWS: LRUCache[tuple[uuid.UUID, int, int], pb.SeatView] = LRUCache(4096)
 _VIEWS_GUARD = threading.Lock()
+
+
+def cached_seat_view(game_id: uuid.UUID, version: int, seat: int) -> pb.SeatView | None:
+    """The view ``seat_view_cached`` built for that game, version and seat, if still cached."""
+    with _VIEWS_GUARD:
+        return _VIEWS.get((game_id, version, seat))
 
 
 def seat_view_cached(game: Game, seat: int) -> pb.SeatView:
@@ -494,44 +541,38 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
     out.to_act = view.to_act
     out.actor = view.actor
     out.hand.extend(_cards(view.hand))
+    out.hand_values.extend(mask_values(view.hand))
     for other, mask in enumerate(view.hands):
         if other != seat and mask is not None:
-            out.visible_hands.append(pb.SeatCards(seat=other, cards=_cards(mask)))
+            out.visible_hands.append(seat_cards(other, mask))
     out.talon.extend("" if c is None else str(Card(c)) for c in view.talon)
+    out.talon_values.extend(card_values(view.talon))
     if view.discard is not None:
         out.discard.extend(_cards(view.discard))
+        out.discard_values.extend(mask_values(view.discard))
     out.auction.extend(_calls(view.auction))
     out.declarer = view.declarer
     out.winning_bid = "" if view.bid is None else str(view.bid)
+    if view.bid is not None:
+        out.winning_bid_value.CopyFrom(bid_value(view.bid))
     out.contract = "" if view.contract is None else str(view.contract)
+    if view.contract is not None:
+        out.contract_value.CopyFrom(bid_value(view.contract))
     out.whist_calls.extend(_calls(view.whist_calls))
     out.whisters.extend(view.whisters)
     if view.open_defence is not None:
         out.open_defence = view.open_defence
-    out.current_trick.extend(pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in view.trick)
+    out.current_trick.extend(_played(s, c) for s, c in view.trick)
     if view.history:
-        last = view.history[-1]
-        out.last_trick.CopyFrom(
-            pb.Trick(
-                leader=last.leader,
-                winner=last.winner,
-                cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in last.cards],
-            )
-        )
+        out.last_trick.CopyFrom(_trick(view.history[-1]))
     out.tricks.extend(view.tricks)
     out.tricks_played = len(view.history)
-    out.played_tricks.extend(
-        pb.Trick(
-            leader=t.leader,
-            winner=t.winner,
-            cards=[pb.PlayedCard(seat=s, card=str(Card(c))) for s, c in t.cards],
-        )
-        for t in view.history
-    )
+    out.played_tricks.extend(_trick(t) for t in view.history)
     out.raspasy_streak = view.raspasy_streak
     out.leader = view.leader
     if view.shown is not None:
         out.shown_cards.extend(_cards(view.shown))
+        out.shown_card_values.extend(mask_values(view.shown))
     out.unseen.extend(s for s in range(len(view.tricks)) if (view.unseen >> s) & 1)
     out.dark = view.dark
     out.no_talon = view.no_talon
@@ -550,7 +591,10 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
             out.legal_actions.append(str(action))
             out.legal.append(action_to_proto(action))
     if deal.result is not None:
-        out.result.CopyFrom(pb.DealResult(kind=deal.result.kind.value, tricks=deal.result.tricks))
+        kind = deal.result.kind.value
+        out.result.CopyFrom(
+            pb.DealResult(kind=kind, tricks=deal.result.tricks, deal_kind=deal_kind(kind))
+        )
     return out
 
 
@@ -594,6 +638,7 @@ def _finished_deal(game_id: uuid.UUID, number: int, game: Game) -> pb.DealScored
 
 def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
     """A finished deal as the aggregate keeps it: result, sheet entry and every card."""
+    discard = result["discard"].split()
     return pb.DealScoredEvent(
         deal_number=result["number"],
         kind=result["kind"],
@@ -602,13 +647,18 @@ def deal_result_to_proto(result: dict[str, Any]) -> pb.DealScoredEvent:
         tricks=result["tricks"],
         entries=_rows(result["entry"]),
         dealt_hands=[
-            pb.SeatCards(seat=s, cards=hand.split()) for s, hand in enumerate(result["dealt"])
+            pb.SeatCards(seat=s, cards=hand.split(), card_values=text_values(hand.split()))
+            for s, hand in enumerate(result["dealt"])
         ],
         talon=result["talon"],
-        discard=result["discard"].split(),
+        discard=discard,
         bomb=result.get("bomb", 0),
         dark=result.get("dark", False),
         sign=result.get("sign", 0),
+        deal_kind=deal_kind(result["kind"]),
+        contract_value=contract_value(result["contract"]),
+        talon_values=text_values(result["talon"]),
+        discard_values=text_values(discard),
     )
 
 
@@ -631,6 +681,8 @@ def scoresheet_to_proto(game: Game) -> pb.Scoresheet:
                 bomb=d.get("bomb", 0),
                 dark=d.get("dark", False),
                 sign=d.get("sign", 0),
+                deal_kind=deal_kind(d["kind"]),
+                contract_value=contract_value(d["contract"]),
             )
             for d in game.deal_results
         ],
@@ -735,12 +787,25 @@ def adjustment_from_proto(rows: Any) -> dict[str, Any] | None:
 # --- the stream: one event, redacted for one seat ----------------------------------------
 
 
-class Visibility:
-    """What a seat can see of the game at one moment (to tell what an event revealed)."""
+SPECTATOR = -1
+"""The viewer of a spectator (a watcher without a seat): it holds no card, so it sees what
+every seat sees (``visible_cards`` of no seat). Its stream message comes last in each event's
+messages (``watch_messages``), so ``messages[SPECTATOR]`` is it."""
 
-    __slots__ = ("deal_number", "hands", "talon")
+
+def viewers(players: int) -> list[int]:
+    """Whom a table's stream messages are built for: each seat, then the spectator."""
+    return [*range(players), SPECTATOR]
+
+
+class Visibility:
+    """What a viewer (a seat, or ``SPECTATOR``) can see of the game at one moment (to tell
+    what an event revealed)."""
+
+    __slots__ = ("deal_number", "hands", "talon", "viewer")
 
     def __init__(self, game: Game | None, seat: int) -> None:
+        self.viewer = seat
         self.deal_number = -1
         self.hands: dict[int, int] = {}
         """Each visible hand (the seat's own included): seat → cards."""
@@ -761,13 +826,14 @@ def watch_messages(
     game: Game,
     after: Sequence[Visibility],
 ) -> tuple[pb.WatchGameResponse, ...]:
-    """The stream message of ``event`` for every seat, as each may see it: ``before[seat]``
-    and ``deal_before`` were taken just before the event was applied to ``game``,
-    ``after[seat]`` just after. What all seats see is built once, then each seat's own part."""
+    """The stream message of ``event`` for every viewer, as each may see it: ``before[i]``
+    and ``deal_before`` were taken just before the event was applied to ``game``, ``after[i]``
+    just after (one ``Visibility`` per viewer, in the same order: each seat, and
+    ``SPECTATOR`` for the spectators). What all see is built once, then each viewer's part."""
     public, secret = _public_part(event, deal_before, game)
     return tuple(
-        _for_seat(public, secret, seat, before[seat], after[seat], game)
-        for seat in range(len(after))
+        _for_seat(public, secret, seen.viewer, was, seen, game)
+        for was, seen in zip(before, after, strict=True)
     )
 
 
@@ -800,7 +866,11 @@ def _public_part(
         hand = deal_before.to_act if deal_before is not None else event.seat
         out.action.CopyFrom(
             pb.ActionEvent(
-                seat=hand, actor=event.seat, action=action_to_proto(action, hide_cards=True)
+                seat=hand,
+                actor=event.seat,
+                action=action_to_proto(action, hide_cards=True),
+                hand=hand,
+                decider=event.seat,
             )
         )
         if isinstance(action, Discard):
@@ -862,6 +932,8 @@ def _for_seat(
             # out of the deal (four or five players: the dealer on the talon) holds none.
             gained = after.hands[s] & ~before.hands.get(s, 0) & ~told
             if after.hands[s] and (fresh_deal or s not in before.hands or gained):
-                out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
-        out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
+                out.revealed.append(seat_cards(s, after.hands[s]))
+        shown = [c for c in deal.talon if c in talon]
+        out.talon.extend(str(Card(c)) for c in shown)
+        out.talon_values.extend(card_values(shown))
     return out

@@ -37,7 +37,8 @@ import structlog
 from cachetools import LRUCache
 
 from domain.model import Game
-from service.api.mapping import Visibility, watch_messages
+from domain.model.replay import action_of
+from service.api.mapping import Visibility, viewers, watch_messages
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -58,24 +59,41 @@ UPDATES_TAG = b"\x0a"
 
 
 class Update(NamedTuple):
-    """One event as one seat may see it, serialised once for every watcher of that seat:
-    ``message`` is WatchGame's stream message (a ``WatchGameResponse``); ``entry`` is the same
-    as one ``updates`` entry of a ``WatchGameBatchesResponse`` (its tag and length in front),
-    so a batch is the concatenation of its entries (protobuf's wire format of a repeated
-    message field), never parsed or serialised again."""
+    """One event as one seat (or the spectators) may see it, serialised once for every
+    watcher of that seat: ``message`` is WatchGame's stream message (a ``WatchGameResponse``);
+    ``entry`` is the same as one ``updates`` entry of a ``WatchGameBatchesResponse`` (its tag
+    and length in front), so a batch is the concatenation of its entries (protobuf's wire
+    format of a repeated message field), never parsed or serialised again. ``decision``: the
+    event is a seat's decision (what a spectator's ``delay_moves`` counts)."""
 
     message: bytes
     entry: bytes
+    decision: bool = False
 
 
 Updates = tuple[Update, ...]
-"""One event's update for each seat."""
+"""One event's update for each seat, then the spectators' (``Updates[SPECTATOR]``)."""
 
 
-def update(message: pb.WatchGameResponse) -> Update:
+def update(message: pb.WatchGameResponse, decision: bool = False) -> Update:
     """``message`` serialised, as a stream message and as a batch entry."""
     data = message.SerializeToString()
-    return Update(data, UPDATES_TAG + _varint(len(data)) + data)
+    return Update(data, UPDATES_TAG + _varint(len(data)) + data, decision)
+
+
+def sendable(waiting: Sequence[Update], delay: int) -> int:
+    """How many of the ``waiting`` updates (in version order, up to the game's latest) a
+    spectator held ``delay`` decisions behind may have now: an event is sent once ``delay``
+    decisions have been recorded after it (all of them at once when ``delay`` is 0)."""
+    if delay <= 0:
+        return len(waiting)
+    seen = 0
+    for index in range(len(waiting) - 1, -1, -1):
+        if waiting[index].decision:
+            seen += 1
+            if seen == delay:
+                return index
+    return 0
 
 
 def _varint(value: int) -> bytes:
@@ -123,18 +141,20 @@ def chunks(updates: Sequence[Update], size: int, budget: int) -> Iterator[list[b
 def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[Updates]]:
     """Apply ``events`` to ``game`` (the game just before the first of them, changed in place;
     ``None`` before the creation) and build and serialise each event's message for each
-    seat of its table (``RuleSet.players``)."""
-    before = [] if game is None else [Visibility(game, s) for s in range(game.rule_set.players)]
+    seat of its table (``RuleSet.players``), then for the spectators (``SPECTATOR``)."""
+    before = [] if game is None else [Visibility(game, v) for v in viewers(game.rule_set.players)]
     built: list[Updates] = []
     for event in events:
         deal_before = None if game is None else game.state.deal
         game = event.mutate(game)
         assert game is not None
-        seats = range(game.rule_set.players)  # every seat of the table, from its creation on
-        before = before or [Visibility(None, seat) for seat in seats]
-        after = [Visibility(game, seat) for seat in seats]
+        # every seat of the table, from its creation on, and the spectators
+        watching = viewers(game.rule_set.players)
+        before = before or [Visibility(None, viewer) for viewer in watching]
+        after = [Visibility(game, viewer) for viewer in watching]
         messages = watch_messages(event, before, deal_before, game, after)
-        built.append(tuple(update(message) for message in messages))
+        decision = action_of(event) is not None
+        built.append(tuple(update(message, decision) for message in messages))
         before = after
     return game, built
 

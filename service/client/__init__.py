@@ -107,6 +107,39 @@ class GameClient:
     def seat(self, name: str, token: str) -> SeatClient:
         return SeatClient(self, name, token)
 
+    def spectate(
+        self, name: str, from_version: int = 0, heartbeat_seconds: int = 15, delay_moves: int = 0
+    ) -> Iterator[Any]:
+        """Watch a game as a spectator (``WatchGame`` without credential: public information
+        only), ``delay_moves`` decisions behind."""
+        request = pb.WatchGameRequest(
+            name=name,
+            from_version=from_version,
+            heartbeat_seconds=heartbeat_seconds,
+            delay_moves=delay_moves,
+        )
+        stream: Iterator[Any] = self.stub.WatchGame(request, metadata=affinity_metadata(name))
+        return stream
+
+    def spectate_updates(
+        self,
+        name: str,
+        from_version: int = 0,
+        heartbeat_seconds: int = 15,
+        max_batch_size: int = 0,
+        delay_moves: int = 0,
+    ) -> Updates:
+        """``spectate``'s messages received in batches (``WatchGameBatches`` without
+        credential); ``cancel()`` ends the stream."""
+        request = pb.WatchGameBatchesRequest(
+            name=name,
+            from_version=from_version,
+            heartbeat_seconds=heartbeat_seconds,
+            max_batch_size=max_batch_size,
+            delay_moves=delay_moves,
+        )
+        return Updates(self.stub.WatchGameBatches(request, metadata=affinity_metadata(name)))
+
 
 class SeatClient:
     """One seat of one game."""

@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from domain.rules import CARDS, Card, cards_of
+from domain.rules import CARDS, Card, Rank, Suit, cards_of, visible_mask
 from service.gen.preferans.v1 import game_pb2 as pb
 
 PLAYERS = ["ann", "bob", "cid"]
@@ -159,11 +159,27 @@ class StreamReader:
 
 def _action_cards(action: pb.Action) -> set[str]:
     kind = action.WhichOneof("kind")
+    cards = _values([action.card_value] if action.HasField("card_value") else [])
     if kind == "play_card":
-        return {str(Card.parse(action.play_card))}
+        return cards | {str(Card.parse(action.play_card))}
     if kind == "discard":
-        return {str(Card.parse(c)) for c in action.discard.cards}
-    return set()
+        discard = action.discard
+        return cards | {str(Card.parse(c)) for c in discard.cards} | _values(discard.card_values)
+    return cards
+
+
+def _values(values: Iterable[pb.Card]) -> set[str]:
+    """The cards named by structured twins (``preferans.v1.Card``; face down: none)."""
+    out = set()
+    for value in values:
+        if value.rank == pb.RANK_UNSPECIFIED and value.suit == pb.SUIT_UNSPECIFIED:
+            continue
+        out.add(str(Card.of(Rank(value.rank - pb.RANK_SEVEN), Suit(value.suit - 1))))
+    return out
+
+
+def _hand_cards(hand: pb.SeatCards) -> set[str]:
+    return _checked(hand.cards) | _values(hand.card_values)
 
 
 def _checked(texts: Iterable[str]) -> set[str]:
@@ -177,7 +193,7 @@ def _checked(texts: Iterable[str]) -> set[str]:
 
 
 def _trick_cards(trick: pb.Trick) -> set[str]:
-    return _checked(p.card for p in trick.cards)
+    return _checked(p.card for p in trick.cards) | _values(p.card_value for p in trick.cards)
 
 
 def view_cards(view: pb.SeatView) -> set[str]:
@@ -191,11 +207,14 @@ def view_cards(view: pb.SeatView) -> set[str]:
             over and previous.deal_number == view.deal_number
         ), f"previous_deal {previous.deal_number} during deal {view.deal_number}"
     cards = _checked(view.hand) | _checked(view.talon) | _checked(view.discard)
+    cards |= _values(view.hand_values) | _values(view.talon_values)
+    cards |= _values(view.discard_values) | _values(view.shown_card_values)
     for action in view.legal:
         cards |= _action_cards(action)
     for hand in view.visible_hands:
-        cards |= _checked(hand.cards)
+        cards |= _hand_cards(hand)
     cards |= _checked(p.card for p in view.current_trick)
+    cards |= _values(p.card_value for p in view.current_trick)
     cards |= _trick_cards(view.last_trick)
     for trick in view.played_tricks:
         cards |= _trick_cards(trick)
@@ -208,21 +227,51 @@ def view_cards(view: pb.SeatView) -> set[str]:
 
 def message_cards(message: pb.WatchGameResponse) -> set[str]:
     """Every card a stream message names."""
-    cards = _checked(message.talon)
+    cards = _checked(message.talon) | _values(message.talon_values)
     for hand in message.revealed:
-        cards |= _checked(hand.cards)
+        cards |= _hand_cards(hand)
     if message.HasField("action"):
         cards |= _action_cards(message.action.action)
     if message.HasField("deal_scored"):
         scored = message.deal_scored
         for hand in scored.dealt_hands:
-            cards |= _checked(hand.cards)
+            cards |= _hand_cards(hand)
         cards |= _checked(scored.talon) | _checked(scored.discard)
+        cards |= _values(scored.talon_values) | _values(scored.discard_values)
     return cards
 
 
 def mask_texts(mask: int) -> set[str]:
     return {str(card) for card in cards_of(mask)}
+
+
+def public_by_version(events: Iterable[Any]) -> list[frozenset[str]]:
+    """``public[version]``: the cards every seat may see right after that event of a game's
+    ``events`` (all of them between deals and after the game): what a spectator may see."""
+    everything = frozenset(CARD_TEXTS)
+    public: list[frozenset[str]] = [frozenset()]
+    game: Any = None
+    for event in events:
+        game = event.mutate(game)
+        deal = game.state.deal
+        seen = everything
+        if deal is not None:
+            for seat in range(game.rule_set.players):
+                seen = seen & frozenset(mask_texts(visible_mask(deal, seat)))
+        public.append(seen)
+    return public
+
+
+def refused_stream(stream: Any) -> grpc.RpcError:
+    """The error that ends a stream refused before its first message (the stream closed)."""
+    reader = StreamReader(stream)
+    try:
+        reader.next()
+    except grpc.RpcError as error:
+        return error
+    finally:
+        reader.close()
+    raise AssertionError("the stream was accepted; a refusal was expected")
 
 
 class TcpProxy:

@@ -15,7 +15,7 @@ import pytest
 from domain.model import Game
 from service.api import streams
 from service.api.game_servicer import GameServicer
-from service.api.mapping import Visibility, watch_messages
+from service.api.mapping import SPECTATOR, Visibility, viewers, watch_messages
 from service.api.streams import Feed, GameStreams, Update
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub
@@ -23,6 +23,8 @@ from service.gen.preferans.v1 import game_pb2 as pb
 from tests.integration.helpers import create, play
 
 T = TypeVar("T")
+WATCHERS = (0, 1, 2, SPECTATOR)
+"""Whom a three-seat game's messages are built for: each seat and the spectators."""
 
 
 def _run(app: PreferansApplication, test: Callable[[GameStreams], Awaitable[T]]) -> T:
@@ -42,15 +44,16 @@ async def _until(feed: Feed, version: int) -> None:
 
 
 def _reference(app: PreferansApplication, game_id: uuid.UUID, seat: int) -> list[Any]:
-    """Every message for ``seat``, as each watcher built them before (its own replica)."""
+    """Every message for ``seat`` (or ``SPECTATOR``), as each watcher built them before (its
+    own replica)."""
     game: Game | None = None
     out = []
     for event in app.game_events(game_id):
-        before = [Visibility(game, s) for s in range(3)]
+        before = [Visibility(game, s) for s in viewers(3)]
         deal_before = None if game is None else game.state.deal
         game = event.mutate(game)
         assert game is not None
-        after = [Visibility(game, s) for s in range(3)]
+        after = [Visibility(game, s) for s in viewers(3)]
         out.append(watch_messages(event, before, deal_before, game, after)[seat])
     return out
 
@@ -98,7 +101,8 @@ def test_each_seat_message_is_built_once_and_shared_by_every_watcher(
         for feed in feeds:
             hub_streams.close(feed)
         assert set(builds.values()) == {1}
-        assert set(builds) == {(v, s) for v in range(1, version + 1) for s in range(3)}
+        # One message per event for each of the three seats and one for the spectators.
+        assert set(builds) == {(v, s) for v in range(1, version + 1) for s in range(4)}
 
     _run(app, test)
     for seat in range(3):
@@ -113,7 +117,7 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
     message equals the one built by replaying the game for that seat alone."""
     game_id = _game(app, 40)
     version = app.get_game(game_id).version
-    references = [_reference(app, game_id, seat) for seat in range(3)]
+    references = {seat: _reference(app, game_id, seat) for seat in WATCHERS}
     replays: list[int] = []
     real_game_at = app.game_at
 
@@ -140,7 +144,7 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
         assert feed.base == 20 and replays == [20]
         older = await hub_streams.open(game_id, 5)  # builds versions 6 to 20 once
         assert older is feed and feed.base == 5 and replays == [20, 5]
-        for seat in range(3):
+        for seat in WATCHERS:
             for start in (5, 12, 20, version - 1, version):
                 again = await hub_streams.open(game_id, start)
                 got = await hub_streams.messages(again, start, seat)
@@ -157,14 +161,14 @@ def test_late_joiners_and_resumes_are_served_from_the_feed(
         fresh.hub.notify(game_id)
         latest = app.get_game(game_id).version
         await _until(now, latest)
-        for seat in range(3):
+        for seat in WATCHERS:
             got = await fresh.messages(now, version, seat)
             assert _parsed(got) == _reference(app, game_id, seat)[version:]
         fresh.close(now)
 
     _run(app, test)
     latest = app.get_game(game_id).version
-    assert set(builds) == {(v, s) for v in range(6, latest + 1) for s in range(3)}
+    assert set(builds) == {(v, s) for v in range(6, latest + 1) for s in range(4)}
     assert set(builds.values()) == {1}
 
 

@@ -20,6 +20,193 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Suit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Suit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SUIT_UNSPECIFIED: _Suit.ValueType  # 0
+    """Unknown (a card still face down)."""
+    SUIT_SPADES: _Suit.ValueType  # 1
+    """Spades ♠."""
+    SUIT_CLUBS: _Suit.ValueType  # 2
+    """Clubs ♣."""
+    SUIT_DIAMONDS: _Suit.ValueType  # 3
+    """Diamonds ♦."""
+    SUIT_HEARTS: _Suit.ValueType  # 4
+    """Hearts ♥."""
+
+class Suit(_Suit, metaclass=_SuitEnumTypeWrapper):
+    """---------------------------------------------------------------------------------------
+    Values. Cards, bids and contracts are strings in the notation players write:
+    cards "7♠" "10♥" "Q♦" "A♣" (ASCII "7s" "Th" "10h" accepted on input);
+    bids and contracts "6♠" … "10NT" and "misère" (ASCII "6s", "7nt", "misere" accepted).
+
+    Misère spelling: on input a bid or contract of misère may be written "misère", "misere"
+    (any case), "мизер", "мізер" or "mis"; on output the server always writes "misère" in a
+    bid, contract or call (Action.bid, SeatView.winning_bid, SeatView.contract, Call.call,
+    DealScoredEvent.contract, ScoresheetDeal.contract …). A deal's `kind` is not notation but
+    an identifier, always ASCII: "misere" (DealResult.kind; `deal_kind` says the same as an
+    enum).
+
+    Structured twins: next to each notation string the server reads back, it also fills a
+    structured field (`card_value`/`card_values` with Card, `bid_value` with Bid, `deal_kind`
+    with DealKind) holding the same value, so that a client need not parse notation. They are
+    output only: on input the server reads the strings (an Action sent with only a structured
+    field set is an empty action).
+
+    A card's suit, in the bidding order ♠ < ♣ < ♦ < ♥.
+    """
+
+SUIT_UNSPECIFIED: Suit.ValueType  # 0
+"""Unknown (a card still face down)."""
+SUIT_SPADES: Suit.ValueType  # 1
+"""Spades ♠."""
+SUIT_CLUBS: Suit.ValueType  # 2
+"""Clubs ♣."""
+SUIT_DIAMONDS: Suit.ValueType  # 3
+"""Diamonds ♦."""
+SUIT_HEARTS: Suit.ValueType  # 4
+"""Hearts ♥."""
+Global___Suit: _TypeAlias = Suit  # noqa: Y015
+
+class _Rank:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RankEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Rank.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RANK_UNSPECIFIED: _Rank.ValueType  # 0
+    """Unknown (a card still face down)."""
+    RANK_SEVEN: _Rank.ValueType  # 7
+    """Seven."""
+    RANK_EIGHT: _Rank.ValueType  # 8
+    """Eight."""
+    RANK_NINE: _Rank.ValueType  # 9
+    """Nine."""
+    RANK_TEN: _Rank.ValueType  # 10
+    """Ten ("10", ASCII "T")."""
+    RANK_JACK: _Rank.ValueType  # 11
+    """Jack."""
+    RANK_QUEEN: _Rank.ValueType  # 12
+    """Queen."""
+    RANK_KING: _Rank.ValueType  # 13
+    """King."""
+    RANK_ACE: _Rank.ValueType  # 14
+    """Ace."""
+
+class Rank(_Rank, metaclass=_RankEnumTypeWrapper):
+    """A card's rank, low to high; the value is the rank's number (jack 11 … ace 14)."""
+
+RANK_UNSPECIFIED: Rank.ValueType  # 0
+"""Unknown (a card still face down)."""
+RANK_SEVEN: Rank.ValueType  # 7
+"""Seven."""
+RANK_EIGHT: Rank.ValueType  # 8
+"""Eight."""
+RANK_NINE: Rank.ValueType  # 9
+"""Nine."""
+RANK_TEN: Rank.ValueType  # 10
+"""Ten ("10", ASCII "T")."""
+RANK_JACK: Rank.ValueType  # 11
+"""Jack."""
+RANK_QUEEN: Rank.ValueType  # 12
+"""Queen."""
+RANK_KING: Rank.ValueType  # 13
+"""King."""
+RANK_ACE: Rank.ValueType  # 14
+"""Ace."""
+Global___Rank: _TypeAlias = Rank  # noqa: Y015
+
+class _Strain:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _StrainEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Strain.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    STRAIN_UNSPECIFIED: _Strain.ValueType  # 0
+    """None: misère (or no bid)."""
+    STRAIN_SPADES: _Strain.ValueType  # 1
+    """Spades trump."""
+    STRAIN_CLUBS: _Strain.ValueType  # 2
+    """Clubs trump."""
+    STRAIN_DIAMONDS: _Strain.ValueType  # 3
+    """Diamonds trump."""
+    STRAIN_HEARTS: _Strain.ValueType  # 4
+    """Hearts trump."""
+    STRAIN_NO_TRUMP: _Strain.ValueType  # 5
+    """No trump ("NT")."""
+
+class Strain(_Strain, metaclass=_StrainEnumTypeWrapper):
+    """The strain of a bid: a trump suit or no trump."""
+
+STRAIN_UNSPECIFIED: Strain.ValueType  # 0
+"""None: misère (or no bid)."""
+STRAIN_SPADES: Strain.ValueType  # 1
+"""Spades trump."""
+STRAIN_CLUBS: Strain.ValueType  # 2
+"""Clubs trump."""
+STRAIN_DIAMONDS: Strain.ValueType  # 3
+"""Diamonds trump."""
+STRAIN_HEARTS: Strain.ValueType  # 4
+"""Hearts trump."""
+STRAIN_NO_TRUMP: Strain.ValueType  # 5
+"""No trump ("NT")."""
+Global___Strain: _TypeAlias = Strain  # noqa: Y015
+
+class _DealKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DealKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DealKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DEAL_KIND_UNSPECIFIED: _DealKind.ValueType  # 0
+    """Not set (a server that predates this field: read `kind`)."""
+    DEAL_KIND_GAME: _DealKind.ValueType  # 1
+    """"game": a trick contract played out or claimed."""
+    DEAL_KIND_MISERE: _DealKind.ValueType  # 2
+    """"misere": a misère played out or claimed."""
+    DEAL_KIND_RASPASY: _DealKind.ValueType  # 3
+    """"raspasy": everybody passed and the tricks were played (all-pass)."""
+    DEAL_KIND_PASSED_OUT: _DealKind.ValueType  # 4
+    """"passed-out": both defenders passed; the contract is given without play."""
+    DEAL_KIND_HALF_WHIST: _DealKind.ValueType  # 5
+    """"half-whist": a half-whist stood; no play."""
+    DEAL_KIND_UNDERBID: _DealKind.ValueType  # 6
+    """"underbid": the whisters proved an underbid; the game is void."""
+    DEAL_KIND_PREFERANS: _DealKind.ValueType  # 7
+    """"preferans": the talon taker declared preferans; the game ends."""
+    DEAL_KIND_CONCEDED: _DealKind.ValueType  # 8
+    """"conceded": the talon taker went "without three" instead of declaring."""
+    DEAL_KIND_REDEAL: _DealKind.ValueType  # 9
+    """"redeal": two players both passed and dealt again without play."""
+
+class DealKind(_DealKind, metaclass=_DealKindEnumTypeWrapper):
+    """How a deal ended, as data (the twin of the `kind` strings)."""
+
+DEAL_KIND_UNSPECIFIED: DealKind.ValueType  # 0
+"""Not set (a server that predates this field: read `kind`)."""
+DEAL_KIND_GAME: DealKind.ValueType  # 1
+""""game": a trick contract played out or claimed."""
+DEAL_KIND_MISERE: DealKind.ValueType  # 2
+""""misere": a misère played out or claimed."""
+DEAL_KIND_RASPASY: DealKind.ValueType  # 3
+""""raspasy": everybody passed and the tricks were played (all-pass)."""
+DEAL_KIND_PASSED_OUT: DealKind.ValueType  # 4
+""""passed-out": both defenders passed; the contract is given without play."""
+DEAL_KIND_HALF_WHIST: DealKind.ValueType  # 5
+""""half-whist": a half-whist stood; no play."""
+DEAL_KIND_UNDERBID: DealKind.ValueType  # 6
+""""underbid": the whisters proved an underbid; the game is void."""
+DEAL_KIND_PREFERANS: DealKind.ValueType  # 7
+""""preferans": the talon taker declared preferans; the game ends."""
+DEAL_KIND_CONCEDED: DealKind.ValueType  # 8
+""""conceded": the talon taker went "without three" instead of declaring."""
+DEAL_KIND_REDEAL: DealKind.ValueType  # 9
+""""redeal": two players both passed and dealt again without play."""
+Global___DealKind: _TypeAlias = DealKind  # noqa: Y015
+
 class _TimeoutAction:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -93,7 +280,11 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     PHASE_BIDDING: _Phase.ValueType  # 1
     """The auction: bids, "here", misère, passes."""
     PHASE_TALON: _Phase.ValueType  # 2
-    """The declarer takes the talon (turned up for all)."""
+    """The TALON step: the auction is won and its winner takes the talon (`take_talon`, turning
+    it up for all) before discarding; some rule options offer other actions here (Classic's
+    dark declarer may look first; four or five players: returning the talon), as
+    SeatView.legal lists. A game without talon never comes here.
+    """
     PHASE_DISCARD: _Phase.ValueType  # 3
     """The declarer discards two cards."""
     PHASE_CONTRACT: _Phase.ValueType  # 4
@@ -109,7 +300,13 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     PHASE_CLAIM: _Phase.ValueType  # 8
     """A claim is on the table; the other seats accept or reject it in turn."""
     PHASE_SCORED: _Phase.ValueType  # 9
-    """The deal is over and scored (also: the game is over); every card is visible."""
+    """The deal is over and scored; every card is visible. Seen only when no next deal follows at
+    once: once the game is over, and while it waits for its order (OrderGame). While the
+    game goes on, the decision that ends a deal also deals the next in the same command, so
+    the next view (also SubmitAction's answer) is already the new deal's, with the finished
+    deal in SeatView.previous_deal; in the stream the finished deal is DealScoredEvent,
+    followed by the next DealDealtEvent.
+    """
     PHASE_WRITE_OFF: _Phase.ValueType  # 10
     """Both defenders passed: the declarer chooses to write the points off his gora or to
     the pool (rule option `unwhisted_write_off`).
@@ -131,7 +328,11 @@ PHASE_UNSPECIFIED: Phase.ValueType  # 0
 PHASE_BIDDING: Phase.ValueType  # 1
 """The auction: bids, "here", misère, passes."""
 PHASE_TALON: Phase.ValueType  # 2
-"""The declarer takes the talon (turned up for all)."""
+"""The TALON step: the auction is won and its winner takes the talon (`take_talon`, turning
+it up for all) before discarding; some rule options offer other actions here (Classic's
+dark declarer may look first; four or five players: returning the talon), as
+SeatView.legal lists. A game without talon never comes here.
+"""
 PHASE_DISCARD: Phase.ValueType  # 3
 """The declarer discards two cards."""
 PHASE_CONTRACT: Phase.ValueType  # 4
@@ -147,7 +348,13 @@ PHASE_PLAY: Phase.ValueType  # 7
 PHASE_CLAIM: Phase.ValueType  # 8
 """A claim is on the table; the other seats accept or reject it in turn."""
 PHASE_SCORED: Phase.ValueType  # 9
-"""The deal is over and scored (also: the game is over); every card is visible."""
+"""The deal is over and scored; every card is visible. Seen only when no next deal follows at
+once: once the game is over, and while it waits for its order (OrderGame). While the
+game goes on, the decision that ends a deal also deals the next in the same command, so
+the next view (also SubmitAction's answer) is already the new deal's, with the finished
+deal in SeatView.previous_deal; in the stream the finished deal is DealScoredEvent,
+followed by the next DealDealtEvent.
+"""
 PHASE_WRITE_OFF: Phase.ValueType  # 10
 """Both defenders passed: the declarer chooses to write the points off his gora or to
 the pool (rule option `unwhisted_write_off`).
@@ -159,14 +366,64 @@ the rule set plays the underbid penalty).
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
-class RuleSet(_message.Message):
-    """---------------------------------------------------------------------------------------
-    Values. Cards, bids and contracts are strings in the notation players write:
-    cards "7♠" "10♥" "Q♦" "A♣" (ASCII "7s" "Th" "10h" accepted on input);
-    bids and contracts "6♠" … "10NT" and "misère" (ASCII "6s", "7nt", "misere" accepted).
+class Card(_message.Message):
+    """A card as data (the twin of a card in notation). Both fields unset: a card face down."""
 
-    A rule set: the conventions of a table, fixed for the whole game.
-    """
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RANK_FIELD_NUMBER: _builtins.int
+    SUIT_FIELD_NUMBER: _builtins.int
+    rank: Global___Rank.ValueType
+    """The rank."""
+    suit: Global___Suit.ValueType
+    """The suit."""
+    def __init__(
+        self,
+        *,
+        rank: Global___Rank.ValueType = ...,
+        suit: Global___Suit.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank", "suit", b"suit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Card: _TypeAlias = Card  # noqa: Y015
+
+@_typing.final
+class Bid(_message.Message):
+    """A bid or contract as data (the twin of "6♠" … "10NT" and "misère")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STRAIN_FIELD_NUMBER: _builtins.int
+    MISERE_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """The tricks bid, 6 to 10; 0 for misère."""
+    strain: Global___Strain.ValueType
+    """The trump (or no trump); STRAIN_UNSPECIFIED for misère."""
+    misere: _builtins.bool
+    """True for misère."""
+    def __init__(
+        self,
+        *,
+        level: _builtins.int = ...,
+        strain: Global___Strain.ValueType = ...,
+        misere: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "misere", b"misere", "strain", b"strain"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Bid: _TypeAlias = Bid  # noqa: Y015
+
+@_typing.final
+class RuleSet(_message.Message):
+    """A rule set: the conventions of a table, fixed for the whole game."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -891,6 +1148,8 @@ class Action(_message.Message):
     RETRACT_PASS_FIELD_NUMBER: _builtins.int
     GIVE_CARDS_FIELD_NUMBER: _builtins.int
     OWN_CARDS_WHIST_FIELD_NUMBER: _builtins.int
+    CARD_VALUE_FIELD_NUMBER: _builtins.int
+    BID_VALUE_FIELD_NUMBER: _builtins.int
     bid: _builtins.str
     """An auction call naming a rung: "6♠" … "10NT"; "misère" as a first call."""
     declare: _builtins.str
@@ -907,7 +1166,12 @@ class Action(_message.Message):
 
     @_builtins.property
     def take_talon(self) -> Global___TakeTalon:
-        """Take the talon (the declarer turns it up for all and takes it)."""
+        """Take the talon (PHASE_TALON, the TALON step): the auction's winner turns the two talon
+        cards up for all (their cards come in the stream's `talon` and SeatView.talon) and
+        takes them into his hand, then discards (PHASE_DISCARD). A step of its own because it
+        is a decision the rules record (a game without talon, a dark game or a returned
+        talon skips it).
+        """
 
     @_builtins.property
     def discard(self) -> Global___Discard:
@@ -915,7 +1179,12 @@ class Action(_message.Message):
 
     @_builtins.property
     def whist(self) -> Global___Whist:
-        """Whist; after a half-whist, the first defender's return whist."""
+        """Whist: a defender plays against the contract. After the second defender's half-whist,
+        `whist` from the first defender (who passed) is the "return whist": he takes the whist
+        back after all, and the deal is played (the half-whist no longer stands); `pass` there
+        accepts the half-whist. Also returning the whist after viewing a passer's hand (four
+        or five players).
+        """
 
     @_builtins.property
     def half_whist(self) -> Global___HalfWhist:
@@ -1024,6 +1293,16 @@ class Action(_message.Message):
         whists on his own cards only (plays his hand and the open dummy, answering for his own).
         """
 
+    @_builtins.property
+    def card_value(self) -> Global___Card:
+        """Output only: the card of `play_card` as data (unset for other actions)."""
+
+    @_builtins.property
+    def bid_value(self) -> Global___Bid:
+        """Output only: the bid of `bid`, `declare`, `dark_bid` or `no_talon_bid` as data (unset for
+        other actions).
+        """
+
     def __init__(
         self,
         *,
@@ -1055,10 +1334,12 @@ class Action(_message.Message):
         retract_pass: Global___RetractPass | None = ...,
         give_cards: Global___GiveCards | None = ...,
         own_cards_whist: Global___OwnCardsWhist | None = ...,
+        card_value: Global___Card | None = ...,
+        bid_value: Global___Bid | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bid_value", b"bid_value", "bomb", b"bomb", "card_value", b"card_value", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bomb", b"bomb", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_claim", b"accept_claim", "bid", b"bid", "bid_value", b"bid_value", "bomb", b"bomb", "card_value", b"card_value", "choose_defence", b"choose_defence", "claim", b"claim", "claim_underbid", b"claim_underbid", "concede", b"concede", "dark_bid", b"dark_bid", "declare", b"declare", "declare_preferans", b"declare_preferans", "discard", b"discard", "give_cards", b"give_cards", "half_whist", b"half_whist", "here", b"here", "invite_dealer", b"invite_dealer", "kind", b"kind", "look", b"look", "no_talon_bid", b"no_talon_bid", "own_cards_whist", b"own_cards_whist", "own_whist", b"own_whist", "own_whist_answer", b"own_whist_answer", "pass", b"pass", "play_card", b"play_card", "reject_claim", b"reject_claim", "retract_pass", b"retract_pass", "return_talon", b"return_talon", "take_talon", b"take_talon", "view_hand", b"view_hand", "whist", b"whist", "write_off", b"write_off"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["bid", "pass", "here", "take_talon", "discard", "declare", "whist", "half_whist", "choose_defence", "play_card", "claim", "accept_claim", "reject_claim", "write_off", "own_whist", "own_whist_answer", "concede", "claim_underbid", "declare_preferans", "look", "bomb", "dark_bid", "no_talon_bid", "view_hand", "return_talon", "invite_dealer", "retract_pass", "give_cards", "own_cards_whist"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
@@ -1090,18 +1371,24 @@ class GiveCards(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CARDS_FIELD_NUMBER: _builtins.int
+    CARD_VALUES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Exactly two different cards of the first hand's twelve (both players see them)."""
+
+    @_builtins.property
+    def card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """Output only: `cards` as data."""
 
     def __init__(
         self,
         *,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        card_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_values", b"card_values", "cards", b"cards"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1323,20 +1610,26 @@ class Discard(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CARDS_FIELD_NUMBER: _builtins.int
+    CARD_VALUES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Exactly two different cards from the declarer's twelve. In another seat's copy of the
         action (ActionEvent) it is empty until the deal is over.
         """
 
+    @_builtins.property
+    def card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """Output only: `cards` as data."""
+
     def __init__(
         self,
         *,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        card_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_values", b"card_values", "cards", b"cards"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1537,7 +1830,7 @@ class SubmitActionRequest(_message.Message):
     """The game, `games/{game_id}`."""
     request_id: _builtins.str
     """Client-chosen id of this command (1–128 printable characters); a retry with the same id
-    has no second effect and returns the first answer.
+    has no second effect and returns the first answer. Scope and reuse: see GameService.
     """
     @_builtins.property
     def action(self) -> Global___Action:
@@ -1890,7 +2183,7 @@ Global___AgreeEarlyStopResponse: _TypeAlias = AgreeEarlyStopResponse  # noqa: Y0
 
 @_typing.final
 class SubmitActionResponse(_message.Message):
-    """SubmitAction's answer."""
+    """SubmitAction's answer: on a retry with the same request_id, the first answer again."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1903,7 +2196,9 @@ class SubmitActionResponse(_message.Message):
     """True if this is the stored answer of an earlier request with the same id."""
     @_builtins.property
     def view(self) -> Global___SeatView:
-        """The acting seat's view after the command."""
+        """The acting seat's view right after the command: the view at `version`, on a retry too
+        (the first answer, however far the game has gone since; GetSeatView has the view now).
+        """
 
     def __init__(
         self,
@@ -1928,6 +2223,7 @@ class SeatCards(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
+    CARD_VALUES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Whose cards these are (0 to Game.seats - 1); with two seats 2 is the dummy's hand
     (RULES.md §3.6), shown only once the rules lay it open.
@@ -1936,15 +2232,20 @@ class SeatCards(_message.Message):
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The cards in notation ("7♠", "10♥", …)."""
 
+    @_builtins.property
+    def card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """The same cards as data."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        card_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_values", b"card_values", "cards", b"cards", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1958,19 +2259,25 @@ class Call(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CALL_FIELD_NUMBER: _builtins.int
+    BID_VALUE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that called (0 to Game.seats - 1)."""
     call: _builtins.str
     """In notation: "6♠", "misère", "here", "pass", "whist", "half-whist"."""
+    @_builtins.property
+    def bid_value(self) -> Global___Bid:
+        """The bid as data when the call names one ("6♠", "misère"); unset otherwise."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         call: _builtins.str = ...,
+        bid_value: Global___Bid | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bid_value", b"bid_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["call", b"call", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bid_value", b"bid_value", "call", b"call", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1984,21 +2291,27 @@ class PlayedCard(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
+    CARD_VALUE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat whose card it is (in open defence the whister may have played it for them);
     with two seats 2 is the dummy, whose cards its controller plays (RULES.md §3.6).
     """
     card: _builtins.str
     """The card in notation ("Q♦")."""
+    @_builtins.property
+    def card_value(self) -> Global___Card:
+        """The same card as data."""
+
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         card: _builtins.str = ...,
+        card_value: Global___Card | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_value", b"card_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "card_value", b"card_value", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2044,11 +2357,14 @@ class DealResult(_message.Message):
 
     KIND_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
+    DEAL_KIND_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """"game" (a trick contract played out or claimed), "misere", "raspasy" (all passed),
     "passed-out" (both defenders passed: the contract is given without play), "half-whist"
-    (a half-whist stood: no play).
+    (a half-whist stood: no play), and the others of DealKind; an ASCII identifier.
     """
+    deal_kind: Global___DealKind.ValueType
+    """`kind` as an enum."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
@@ -2060,10 +2376,11 @@ class DealResult(_message.Message):
         *,
         kind: _builtins.str = ...,
         tricks: _abc.Iterable[_builtins.int] | None = ...,
+        deal_kind: Global___DealKind.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_kind", b"deal_kind", "kind", b"kind", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2126,6 +2443,12 @@ class SeatView(_message.Message):
     ROBBER_OWED_FIELD_NUMBER: _builtins.int
     ROBBER_WRITTEN_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    HAND_VALUES_FIELD_NUMBER: _builtins.int
+    TALON_VALUES_FIELD_NUMBER: _builtins.int
+    DISCARD_VALUES_FIELD_NUMBER: _builtins.int
+    WINNING_BID_VALUE_FIELD_NUMBER: _builtins.int
+    CONTRACT_VALUE_FIELD_NUMBER: _builtins.int
+    SHOWN_CARD_VALUES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -2313,6 +2636,30 @@ class SeatView(_message.Message):
         games; empty when the order imposed none.
         """
 
+    @_builtins.property
+    def hand_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`hand` as data."""
+
+    @_builtins.property
+    def talon_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`talon` as data (a card still face down has neither rank nor suit)."""
+
+    @_builtins.property
+    def discard_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`discard` as data."""
+
+    @_builtins.property
+    def winning_bid_value(self) -> Global___Bid:
+        """`winning_bid` as data; unset when `winning_bid` is ""."""
+
+    @_builtins.property
+    def contract_value(self) -> Global___Bid:
+        """`contract` as data; unset when `contract` is ""."""
+
+    @_builtins.property
+    def shown_card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`shown_cards` as data."""
+
     def __init__(
         self,
         *,
@@ -2365,10 +2712,16 @@ class SeatView(_message.Message):
         robber_owed: _abc.Iterable[Global___RobberDebt] | None = ...,
         robber_written: _builtins.bool = ...,
         seats: _builtins.int = ...,
+        hand_values: _abc.Iterable[Global___Card] | None = ...,
+        talon_values: _abc.Iterable[Global___Card] | None = ...,
+        discard_values: _abc.Iterable[Global___Card] | None = ...,
+        winning_bid_value: Global___Bid | None = ...,
+        contract_value: Global___Bid | None = ...,
+        shown_card_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "contract_value", b"contract_value", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "hand", b"hand", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "seats", b"seats", "sheet", b"sheet", "shown_cards", b"shown_cards", "talon", b"talon", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "contract_value", b"contract_value", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "discard_values", b"discard_values", "hand", b"hand", "hand_values", b"hand_values", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "seats", b"seats", "sheet", b"sheet", "shown_card_values", b"shown_card_values", "shown_cards", b"shown_cards", "talon", b"talon", "talon_values", b"talon_values", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -2387,8 +2740,10 @@ class GetSeatViewRequest(_message.Message):
     name: _builtins.str
     """The game, `games/{game_id}`."""
     min_version: _builtins.int
-    """Wait up to a few seconds until the game has reached at least this version (read your
-    own writes: pass the version SubmitAction returned); 0 answers at once.
+    """Wait up to 5 seconds until the game has reached at least this version (read your own
+    writes: pass the version SubmitAction returned); 0 answers at once. Not reached in time:
+    FAILED_PRECONDITION VERSION_NOT_REACHED; more than 8 ahead: INVALID_ARGUMENT (see
+    GameService).
     """
     def __init__(
         self,
@@ -2481,6 +2836,8 @@ class ScoresheetDeal(_message.Message):
     BOMB_FIELD_NUMBER: _builtins.int
     DARK_FIELD_NUMBER: _builtins.int
     SIGN_FIELD_NUMBER: _builtins.int
+    DEAL_KIND_FIELD_NUMBER: _builtins.int
+    CONTRACT_VALUE_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
     """The deal's number (1, 2, …)."""
     kind: _builtins.str
@@ -2497,6 +2854,8 @@ class ScoresheetDeal(_message.Message):
     """Classic: the level of the bomb sign the declarer played on (his entries ×2, ×4, ×8 …;
     0 none). Made, it is crossed out (Scoresheet.bomb_signs).
     """
+    deal_kind: Global___DealKind.ValueType
+    """`kind` as an enum."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
@@ -2506,6 +2865,10 @@ class ScoresheetDeal(_message.Message):
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___ScoresheetRow]:
         """What the deal wrote on the sheet (after pool closing and help)."""
+
+    @_builtins.property
+    def contract_value(self) -> Global___Bid:
+        """`contract` as data; unset on raspasy."""
 
     def __init__(
         self,
@@ -2519,10 +2882,12 @@ class ScoresheetDeal(_message.Message):
         bomb: _builtins.int = ...,
         dark: _builtins.bool = ...,
         sign: _builtins.int = ...,
+        deal_kind: Global___DealKind.ValueType = ...,
+        contract_value: Global___Bid | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["contract_value", b"contract_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "dark", b"dark", "deal_number", b"deal_number", "declarer", b"declarer", "entries", b"entries", "kind", b"kind", "sign", b"sign", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "contract_value", b"contract_value", "dark", b"dark", "deal_kind", b"deal_kind", "deal_number", b"deal_number", "declarer", b"declarer", "entries", b"entries", "kind", b"kind", "sign", b"sign", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2834,7 +3199,9 @@ class GetScoresheetRequest(_message.Message):
     name: _builtins.str
     """The game, `games/{game_id}`."""
     min_version: _builtins.int
-    """Wait up to a few seconds until the scoresheet includes this version; 0 answers at once."""
+    """Wait up to 5 seconds until the scoresheet includes this version; 0 answers at once. As
+    GetSeatViewRequest.min_version: never an older sheet after the wait.
+    """
     def __init__(
         self,
         *,
@@ -2878,7 +3245,8 @@ class WatchGameRequest(_message.Message):
     """---------------------------------------------------------------------------------------
     The stream.
 
-    WatchGame's input; the seat is the token's (in `authorization`).
+    WatchGame's input; the seat is the token's (in `authorization`); without `authorization`
+    the watcher is a spectator (see WatchGame).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -2886,22 +3254,35 @@ class WatchGameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     HEARTBEAT_SECONDS_FIELD_NUMBER: _builtins.int
+    DELAY_MOVES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     from_version: _builtins.int
-    """Send events with a version greater than this (0: from the start)."""
+    """Send events with a version greater than this (0: from the start). At most the game's
+    latest version (a version the game has not reached is INVALID_ARGUMENT naming
+    `from_version`, the message giving the latest version: watch from that one).
+    """
     heartbeat_seconds: _builtins.int
     """Seconds between heartbeats when nothing happens (default 15, 1 to 300)."""
+    delay_moves: _builtins.int
+    """Spectators only (INVALID_ARGUMENT with a seat token): hold the stream this many
+    decisions behind the game, 0 to 200 (0: live). An event is sent once this many seats'
+    decisions (ActionEvent) have been recorded after it, so the stream shows the game as it
+    was `delay_moves` decisions ago; heartbeats still flow (their version is the last event
+    sent). Once the game is over everything is sent. Events after `from_version` only: the
+    delay does not hide what GetGame and GetScoresheet tell (they are public).
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         from_version: _builtins.int = ...,
         heartbeat_seconds: _builtins.int = ...,
+        delay_moves: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["delay_moves", b"delay_moves", "from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2909,7 +3290,9 @@ Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
 
 @_typing.final
 class WatchGameBatchesRequest(_message.Message):
-    """WatchGameBatches' input; the seat is the token's (in `authorization`)."""
+    """WatchGameBatches' input; the seat is the token's (in `authorization`); without
+    `authorization` the watcher is a spectator (see WatchGame).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2918,10 +3301,13 @@ class WatchGameBatchesRequest(_message.Message):
     HEARTBEAT_SECONDS_FIELD_NUMBER: _builtins.int
     MAX_BATCH_SIZE_FIELD_NUMBER: _builtins.int
     MAX_DELAY_MS_FIELD_NUMBER: _builtins.int
+    DELAY_MOVES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The game, `games/{game_id}`."""
     from_version: _builtins.int
-    """Send events with a version greater than this (0: from the start)."""
+    """Send events with a version greater than this (0: from the start); as
+    WatchGameRequest.from_version.
+    """
     heartbeat_seconds: _builtins.int
     """Seconds between heartbeats when nothing happens (default 15, 1 to 300)."""
     max_batch_size: _builtins.int
@@ -2935,6 +3321,8 @@ class WatchGameBatchesRequest(_message.Message):
     interval however busy the game is: for spectators and clients that need no instant
     updates. A resume's backlog is sent at once.
     """
+    delay_moves: _builtins.int
+    """Spectators only: as WatchGameRequest.delay_moves."""
     def __init__(
         self,
         *,
@@ -2943,10 +3331,11 @@ class WatchGameBatchesRequest(_message.Message):
         heartbeat_seconds: _builtins.int = ...,
         max_batch_size: _builtins.int = ...,
         max_delay_ms: _builtins.int = ...,
+        delay_moves: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "max_batch_size", b"max_batch_size", "max_delay_ms", b"max_delay_ms", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["delay_moves", b"delay_moves", "from_version", b"from_version", "heartbeat_seconds", b"heartbeat_seconds", "max_batch_size", b"max_batch_size", "max_delay_ms", b"max_delay_ms", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2982,8 +3371,8 @@ Global___WatchGameBatchesResponse: _TypeAlias = WatchGameBatchesResponse  # noqa
 
 @_typing.final
 class WatchGameResponse(_message.Message):
-    """One message of the WatchGame stream: an event of the game as the watching seat may see
-    it, or a heartbeat.
+    """One message of the WatchGame stream: an event of the game as the watching seat (or a
+    spectator: what every seat sees) may see it, or a heartbeat.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -3004,6 +3393,7 @@ class WatchGameResponse(_message.Message):
     GAME_ORDERED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
+    TALON_VALUES_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The event's version; on a heartbeat, the game's latest version."""
     @_builtins.property
@@ -3062,14 +3452,23 @@ class WatchGameResponse(_message.Message):
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open; with two seats the dummy's (seat 2) when the
-        rules open it (RULES.md §3.6). (Everything is in DealScoredEvent at the end.)
+        rules open it (RULES.md §3.6). The decision that ends a deal (its last card, the accepted
+        claim, the last pass …) reveals every hand this seat had not seen, as it stands then
+        (the cards still held: none after the tenth trick); the next event, DealScoredEvent,
+        then has the whole deal as dealt, talon and discard included. A spectator gets only the
+        hands laid open to all, and the same reveal at the deal's end.
         """
 
     @_builtins.property
     def talon(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Talon cards that became visible to this seat with this event (taken by the declarer; in
-        raspasy, turned up for trick 1 and trick 2).
+        raspasy, turned up for trick 1 and trick 2; with the decision that ends a deal, the ones
+        not seen yet).
         """
+
+    @_builtins.property
+    def talon_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`talon` as data."""
 
     def __init__(
         self,
@@ -3090,10 +3489,11 @@ class WatchGameResponse(_message.Message):
         game_ordered: Global___GameOrder | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
+        talon_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "talon_values", b"talon_values", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
@@ -3193,18 +3593,33 @@ Global___DealDealtEvent: _TypeAlias = DealDealtEvent  # noqa: Y015
 
 @_typing.final
 class ActionEvent(_message.Message):
-    """A decision of a seat."""
+    """A decision of a seat.
+
+    Two seats may be involved: the hand (whose turn and cards it is) and the decider (who
+    chose). They differ when a sole open whister plays his partner's cards, and with two seats
+    when the dummy's cards are played by its controller. In the stored event log (the audit
+    API, docs/EVENTS.md, hand records) an event's `seat` is the decider; here `seat` is the
+    hand. `hand` and `decider` say both without ambiguity (with presence: seat 0 is set).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     ACTOR_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    DECIDER_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
-    """The seat whose hand acted (for a card: whose card it is)."""
+    """The seat whose hand acted (for a card: whose card it is); the same as `hand`."""
     actor: _builtins.int
     """The seat that decided: differs from `seat` when a sole open whister plays his partner's
-    cards.
+    cards; the same as `decider`.
+    """
+    hand: _builtins.int
+    """The seat whose hand acted (as `seat`); always set by this server."""
+    decider: _builtins.int
+    """The seat that decided (as `actor`; the `seat` of the stored event); always set by this
+    server.
     """
     @_builtins.property
     def action(self) -> Global___Action:
@@ -3216,12 +3631,21 @@ class ActionEvent(_message.Message):
         seat: _builtins.int = ...,
         action: Global___Action | None = ...,
         actor: _builtins.int = ...,
+        hand: _builtins.int | None = ...,
+        decider: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_decider", b"_decider", "_hand", b"_hand", "action", b"action", "decider", b"decider", "hand", b"hand"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "actor", b"actor", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_decider", b"_decider", "_hand", b"_hand", "action", b"action", "actor", b"actor", "decider", b"decider", "hand", b"hand", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__decider: _TypeAlias = _typing.Literal["decider"]  # noqa: Y015
+    _WhichOneofArgType__decider: _TypeAlias = _typing.Literal["_decider", b"_decider"]  # noqa: Y015
+    _WhichOneofReturnType__hand: _TypeAlias = _typing.Literal["hand"]  # noqa: Y015
+    _WhichOneofArgType__hand: _TypeAlias = _typing.Literal["_hand", b"_hand"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__decider) -> _WhichOneofReturnType__decider | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__hand) -> _WhichOneofReturnType__hand | None: ...
 
 Global___ActionEvent: _TypeAlias = ActionEvent  # noqa: Y015
 
@@ -3243,6 +3667,10 @@ class DealScoredEvent(_message.Message):
     BOMB_FIELD_NUMBER: _builtins.int
     DARK_FIELD_NUMBER: _builtins.int
     SIGN_FIELD_NUMBER: _builtins.int
+    DEAL_KIND_FIELD_NUMBER: _builtins.int
+    CONTRACT_VALUE_FIELD_NUMBER: _builtins.int
+    TALON_VALUES_FIELD_NUMBER: _builtins.int
+    DISCARD_VALUES_FIELD_NUMBER: _builtins.int
     deal_number: _builtins.int
     """The deal's number."""
     kind: _builtins.str
@@ -3257,6 +3685,8 @@ class DealScoredEvent(_message.Message):
     """Classic: the contract was a dark game, as in ScoresheetDeal.dark."""
     sign: _builtins.int
     """Classic: the level of the bomb sign the declarer played on, as in ScoresheetDeal.sign."""
+    deal_kind: Global___DealKind.ValueType
+    """`kind` as an enum."""
     @_builtins.property
     def tricks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Tricks taken by each seat 0, 1, … (one number per seat; with two seats a third, the
@@ -3281,6 +3711,18 @@ class DealScoredEvent(_message.Message):
     def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The declarer's two discarded cards (empty when there was no discard, as on raspasy)."""
 
+    @_builtins.property
+    def contract_value(self) -> Global___Bid:
+        """`contract` as data; unset on raspasy."""
+
+    @_builtins.property
+    def talon_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`talon` as data."""
+
+    @_builtins.property
+    def discard_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
+        """`discard` as data."""
+
     def __init__(
         self,
         *,
@@ -3296,10 +3738,14 @@ class DealScoredEvent(_message.Message):
         bomb: _builtins.int = ...,
         dark: _builtins.bool = ...,
         sign: _builtins.int = ...,
+        deal_kind: Global___DealKind.ValueType = ...,
+        contract_value: Global___Bid | None = ...,
+        talon_values: _abc.Iterable[Global___Card] | None = ...,
+        discard_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["contract_value", b"contract_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "dark", b"dark", "deal_number", b"deal_number", "dealt_hands", b"dealt_hands", "declarer", b"declarer", "discard", b"discard", "entries", b"entries", "kind", b"kind", "sign", b"sign", "talon", b"talon", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bomb", b"bomb", "contract", b"contract", "contract_value", b"contract_value", "dark", b"dark", "deal_kind", b"deal_kind", "deal_number", b"deal_number", "dealt_hands", b"dealt_hands", "declarer", b"declarer", "discard", b"discard", "discard_values", b"discard_values", "entries", b"entries", "kind", b"kind", "sign", b"sign", "talon", b"talon", "talon_values", b"talon_values", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

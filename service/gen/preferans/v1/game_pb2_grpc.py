@@ -28,12 +28,20 @@ if _version_not_supported:
 class GameServiceStub:
     """GameService: play Preferans through the server.
 
-    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0, 1 and 2, clockwise.
+    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0 to Game.seats - 1 (0, 1
+    and 2 at a table of three), clockwise.
+
+    Seat numbers and proto3 defaults: seat 0 is a real seat, so an int32 seat field is always
+    meaningful when its message is present; where "no seat" must be said, the field says -1
+    (SeatView.declarer, claimant, to_act, actor, orderer …) or has presence (`optional`, as
+    ActionEvent.hand and ActionEvent.decider): never read an unset seat field as "nobody".
 
     Authentication: calls that act for a seat or show a seat's cards need that seat's secret
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
-    (GetGame, ListGames, GetScoresheet) need no token.
+    (GetGame, ListGames, GetScoresheet) need no token. WatchGame and WatchGameBatches without
+    any `authorization` metadata watch as a spectator (public information only, see
+    WatchGame); GetSeatView and SubmitAction always need a seat.
     A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
     `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
     subject is the player id, and it acts for the seat whose current player (Game.players, as
@@ -42,9 +50,28 @@ class GameServiceStub:
     wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
     issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
-    Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
-    find your call in the server's logs (any call may send one; the server makes one up if not).
+    Commands carry a client-chosen `request_id` (1–128 printable characters): retrying a
+    command with the same id has no second effect and returns the first answer. Its scope is
+    the game: the ids of one game's commands (of every seat and of the creator) share one space,
+    and every id a game has recorded stays taken for the game's life. A retry must repeat the
+    command exactly (same seat, same action); the same id with a different command is refused
+    with INVALID_ARGUMENT ("already used for a different command") and records nothing. Ids of different games never
+    meet: reusing one in another game is a new command there. Send the same id as
+    `x-request-id` metadata to find your call in the server's logs (any call may send one; the
+    server makes one up if not).
+
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
+
+    Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
+    game has reached answers at once; a version at most 8 past the game's latest stored version
+    is waited for, at most 5 seconds, then refused with FAILED_PRECONDITION (reason
+    VERSION_NOT_REACHED, the version reached in its metadata) — never answered with an older
+    version; a version further ahead, or negative, is INVALID_ARGUMENT at once.
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
@@ -139,12 +166,20 @@ class GameServiceStub:
 class GameServiceServicer:
     """GameService: play Preferans through the server.
 
-    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0, 1 and 2, clockwise.
+    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0 to Game.seats - 1 (0, 1
+    and 2 at a table of three), clockwise.
+
+    Seat numbers and proto3 defaults: seat 0 is a real seat, so an int32 seat field is always
+    meaningful when its message is present; where "no seat" must be said, the field says -1
+    (SeatView.declarer, claimant, to_act, actor, orderer …) or has presence (`optional`, as
+    ActionEvent.hand and ActionEvent.decider): never read an unset seat field as "nobody".
 
     Authentication: calls that act for a seat or show a seat's cards need that seat's secret
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
-    (GetGame, ListGames, GetScoresheet) need no token.
+    (GetGame, ListGames, GetScoresheet) need no token. WatchGame and WatchGameBatches without
+    any `authorization` metadata watch as a spectator (public information only, see
+    WatchGame); GetSeatView and SubmitAction always need a seat.
     A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
     `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
     subject is the player id, and it acts for the seat whose current player (Game.players, as
@@ -153,9 +188,28 @@ class GameServiceServicer:
     wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
     issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
-    Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
-    find your call in the server's logs (any call may send one; the server makes one up if not).
+    Commands carry a client-chosen `request_id` (1–128 printable characters): retrying a
+    command with the same id has no second effect and returns the first answer. Its scope is
+    the game: the ids of one game's commands (of every seat and of the creator) share one space,
+    and every id a game has recorded stays taken for the game's life. A retry must repeat the
+    command exactly (same seat, same action); the same id with a different command is refused
+    with INVALID_ARGUMENT ("already used for a different command") and records nothing. Ids of different games never
+    meet: reusing one in another game is a new command there. Send the same id as
+    `x-request-id` metadata to find your call in the server's logs (any call may send one; the
+    server makes one up if not).
+
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
+
+    Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
+    game has reached answers at once; a version at most 8 past the game's latest stored version
+    is waited for, at most 5 seconds, then refused with FAILED_PRECONDITION (reason
+    VERSION_NOT_REACHED, the version reached in its metadata) — never answered with an older
+    version; a version further ahead, or negative, is INVALID_ARGUMENT at once.
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
@@ -201,7 +255,9 @@ class GameServiceServicer:
 
     def GetSeatView(self, request, context):
         """What the token's seat may see now. Reads its own writes: pass the version a command
-        returned as `min_version`.
+        returned as `min_version`. Needs a seat token (UNAUTHENTICATED without one): a spectator
+        follows a game with WatchGame (from version 0 for the whole story), GetGame and
+        GetScoresheet.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -229,6 +285,17 @@ class GameServiceServicer:
         `from_version` on, then live; heartbeats when nothing happens. Resume after a
         disconnect with the last version received: nothing is missed, nothing duplicated.
         WatchGameBatches sends the same messages with fewer stream messages.
+
+        Spectators: called without any `authorization` metadata, the stream is a spectator's:
+        every event, with only what every seat may see (public information): no hand, no talon
+        card before it is turned up for all, no discard, no hand laid open to one seat only;
+        hands laid open to all (open defence, the misère defence, the two-seat dummy when the
+        rules open it) come when they open, and when a deal ends the remaining hands come with the
+        decision that ended it (`revealed`) and the whole deal in DealScoredEvent, as they come to
+        the seats. A spectator may hold the stream back by `delay_moves` decisions. Spectator
+        streams count against the caller's limit of concurrent watch streams (by peer address,
+        `pref serve --watch-streams`). A token that is sent but not valid is refused
+        (UNAUTHENTICATED), never downgraded to a spectator.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -398,12 +465,20 @@ def add_GameServiceServicer_to_server(servicer, server):
 class GameService:
     """GameService: play Preferans through the server.
 
-    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0, 1 and 2, clockwise.
+    Resource names: a game is `games/{game_id}` (a UUID). Seats are 0 to Game.seats - 1 (0, 1
+    and 2 at a table of three), clockwise.
+
+    Seat numbers and proto3 defaults: seat 0 is a real seat, so an int32 seat field is always
+    meaningful when its message is present; where "no seat" must be said, the field says -1
+    (SeatView.declarer, claimant, to_act, actor, orderer …) or has presence (`optional`, as
+    ActionEvent.hand and ActionEvent.decider): never read an unset seat field as "nobody".
 
     Authentication: calls that act for a seat or show a seat's cards need that seat's secret
     token in the `authorization` metadata as `Bearer <token>`. The token is returned once by
     CreateGame; it is bound to one game and one seat. Calls that only read public facts
-    (GetGame, ListGames, GetScoresheet) need no token.
+    (GetGame, ListGames, GetScoresheet) need no token. WatchGame and WatchGameBatches without
+    any `authorization` metadata watch as a spectator (public information only, see
+    WatchGame); GetSeatView and SubmitAction always need a seat.
     A player's JWT (OpenID Connect, from an issuer the server trusts; `pref token NAME` against a
     `pref serve --dev-auth` server) is accepted wherever a seat token is, as `Bearer <jwt>`: its
     subject is the player id, and it acts for the seat whose current player (Game.players, as
@@ -412,9 +487,28 @@ class GameService:
     wrong-issuer JWT, one whose subject is not a valid player id, or any JWT on a server with no
     issuer configured, is UNAUTHENTICATED with a message saying which (docs/SECURITY.md).
 
-    Commands carry a client-chosen `request_id`: retrying a command with the same id has no
-    second effect and returns the first answer. Send the same id as `x-request-id` metadata to
-    find your call in the server's logs (any call may send one; the server makes one up if not).
+    Commands carry a client-chosen `request_id` (1–128 printable characters): retrying a
+    command with the same id has no second effect and returns the first answer. Its scope is
+    the game: the ids of one game's commands (of every seat and of the creator) share one space,
+    and every id a game has recorded stays taken for the game's life. A retry must repeat the
+    command exactly (same seat, same action); the same id with a different command is refused
+    with INVALID_ARGUMENT ("already used for a different command") and records nothing. Ids of different games never
+    meet: reusing one in another game is a new command there. Send the same id as
+    `x-request-id` metadata to find your call in the server's logs (any call may send one; the
+    server makes one up if not).
+
+    Field behavior (`google.api.field_behavior`, AIP-203): every field of a GameService request
+    is REQUIRED (must be set: a non-empty string, a message, a non-zero number) or OPTIONAL (its
+    zero value means the documented default), except seat numbers, which carry no annotation
+    because proto3 cannot tell seat 0 from an unset field (the seat is always read, 0 included).
+    Fields the server fills and never reads (the structured twins, ActionEvent.hand/decider,
+    SubmitActionResponse) are OUTPUT_ONLY.
+
+    Reads after a version (`min_version` of GetGame, GetSeatView, GetScoresheet): a version the
+    game has reached answers at once; a version at most 8 past the game's latest stored version
+    is waited for, at most 5 seconds, then refused with FAILED_PRECONDITION (reason
+    VERSION_NOT_REACHED, the version reached in its metadata) — never answered with an older
+    version; a version further ahead, or negative, is INVALID_ARGUMENT at once.
 
     Errors (google.rpc.Status with details):
     INVALID_ARGUMENT     malformed input (google.rpc.BadRequest names the field);
