@@ -552,9 +552,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             game_id = parse_game_name(name)
             caller = caller_for(context, self.app)
             spectator = bearer_token(context.invocation_metadata()) is None
-            seat, seated_at = (
-                (SPECTATOR, 0) if spectator else await self._seat_at(caller, game_id)
-            )
+            seat, seated_at = (SPECTATOR, 0) if spectator else await self._seat_at(caller, game_id)
             heartbeat = heartbeat_seconds or 15
             if not 1 <= heartbeat <= 300:
                 raise BadInput("heartbeat_seconds", "heartbeat_seconds must be 1 to 300")
@@ -595,8 +593,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 if waiting and delay_moves and not _over(feed.replica):
                     waiting = waiting[: sendable(waiting, delay_moves)]
                 if waiting:
-                    given = None if spectator else _given_away(
-                        feed.replica, seat, caller.issued_ms, last, len(waiting), seated_at
+                    given = (
+                        None
+                        if spectator
+                        else _given_away(
+                            feed.replica, seat, caller.issued_ms, last, len(waiting), seated_at
+                        )
                     )
                     if given is not None:  # the watcher's seat went to another player
                         yield waiting[:given]  # the replacement is the last he sees
