@@ -28,8 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from domain.model.decisions import BY_NAME
 from domain.model.terms import TimeControl
-from domain.rules import PASS, Action, PlayCard
+from domain.rules import PASS, Action, GameState, Phase, PlayCard, actor, awaiting_order
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,34 @@ def after_event(
         started = t
         if paused is not None:
             paused = t
-    return replace(
-        clock, banks=banks, actor=actor, started_ms=started, paused_ms=paused, last_ms=t
+    return replace(clock, banks=banks, actor=actor, started_ms=started, paused_ms=paused, last_ms=t)
+
+
+def turn_of(state: GameState) -> int:
+    """The seat whose clock runs in ``state`` (the rules core's actor), or -1: no deal in
+    progress, the deal scored, the game waiting for its order, or over."""
+    deal = state.deal
+    if state.finished or deal is None or deal.phase is Phase.SCORED or awaiting_order(state):
+        return -1
+    return actor(deal)
+
+
+NEW_TURN = frozenset({"DealDealt", "PlayerReplaced"})
+"""Events that start a turn even for the same seat to act (a new deal, a new occupant)."""
+
+
+def clock_after(
+    clock: Clock, name: str, seat: int, at_ms: int, state: GameState, adjourned: bool
+) -> Clock:
+    """The clocks after the game's event ``name`` by ``seat`` recorded at ``at_ms``, ``state``
+    being the game after it (the one rule the aggregate and the audit share)."""
+    return after_event(
+        clock,
+        at_ms,
+        actor=turn_of(state),
+        adjourned=adjourned,
+        decided_by=seat if name in BY_NAME else -1,
+        new_turn=name in NEW_TURN,
     )
 
 

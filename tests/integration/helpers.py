@@ -16,7 +16,7 @@ import psycopg
 from domain.bots import make_bot
 from domain.model import EVENT_PREFIX, Game
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
-from domain.model.replay import advance
+from domain.model.replay import CLOCK_ONLY, advance
 from domain.rules import (
     CARDS,
     Action,
@@ -267,7 +267,7 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             replay.game = after
             if after.finished:
                 replay.settlement = settlement_to_strings(settle_game(after))
-        elif name in ("GameFinished", "GameCreated"):
+        elif name in ("GameFinished", "GameCreated", *CLOCK_ONLY):
             pass
         elif name == "PlayerReplaced":
             replay.game = replace_player(game, event.seat)
