@@ -23,7 +23,7 @@ from typing import Any
 
 from domain.model.clock import Clock, clock_after, default_action, ms_of, start_clock
 from domain.model.decisions import BY_NAME
-from domain.model.leaving import FORFEIT, REASONS, agreement, persons
+from domain.model.leaving import FORFEIT, ON_FORFEIT, REASONS, agreement, persons
 from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import GameState, legal_actions
 
@@ -110,7 +110,7 @@ class ClockAudit:
 
     def _consequence(self, name: str, event: Any, game: GameState, seat: int) -> None:
         assert self.control is not None
-        forfeit = self.control.on_timeout == FORFEIT and seat not in self.bots
+        forfeit = self.control.on_timeout == ON_FORFEIT and seat not in self.bots
         if forfeit:
             if name != "PlayerReplaced" or event.seat != seat or event.reason != FORFEIT:
                 raise ClockDiscrepancy(f"{name} where seat {seat}'s forfeit on time must follow")

@@ -60,6 +60,7 @@ from domain.model.disputes import (
 )
 from domain.model.leaving import (
     FORFEIT,
+    ON_FORFEIT,
     TIMEOUT_FINGERPRINT,
     Adjourned,
     Moot,
@@ -736,7 +737,7 @@ class Game(Aggregate):
         self.trigger_event(
             Game.TimeExpired, seat=seat, request_id=request_id, deadline_ms=deadline, timestamp=at
         )
-        if self.time_control.on_timeout == FORFEIT and seat not in self.bot_seats:
+        if self.time_control.on_timeout == ON_FORFEIT and seat not in self.bot_seats:
             self.resign(seat, FORFEIT, now_ms, request_id)
             return
         deal = self.state.deal
