@@ -121,33 +121,33 @@ class Keeper:
         try:
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
+                version = game.version
                 if game.finished or (game.time_control is None and not game.bot_seats):
                     self._schedule(game_id, None)
                     return done
                 try:
-                    app.play_bot(game_id, game.version)
+                    app.play_bot(game_id, version)
                 except Moot:
-                    break
+                    pass
+                else:
+                    done += 1
+                    self._wrote(game_id)
+                    continue
+                deadline = app.get_game(game_id).deadline_ms
+                if deadline is None:  # no clock runs (adjourned, a person's order, no clock)
+                    self._schedule(game_id, None)
+                    return done
+                now = self._clock()
+                if now * 1000 < deadline:
+                    self._schedule(game_id, deadline / 1000)
+                    return done
+                try:
+                    app.time_out(game_id, version, now)
+                except Moot:
+                    continue
                 done += 1
                 self._wrote(game_id)
-            else:
-                self._schedule(game_id, 0.0)  # more to play: after the other games due
-                return done
-            deadline = app.get_game(game_id).deadline_ms
-            if deadline is None:  # no clock runs (adjourned, awaiting a person's order)
-                self._schedule(game_id, None)
-                return done
-            now = self._clock()
-            if now * 1000 < deadline:
-                self._schedule(game_id, deadline / 1000)
-                return done
-            try:
-                app.time_out(game_id, game.version, now)
-                done += 1
-                self._wrote(game_id)
-            except Moot:
-                pass
-            self._schedule(game_id, 0.0)
+            self._schedule(game_id, 0.0)  # more to do: after the other games due
         except GameNotFound:
             self._schedule(game_id, None)
         except (Conflict, StoreUnavailable, RulesError) as exc:
