@@ -36,6 +36,10 @@ class Moot(IllegalAction):
     nothing is recorded."""
 
 
+class BotSeat(IllegalAction):
+    """A person's command (resign, adjourn, resume) for a seat the server's bot plays."""
+
+
 class Adjourned(IllegalAction):
     """The game is adjourned: no decision is accepted until every person asks to resume."""
 
@@ -71,7 +75,7 @@ def persons(seats: int, bot_seats: Iterable[int]) -> frozenset[int]:
 
 def check_person(seat: int, bot_seats: Iterable[int]) -> None:
     if seat in set(bot_seats):
-        raise IllegalAction(f"seat {seat} is played by the server's bot")
+        raise BotSeat(f"seat {seat} is played by the server's bot")
 
 
 def agreement(agreed: set[int], adjourned: bool, people: frozenset[int]) -> tuple[set[int], bool]:

@@ -432,6 +432,52 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         )
 
     @refusing
+    async def ResignGame(
+        self, request: pb.ResignGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ResignGameResponse:
+        """The token's seat resigns; the server's bot plays on (docs/CLOCKS.md)."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._write(
+            game_id, lambda: self.app.resign(game_id, seat, request.request_id)
+        )
+        return pb.ResignGameResponse(version=result.version, replayed=result.replayed)
+
+    @refusing
+    async def AdjournGame(
+        self, request: pb.AdjournGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.AdjournGameResponse:
+        """The token's seat agrees to adjourn the game."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._write(
+            game_id,
+            lambda: self.app.adjourn(
+                game_id, seat, request.request_id, then=lambda game: game.adjourned
+            ),
+        )
+        return pb.AdjournGameResponse(
+            version=result.version, replayed=result.replayed, adjourned=bool(result.answer)
+        )
+
+    @refusing
+    async def ResumeGame(
+        self, request: pb.ResumeGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ResumeGameResponse:
+        """The token's seat asks to resume an adjourned game."""
+        game_id = parse_game_name(request.name)
+        seat = self._seat(context, game_id)
+        result = await self._write(
+            game_id,
+            lambda: self.app.adjourn(
+                game_id, seat, request.request_id, resume=True, then=lambda game: game.adjourned
+            ),
+        )
+        return pb.ResumeGameResponse(
+            version=result.version, replayed=result.replayed, adjourned=bool(result.answer)
+        )
+
+    @refusing
     async def OrderGame(
         self, request: pb.OrderGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.OrderGameResponse:

@@ -662,7 +662,13 @@ class PreferansApplication(Application[uuid.UUID]):
         )
 
     def adjourn(
-        self, game_id: uuid.UUID, seat: int, request_id: str, *, resume: bool = False
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request_id: str,
+        *,
+        resume: bool = False,
+        then: Callable[[Game], T] | None = None,
     ) -> CommandResult:
         """A person's seat agrees to adjourn the game (or, ``resume``, asks to resume it); the
         last agreement adjourns (resumes) it. Idempotent by request id."""
@@ -673,6 +679,7 @@ class PreferansApplication(Application[uuid.UUID]):
             request_id,
             fingerprint,
             lambda game: game.agree_adjournment(seat, request_id, adjourn=not resume),
+            then,
             judged_again_on=IllegalAction,
         )
 

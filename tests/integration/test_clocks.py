@@ -209,7 +209,7 @@ def test_adjournment_by_agreement(app: PreferansApplication) -> None:
     assert app.adjourn(game_id, 0, "a0").replayed
     app.adjourn(game_id, 1, "a1")
     game = app.get_game(game_id)
-    assert game.adjourned and game.deadline_ms is None
+    assert game.adjourned and game.deadline_ms is None and game.deal is not None
     seat = game.clock.actor if game.clock else -1
     with pytest.raises(Adjourned):
         app.act(game_id, seat, legal_actions(game.deal)[0], "while-adjourned")
