@@ -61,7 +61,8 @@ class Keeper:
     ) -> None:
         self._app = app
         self._clock = clock
-        self._after_write = after_write
+        self.after_write = after_write
+        """Called after each command the keeper recorded (the server wakes its watchers)."""
         self._due: dict[uuid.UUID, float] = {}
         """Each followed game → when to look at it again (seconds since the epoch)."""
         self._guard = threading.Lock()
@@ -156,8 +157,8 @@ class Keeper:
         return done
 
     def _wrote(self, game_id: uuid.UUID) -> None:
-        if self._after_write is not None:
-            self._after_write(game_id)
+        if self.after_write is not None:
+            self.after_write(game_id)
 
     # -- the thread -----------------------------------------------------------------------
 
