@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import structlog
 
+from domain.model import Game
 from domain.model.leaving import Moot
 from domain.rules.errors import RulesError
 from projections.queries import list_games
@@ -106,7 +107,11 @@ class Keeper:
             due = [g for g, at in self._due.items() if at <= now]
         done = 0
         for game_id in due:
-            done += self._step(game_id)
+            try:
+                done += self._step(game_id)
+            except Exception as exc:  # one game's failure never stops the others
+                log.exception("keeper: step failed", game=str(game_id), error=str(exc))
+                self._schedule(game_id, self._clock() + RETRY_SECONDS)
         return done
 
     def _schedule(self, game_id: uuid.UUID, at: float | None) -> None:
@@ -123,7 +128,11 @@ class Keeper:
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
                 version = game.version
-                if game.finished or (game.time_control is None and not game.bot_seats):
+                if (
+                    not isinstance(game, Game)
+                    or game.finished
+                    or (game.time_control is None and not game.bot_seats)
+                ):
                     self._schedule(game_id, None)
                     return done
                 try:

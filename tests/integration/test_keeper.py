@@ -5,6 +5,8 @@ its sweep of the game list. Two keepers (replicas) never act twice."""
 
 from __future__ import annotations
 
+import uuid
+
 from domain.bots import make_bot
 from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import DEFAULT, actor, seat_view
@@ -88,3 +90,18 @@ def test_a_forfeited_seat_is_played_by_the_keepers_bot(app: PreferansApplication
     # The bot has decided for its seat already (no wait for a deadline).
     assert [e.seat for e in app.game_events(game_id) if e.request_id.startswith("bot@")]
     check_log(app, game_id)
+
+
+def test_events_of_other_aggregates_are_let_go(app: PreferansApplication) -> None:
+    """The hub passes every event, a league's too: the keeper lets it go."""
+    created = create(app, league="keeper-league", bot_seats=(2,))
+    league_id = next(i for i in _aggregate_ids(app) if i != created.game_id)
+    keeper = Keeper(app)
+    keeper.watch(league_id)
+    keeper.watch(created.game_id)
+    keeper.run_once()
+    assert league_id not in keeper.followed
+
+
+def _aggregate_ids(app: PreferansApplication) -> set[uuid.UUID]:
+    return {n.originator_id for n in app.recorder.select_notifications(start=1, limit=100)}
