@@ -104,4 +104,5 @@ def test_events_of_other_aggregates_are_let_go(app: PreferansApplication) -> Non
 
 
 def _aggregate_ids(app: PreferansApplication) -> set[uuid.UUID]:
-    return {n.originator_id for n in app.recorder.select_notifications(start=1, limit=100)}
+    rows = app.recorder.select_notifications(start=1, limit=100)
+    return {uuid.UUID(str(n.originator_id)) for n in rows}
