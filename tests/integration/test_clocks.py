@@ -12,6 +12,7 @@ import pytest
 
 from domain.audit_clock import CLOCK
 from domain.bots import make_bot
+from domain.handrecord import to_json
 from domain.model.clock import default_action, ms_of
 from domain.model.decisions import BY_NAME
 from domain.model.leaving import Adjourned, Moot, NotDue
@@ -20,6 +21,7 @@ from domain.rules import DEFAULT, IllegalAction, actor, legal_actions, seat_view
 from domain.rules.errors import InvalidAction
 from service.app.application import PreferansApplication
 from service.app.audit import read_log, verify_game
+from service.app.handrecord import game_record, import_record
 from tests.integration.helpers import PLAYERS, create, play, topic
 from tests.integration.test_audit import edit, rechain
 from tests.integration.test_endings import check_log, topics
@@ -194,6 +196,10 @@ def test_resignation(app: PreferansApplication) -> None:
     game = app.get_game(game_id)
     assert game.settlement is not None and len(game.settlement) == 6
     check_log(app, game_id)
+    # The hand record names the bots that joined, and verifies.
+    rec = game_record(app, game_id)
+    assert [r["player"] for r in rec["replacements"]] == [bot_player_id(s) for s in (1, 0, 2)]
+    assert import_record(to_json(rec))[1].consistent
 
 
 def test_adjournment_by_agreement(app: PreferansApplication) -> None:
