@@ -448,34 +448,33 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.AdjournGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.AdjournGameResponse:
         """The token's seat agrees to adjourn the game."""
-        game_id = parse_game_name(request.name)
-        seat = self._seat(context, game_id)
-        result = await self._write(
-            game_id,
-            lambda: self.app.adjourn(
-                game_id, seat, request.request_id, then=lambda game: game.adjourned
-            ),
-        )
-        return pb.AdjournGameResponse(
-            version=result.version, replayed=result.replayed, adjourned=bool(result.answer)
-        )
+        version, replayed, adjourned = await self._adjourn(request, context, resume=False)
+        return pb.AdjournGameResponse(version=version, replayed=replayed, adjourned=adjourned)
 
     @refusing
     async def ResumeGame(
         self, request: pb.ResumeGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ResumeGameResponse:
         """The token's seat asks to resume an adjourned game."""
+        version, replayed, adjourned = await self._adjourn(request, context, resume=True)
+        return pb.ResumeGameResponse(version=version, replayed=replayed, adjourned=adjourned)
+
+    async def _adjourn(
+        self,
+        request: pb.AdjournGameRequest | pb.ResumeGameRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+        resume: bool,
+    ) -> tuple[int, bool, bool]:
+        """An adjournment agreement or a request to resume: version, replayed, adjourned."""
         game_id = parse_game_name(request.name)
         seat = self._seat(context, game_id)
         result = await self._write(
             game_id,
             lambda: self.app.adjourn(
-                game_id, seat, request.request_id, resume=True, then=lambda game: game.adjourned
+                game_id, seat, request.request_id, resume=resume, then=lambda g: g.adjourned
             ),
         )
-        return pb.ResumeGameResponse(
-            version=result.version, replayed=result.replayed, adjourned=bool(result.answer)
-        )
+        return result.version, result.replayed, bool(result.answer)
 
     @refusing
     async def OrderGame(

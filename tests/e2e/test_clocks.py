@@ -108,3 +108,46 @@ def test_a_resigned_seat_is_played_by_the_servers_bot(
         assert sum(Fraction(v) for v in sheet.settlement) == 0
     finally:
         client.close()
+
+
+def test_adjournment_by_every_person(store: StoreConfig, start_server: ServerFactory) -> None:
+    server = start_server(store)
+    client = GameClient(server.address)
+    try:
+        created = create(client, pb.TimeControl(move_seconds=600))
+        name, tokens = created.game.name, list(created.seat_tokens)
+
+        def adjourn(
+            which: int, resume: bool = False, again: str = ""
+        ) -> pb.AdjournGameResponse | pb.ResumeGameResponse:
+            request_id, metadata = f"{resume}-{which}{again}", seat(tokens[which])
+            if resume:
+                resumed: pb.ResumeGameResponse = client.stub.ResumeGame(
+                    pb.ResumeGameRequest(name=name, request_id=request_id), metadata=metadata
+                )
+                return resumed
+            adjourned: pb.AdjournGameResponse = client.stub.AdjournGame(
+                pb.AdjournGameRequest(name=name, request_id=request_id), metadata=metadata
+            )
+            return adjourned
+
+        assert not adjourn(0).adjourned and not adjourn(1).adjourned
+        assert adjourn(0).replayed  # idempotent by request id
+        assert adjourn(2).adjourned
+        game = client.get_game(name)
+        assert game.adjourned and game.clock.seat == -1 and not game.clock.HasField("deadline")
+        actor = client.seat(name, tokens[0]).view().actor
+        mover = client.seat(name, tokens[actor])
+        legal = mover.view().legal
+        stopped = refused(mover.act, legal[0])
+        assert stopped.code is grpc.StatusCode.FAILED_PRECONDITION
+        assert stopped.error_info is not None and stopped.error_info.reason == "ADJOURNED"
+        twice = refused(adjourn, 0, False, "-b")  # a new request: already adjourned
+        assert twice.code is grpc.StatusCode.FAILED_PRECONDITION
+        for which in range(3):
+            adjourn(which, resume=True)
+        game = client.get_game(name)
+        assert not game.adjourned and game.clock.seat == actor
+        assert mover.act(legal[0]).version > game.version
+    finally:
+        client.close()
