@@ -42,6 +42,7 @@ from domain.model.leaving import (
     Moot,
     adjourn_fingerprint,
     bot_request,
+    persons,
     resume_fingerprint,
     timeout_request,
 )
@@ -600,13 +601,24 @@ class PreferansApplication(Application[uuid.UUID]):
 
     def play_bot(self, game_id: uuid.UUID, version: int) -> CommandResult:
         """The server's bot decides for its seat when the game at ``version`` waits for it (the
-        seat to act, or the orderer of a Classic game); its request id derives from ``version``.
+        seat to act, or the orderer of a Classic game); once every person has agreed to stop
+        early, the bots agree too. Its request id derives from ``version``.
         ``Moot`` if the game has left ``version`` or waits for no bot."""
         game = self.get_game(game_id)
         if game.version != version or game.finished or game.adjourned:
             raise Moot(f"the game at version {version} waits for no bot")
         state = game.state
         request_id = bot_request(version)
+        waiting = persons(len(game.players), game.bot_seats) <= state.stop_agreed
+        if state.stop_agreed and waiting:  # every person agreed to stop: so do the bots
+            seat = min(set(game.bot_seats) - state.stop_agreed)
+
+            def stop(game: Game) -> None:
+                if game.version != version:
+                    raise Moot(f"the game has left version {version}")
+                game.agree_stop(seat, request_id, self._seed_of(game))
+
+            return self._command(game_id, request_id, stop_fingerprint(seat), stop)
         if awaiting_order(state):
             seat = game_orderer(state)
             if seat not in game.bot_seats:

@@ -106,3 +106,15 @@ def test_events_of_other_aggregates_are_let_go(app: PreferansApplication) -> Non
 def _aggregate_ids(app: PreferansApplication) -> set[uuid.UUID]:
     rows = app.recorder.select_notifications(start=1, limit=100)
     return {uuid.UUID(str(n.originator_id)) for n in rows}
+
+
+def test_the_bots_agree_to_stop_once_every_person_has(app: PreferansApplication) -> None:
+    game_id = create(app, bot_seats=(1, 2)).game_id
+    keeper = Keeper(app)
+    app.agree_stop(game_id, 0, "stop-0")
+    keeper.watch(game_id)
+    keeper.run_once()
+    game = app.get_game(game_id)
+    assert game.finished and game.settlement is not None
+    assert topics(app, game_id)[-3:] == ["EarlyStopAgreed", "EarlyStopAgreed", "GameFinished"]
+    check_log(app, game_id)
