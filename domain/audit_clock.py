@@ -23,7 +23,14 @@ from typing import Any
 
 from domain.model.clock import Clock, clock_after, default_action, ms_of, start_clock
 from domain.model.decisions import BY_NAME
-from domain.model.leaving import FORFEIT, ON_FORFEIT, REASONS, agreement, persons
+from domain.model.leaving import (
+    FORFEIT,
+    ON_FORFEIT,
+    REASONS,
+    agreement,
+    bot_seats_after,
+    persons,
+)
 from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import GameState, legal_actions
 
@@ -140,8 +147,8 @@ class ClockAudit:
                 raise ClockDiscrepancy(
                     f"the server's bot must take seat {seat}, not {event.player}"
                 )
-        if isinstance(seat, int) and event.player == bot_player_id(seat):
-            self.bots.add(seat)
+        if isinstance(seat, int) and isinstance(event.player, str):
+            self.bots = set(bot_seats_after(sorted(self.bots), seat, event.player))
             self._agreed_by(seat, leaving=True)
 
     def _agreement(self, adjourn: bool, seat: Any) -> None:

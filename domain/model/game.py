@@ -67,11 +67,12 @@ from domain.model.leaving import (
     NotDue,
     adjourn_fingerprint,
     agreement,
+    bot_seats_after,
     check_person,
     persons,
     resume_fingerprint,
 )
-from domain.model.terms import BOT_PREFIX, TimeControl, bot_player_id
+from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import (
     Action,
     Card,
@@ -988,9 +989,8 @@ class Game(Aggregate):
         outcome = self._taken()
         self.state = outcome.after if outcome is not None else replace_player(self.state, seat)
         self.players[seat] = player
-        if player.startswith(BOT_PREFIX) and seat not in self.bot_seats:
-            self.bot_seats = sorted([*self.bot_seats, seat])  # the server's bot plays on
-            self._agreed_by(seat, leaving=True)
+        self.bot_seats = bot_seats_after(self.bot_seats, seat, player)
+        self._agreed_by(seat, leaving=True)
         self.accounts.append(player)
         self.replacements.append(
             {

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from domain.model.terms import bot_player_id
 from domain.rules.errors import IllegalAction
 
 RESIGNED = "resigned"
@@ -80,7 +81,18 @@ def check_person(seat: int, bot_seats: Iterable[int]) -> None:
 
 def agreement(agreed: set[int], adjourned: bool, people: frozenset[int]) -> tuple[set[int], bool]:
     """The agreements and the adjournment once ``agreed`` seats have agreed: when they include
-    every person's seat, the game is adjourned (or resumed) and the agreements start again."""
+    every person's seat, the game is adjourned (or resumed) and the agreements start again. A
+    game with no person left (all resigned) is never adjourned: its bots play it out."""
+    if not people:
+        return set(), False
     if agreed and people <= agreed:
         return set(), not adjourned
     return agreed, adjourned
+
+
+def bot_seats_after(bot_seats: list[int], seat: int, player: str) -> list[int]:
+    """The bot seats after ``player`` takes ``seat`` (``PlayerReplaced``): the seat is the
+    server bot's if he is its bot (a resignation, a forfeit), else a person's (the creator may
+    seat a person in a bot's place)."""
+    others = [s for s in bot_seats if s != seat]
+    return sorted([*others, seat]) if player == bot_player_id(seat) else others

@@ -28,6 +28,7 @@ from tests.integration.test_endings import check_log, topics
 
 SECOND = TimeControl(move_ms=1000)
 RULES = DEFAULT.with_options(pool_target=10)
+SECRET = "k" * 32
 
 
 def test_a_seat_out_of_time_gets_its_default_move(app: PreferansApplication) -> None:
@@ -233,3 +234,28 @@ def test_adjournment_by_agreement(app: PreferansApplication) -> None:
     with pytest.raises(IllegalAction, match="not adjourned"):
         app.adjourn(game_id, 0, "r0-b", resume=True)
     check_log(app, game_id)
+
+
+def test_when_every_person_leaves_an_adjourned_game_the_bots_play_it_out(
+    app: PreferansApplication,
+) -> None:
+    game_id = create(app, RULES, time_control=SECOND).game_id
+    for seat in range(3):
+        app.adjourn(game_id, seat, f"a{seat}")
+    assert app.get_game(game_id).adjourned
+    app.resign(game_id, 0, "r0")
+    app.resign(game_id, 1, "r1")
+    assert app.get_game(game_id).adjourned  # seat 2, a person, agreed
+    app.resign(game_id, 2, "r2")
+    game = app.get_game(game_id)
+    assert not game.adjourned and game.deadline_ms is not None
+    app.play_bot(game_id, game.version)
+    check_log(app, game_id)
+
+
+def test_a_person_seated_in_a_bots_place_plays_it(app: PreferansApplication) -> None:
+    created = app.create_game(PLAYERS, "bot-seat-taken", creator_secret=SECRET, bot_seats=(2,))
+    app.replace_player(created.game_id, 2, "dan", "bot-seat-taken", SECRET, "seat-dan")
+    game = app.get_game(created.game_id)
+    assert game.bot_seats == [] and game.players[2] == "dan"
+    assert verify_game(app, created.game_id).verified
