@@ -84,10 +84,7 @@ def test_a_resigned_seat_is_played_by_the_servers_bot(
         name, tokens = created.game.name, list(created.seat_tokens)
 
         def resign(which: int, request_id: str) -> pb.ResignGameResponse:
-            answer: pb.ResignGameResponse = client.stub.ResignGame(
-                pb.ResignGameRequest(name=name, request_id=request_id), metadata=seat(tokens[which])
-            )
-            return answer
+            return client.seat(name, tokens[which]).resign(request_id)
 
         done = resign(1, "resign-1")
         assert not done.replayed
@@ -120,16 +117,9 @@ def test_adjournment_by_every_person(store: StoreConfig, start_server: ServerFac
         def adjourn(
             which: int, resume: bool = False, again: str = ""
         ) -> pb.AdjournGameResponse | pb.ResumeGameResponse:
-            request_id, metadata = f"{resume}-{which}{again}", seat(tokens[which])
-            if resume:
-                resumed: pb.ResumeGameResponse = client.stub.ResumeGame(
-                    pb.ResumeGameRequest(name=name, request_id=request_id), metadata=metadata
-                )
-                return resumed
-            adjourned: pb.AdjournGameResponse = client.stub.AdjournGame(
-                pb.AdjournGameRequest(name=name, request_id=request_id), metadata=metadata
-            )
-            return adjourned
+            player = client.seat(name, tokens[which])
+            request_id = f"{resume}-{which}{again}"
+            return player.resume(request_id) if resume else player.adjourn(request_id)
 
         assert not adjourn(0).adjourned and not adjourn(1).adjourned
         assert adjourn(0).replayed  # idempotent by request id
