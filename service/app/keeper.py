@@ -27,9 +27,12 @@ import uuid
 from collections.abc import Callable
 
 import structlog
+from cachetools import LRUCache
 
 from domain.model import Game
+from domain.model.decisions import event_name
 from domain.model.leaving import Moot
+from domain.model.terms import bot_player_id
 from domain.rules.errors import RulesError
 from projections.queries import list_games
 from service.app.application import (
@@ -48,6 +51,8 @@ IDLE_SECONDS = 1.0
 RETRY_SECONDS = 1.0
 """How soon a game whose command failed (a lost race, the store down) is looked at again."""
 SWEEP_PAGE = 500
+PLAIN_GAMES = 100_000
+"""Games remembered as needing no keeper (so their events cost one small read, not a load)."""
 
 
 class Keeper:
@@ -64,6 +69,9 @@ class Keeper:
         self._clock = clock
         self.after_write = after_write
         """Called after each command the keeper recorded (the server wakes its watchers)."""
+        self._plain: LRUCache[uuid.UUID, int] = LRUCache(PLAIN_GAMES)
+        """Games that need no keeper (no clock, no bot seat; other aggregates) → the last
+        version looked at (``_still_plain``). Used by the keeper's thread only."""
         self._due: dict[uuid.UUID, float] = {}
         """Each followed game → when to look at it again (seconds since the epoch)."""
         self._guard = threading.Lock()
@@ -121,18 +129,38 @@ class Keeper:
             else:
                 self._due[game_id] = at
 
+    def _still_plain(self, game_id: uuid.UUID) -> bool:
+        """Whether a game known to need no keeper (no clock, no bot seat, or no game at all)
+        still needs none: only a bot taking a seat changes that, so only the game's new events
+        are read (one small query, not the whole game)."""
+        seen = self._plain.get(game_id)
+        if seen is None:
+            return False
+        new = self._app.game_events(game_id, after=seen)
+        for event in new:
+            player = getattr(event, "player", None)
+            if event_name(event) == "PlayerReplaced" and player == bot_player_id(event.seat):
+                del self._plain[game_id]
+                return False
+        if new:
+            self._plain[game_id] = new[-1].originator_version
+        return True
+
     def _step(self, game_id: uuid.UUID) -> int:
         """Bots' decisions, then the clock, of one game; schedules its next look."""
         app, done = self._app, 0
         try:
+            if self._still_plain(game_id):
+                self._schedule(game_id, None)
+                return done
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
                 version = game.version
-                if (
-                    not isinstance(game, Game)
-                    or game.finished
-                    or (game.time_control is None and not game.bot_seats)
-                ):
+                if not isinstance(game, Game) or (game.time_control is None and not game.bot_seats):
+                    self._plain[game_id] = version
+                    self._schedule(game_id, None)
+                    return done
+                if game.finished:
                     self._schedule(game_id, None)
                     return done
                 try:

@@ -118,3 +118,18 @@ def test_the_bots_agree_to_stop_once_every_person_has(app: PreferansApplication)
     assert game.finished and game.settlement is not None
     assert topics(app, game_id)[-3:] == ["EarlyStopAgreed", "EarlyStopAgreed", "GameFinished"]
     check_log(app, game_id)
+
+
+def test_a_game_without_clock_or_bots_is_looked_at_again_when_a_seat_resigns(
+    app: PreferansApplication,
+) -> None:
+    game_id = create(app).game_id
+    keeper = Keeper(app)
+    keeper.watch(game_id)
+    assert keeper.run_once() == 0 and game_id not in keeper.followed
+    game = app.get_game(game_id)
+    assert game.deal is not None
+    app.resign(game_id, actor(game.deal), "resign")
+    keeper.watch(game_id)
+    assert keeper.run_once() >= 1  # the bot decided for the seat at once
+    assert app.game_events(game_id)[-1].request_id.startswith("bot@")
