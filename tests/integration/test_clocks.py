@@ -5,6 +5,7 @@ same save, replayed and audited; a forged early time-out is a discrepancy."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from fractions import Fraction
 
@@ -87,15 +88,22 @@ def test_default_moves_play_a_whole_deal_and_the_audit_checks_them(
     check_log(app, game_id)
 
 
+def timed_out(app: PreferansApplication, late_by: float = 0.0) -> tuple[uuid.UUID, int]:
+    """A new game whose first seat timed out ``late_by`` seconds after its deadline: its id
+    and the version of the ``TimeExpired``."""
+    game_id = create(app, time_control=SECOND).game_id
+    game = app.get_game(game_id)
+    version, deadline = game.version, game.deadline_ms
+    assert deadline is not None
+    app.time_out(game_id, version, now=deadline / 1000 + late_by)
+    assert verify_game(app, game_id).verified
+    return game_id, version + 1
+
+
 def test_a_forged_early_time_out_is_a_discrepancy(
     app: PreferansApplication, store_env: dict[str, str]
 ) -> None:
-    game_id = create(app, time_control=SECOND).game_id
-    game = app.get_game(game_id)
-    assert game.deadline_ms is not None
-    expired = game.version + 1
-    app.time_out(game_id, game.version, now=game.deadline_ms / 1000 + 2)
-    assert verify_game(app, game_id).verified
+    game_id, expired = timed_out(app, late_by=2)
     stored = read_log(app, game_id)[expired - 1]
     early = (stored.timestamp - timedelta(seconds=2, milliseconds=1)).isoformat()
     edit(app, store_env, game_id, expired, lambda s: s.update(timestamp=_stamp(s, early)))
@@ -116,11 +124,8 @@ def _stamp(state: dict[str, object], iso: str) -> object:
 def test_a_consequence_other_than_the_configured_one_is_a_discrepancy(
     app: PreferansApplication, store_env: dict[str, str]
 ) -> None:
-    game_id = create(app, time_control=SECOND).game_id
-    game = app.get_game(game_id)
-    assert game.deadline_ms is not None
-    move = game.version + 2
-    app.time_out(game_id, game.version, now=game.deadline_ms / 1000)
+    game_id, expired = timed_out(app)
+    move = expired + 1
     # A forger claims the table played "forfeit": the recorded default move is not that.
     edit(app, store_env, game_id, 1, lambda s: s["time_control"].update(on_timeout="forfeit"))
     rechain(app, store_env, game_id)
