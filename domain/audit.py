@@ -27,10 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.audit_clock import ClockAudit, ClockDiscrepancy
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
 from domain.model.decisions import BY_NAME, EVENT_PREFIX
 from domain.model.disputes import adjusted, check_adjustment, check_reason
+from domain.model.replay import CLOCK_ONLY
 from domain.model.shape import malformed
 from domain.rules import (
     Card,
@@ -214,8 +216,23 @@ class _Replay:
         self.scored = 0
         self.flags: list[dict[str, Any]] = []
         self.rulings: list[dict[str, Any]] = []
+        self.clocks = ClockAudit()
 
     def check(self, event: Any) -> None:
+        """Check ``event`` (the clocks' checks around the rules' ones, ``domain.audit_clock``)."""
+        name = _name(event)
+        try:
+            if self.game is not None and name != "GameCreated":
+                self.clocks.before(name, event, self.game)
+            self._check(event)
+            if self.game is not None:
+                if name == "GameCreated":
+                    self.clocks.created(event, self.game.rules.players)
+                self.clocks.after(name, event, self.game)
+        except ClockDiscrepancy as exc:
+            raise _Found(exc.kind, exc.message) from None
+
+    def _check(self, event: Any) -> None:
         name = _name(event)
         if self.ended and name not in DISPUTES:
             raise _Found(STRUCTURE, f"{name} after GameFinished: nothing may follow the end")
@@ -248,6 +265,8 @@ class _Replay:
             self._ordered(event)
         elif name == "RulingRecorded":
             self._ruled(event)
+        elif name in CLOCK_ONLY:
+            pass  # checked by ``domain.audit_clock``
         elif name in BY_NAME:
             self._decision(name, event)
         else:
@@ -510,6 +529,10 @@ class _Replay:
 
     def end_of_log(self) -> None:
         game = self.game
+        try:
+            self.clocks.end_of_log()
+        except ClockDiscrepancy as exc:
+            raise _Found(exc.kind, exc.message) from None
         if self.expect_next is not None:
             raise _Found(
                 MISSING, f"the log ends where {self.expect_next} must follow the deal's score"

@@ -27,11 +27,19 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.model.chain import GENESIS, link, stored_chain
+from domain.model.clock import (
+    Clock,
+    clock_after,
+    default_action,
+    ms_of,
+    start_clock,
+)
 from domain.model.codec import (
     TIME_FINGERPRINT,
     action_fingerprint,
@@ -50,7 +58,21 @@ from domain.model.disputes import (
     flag_fingerprint,
     ruling_fingerprint,
 )
-from domain.model.terms import TimeControl
+from domain.model.leaving import (
+    FORFEIT,
+    ON_FORFEIT,
+    TIMEOUT_FINGERPRINT,
+    Adjourned,
+    Moot,
+    NotDue,
+    adjourn_fingerprint,
+    agreement,
+    bot_seats_after,
+    check_person,
+    persons,
+    resume_fingerprint,
+)
+from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import (
     Action,
     Card,
@@ -64,6 +86,7 @@ from domain.rules import (
     call_time,
     deal_cards,
     finish_deal,
+    legal_actions,
     new_game,
     order_game,
     played_sign,
@@ -73,7 +96,7 @@ from domain.rules import (
     start_deal,
 )
 from domain.rules.cards import card_list
-from domain.rules.errors import GameOver, InvalidAction
+from domain.rules.errors import GameOver, IllegalAction, InvalidAction
 from domain.rules.game import with_deal
 from domain.rules.state import DealState
 
@@ -134,6 +157,7 @@ class Game(Aggregate):
                 object.__setattr__(self, "chain", link(previous, self))
             game: Any = super().mutate(aggregate)
             game._chain_head = self.__dict__["chain"]
+            game._tick(self)
             return game
 
     class Created(Event, Aggregate.Created):
@@ -230,6 +254,45 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "PlayerReplaced"
         player: str
         replaced_ms: int
+        reason: str = ""
+        """Why the seat changed hands (``domain.model.leaving``): ``""`` the creator's
+        replacement, ``"resigned"`` the player resigned, ``"time"`` he forfeited on time; the
+        newcomer of the last two is the server's bot. Recorded since 2026-12; an event with
+        ``""`` stores no such field (so it is the event recorded before reasons existed)."""
+
+        def __post_init__(self) -> None:
+            if self.reason == "":
+                del self.__dict__["reason"]
+
+    class TimeExpired(Event):
+        """The seat to act ran out of time (docs/CLOCKS.md): recorded by the server when its
+        clock had passed ``deadline_ms`` (the event's timestamp is that moment). Its consequence
+        follows in the same save: the seat's default move (``clock.default_action``), or under
+        ``on_timeout=forfeit`` the seat's ``PlayerReplaced`` with reason ``"time"``."""
+
+        TOPIC = EVENT_PREFIX + "TimeExpired"
+        deadline_ms: int
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate._note(self.request_id, TIMEOUT_FINGERPRINT)
+
+    class AdjournmentAgreed(Event):
+        """A person's seat agrees to adjourn. When every person's seat has agreed, the game is
+        adjourned: the clocks stop and no decision is accepted until it resumes."""
+
+        TOPIC = EVENT_PREFIX + "AdjournmentAgreed"
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate._agreed(self, adjourn=True)
+
+    class ResumptionAgreed(Event):
+        """A person's seat asks to resume an adjourned game. When every person's seat has
+        asked, play resumes and the clocks restart."""
+
+        TOPIC = EVENT_PREFIX + "ResumptionAgreed"
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate._agreed(self, adjourn=False)
 
     # Decision events: what each records is its row in ``domain.model.decisions``.
 
@@ -459,6 +522,12 @@ class Game(Aggregate):
         """The seats the server's bots play, from the start."""
         self.stake_per_whist = stake_per_whist
         """Virtual coins per whist of the settlement; 0 for none."""
+        self.clock: Clock | None = None
+        """The clocks (``domain.model.clock``), kept from the events' timestamps; ``None``
+        without a time control."""
+        self.adjourned = False
+        self.agreed: set[int] = set()
+        """The person seats that agreed to adjourn (or, adjourned, asked to resume)."""
         self.state: GameState = new_game(self.rule_set, first_dealer)
         self._outcome: _Outcome | None = None
         """Set by a command only while it triggers its event (``_computed``)."""
@@ -523,16 +592,25 @@ class Game(Aggregate):
             )
 
     def act(
-        self, seat: int, action: Action, request_id: str, seed: bytes, time_up: bool = False
+        self,
+        seat: int,
+        action: Action,
+        request_id: str,
+        seed: bytes,
+        time_up: bool = False,
+        at: datetime | None = None,
     ) -> None:
         """Validate one player's decision and record it, with whatever follows from it:
         the deal's score (atomically with its last card), then the next deal or the end.
 
         ``time_up``: the service found the ordered end time passed (its clock, never read
         here): a valid decision is then preceded by ``TimeCalled`` (once), so the deal in
-        progress is the last."""
+        progress is the last. ``at``: the decision's timestamp when the service gives one (a
+        time-out's default move is stamped with the time-out's moment)."""
         if self.finished:
             raise GameOver("the game is over: nothing more can be played")
+        if self.adjourned:
+            raise Adjourned("the game is adjourned: every player must ask to resume first")
         deal = self.state.deal
         if deal is None:
             raise InvalidAction("no deal is in progress")
@@ -546,7 +624,11 @@ class Game(Aggregate):
                 self._time_called(seat=-1, request_id=f"{request_id} time ")
         with self._computed(with_deal(self.state, after), action):
             self.trigger_event(
-                DECISION_EVENTS[row.name], seat=seat, request_id=request_id, **fields
+                DECISION_EVENTS[row.name],
+                seat=seat,
+                request_id=request_id,
+                timestamp=at,
+                **fields,
             )
         if after.phase is Phase.SCORED:
             self._finish(request_id, seed)
@@ -605,14 +687,82 @@ class Game(Aggregate):
             raise InvalidAction(f"{player!r} has already played in this game", field="player")
         return replace_player(self.state, seat)  # raises GameOver / IllegalAction
 
-    def replace_player(self, seat: int, player: str, replaced_ms: int, request_id: str) -> None:
+    def replace_player(
+        self, seat: int, player: str, replaced_ms: int, request_id: str, reason: str = ""
+    ) -> None:
         """The player at ``seat`` leaves and ``player`` joins in his place (the caller's
-        authority and the player id are checked by the application)."""
+        authority and the player id are checked by the application); ``reason`` as
+        ``PlayerReplaced.reason``."""
         after = self.check_replacement(seat, player)
         with self._computed(after):
             self._player_replaced(
-                seat=seat, request_id=request_id, player=player, replaced_ms=replaced_ms
+                seat=seat,
+                request_id=request_id,
+                player=player,
+                replaced_ms=replaced_ms,
+                reason=reason,
             )
+
+    def check_resignation(self, seat: int) -> None:
+        """Why ``seat`` may not resign now, if it may not (nothing is recorded)."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        check_person(seat, self.bot_seats)
+        self.check_replacement(seat, bot_player_id(seat))
+
+    def resign(self, seat: int, reason: str, replaced_ms: int, request_id: str) -> None:
+        """The person at ``seat`` leaves (``reason``: resigned, or forfeit on time) and the
+        server's bot takes the seat (``domain.model.leaving``)."""
+        self.check_resignation(seat)
+        self.replace_player(seat, bot_player_id(seat), replaced_ms, request_id, reason)
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """When the seat to act runs out of time (ms since the epoch), if a clock runs."""
+        return None if self.clock is None else self.clock.deadline_ms
+
+    def time_out(self, version: int, now_ms: int, request_id: str, seed: bytes) -> None:
+        """The seat to act is out of time at ``now_ms`` (the service's clock): record
+        ``TimeExpired`` stamped ``now_ms`` and its consequence, the seat's default move or its
+        forfeit. ``Moot`` if the game has left ``version``; ``NotDue`` before the deadline."""
+        if self.version != version:
+            raise Moot(f"the game is at version {self.version}, not {version}")
+        if self.finished:
+            raise GameOver("the game is over")
+        deadline = self.deadline_ms
+        if deadline is None or now_ms < deadline:
+            raise NotDue("no seat's time is up")
+        assert self.clock is not None and self.time_control is not None
+        seat = self.clock.actor
+        at = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
+        self.trigger_event(
+            Game.TimeExpired, seat=seat, request_id=request_id, deadline_ms=deadline, timestamp=at
+        )
+        if self.time_control.on_timeout == ON_FORFEIT and seat not in self.bot_seats:
+            self.resign(seat, FORFEIT, now_ms, request_id)
+            return
+        deal = self.state.deal
+        assert deal is not None
+        action = default_action(legal_actions(deal))
+        self.act(seat, action, request_id, seed, at=at)
+
+    def agree_adjournment(self, seat: int, request_id: str, adjourn: bool) -> None:
+        """A person's seat agrees to adjourn (``adjourn``) or asks to resume."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        if self.finished:
+            raise GameOver("the game is over")
+        check_person(seat, self.bot_seats)
+        if adjourn and self.adjourned:
+            raise IllegalAction("the game is already adjourned")
+        if not adjourn and not self.adjourned:
+            raise IllegalAction("the game is not adjourned")
+        if seat in self.agreed:
+            raise IllegalAction(
+                "this seat has already " + ("agreed to adjourn" if adjourn else "asked to resume")
+            )
+        event = Game.AdjournmentAgreed if adjourn else Game.ResumptionAgreed
+        self.trigger_event(event, seat=seat, request_id=request_id)
 
     def replaced_ms(self, request_id: str) -> int | None:
         """When the replacement recorded by ``request_id`` happened (ms), if it did and no
@@ -833,10 +983,14 @@ class Game(Aggregate):
         self._note(request_id, stop_fingerprint(seat))
 
     @event(PlayerReplaced)
-    def _player_replaced(self, seat: int, request_id: str, player: str, replaced_ms: int) -> None:
+    def _player_replaced(
+        self, seat: int, request_id: str, player: str, replaced_ms: int, reason: str = ""
+    ) -> None:
         outcome = self._taken()
         self.state = outcome.after if outcome is not None else replace_player(self.state, seat)
         self.players[seat] = player
+        self.bot_seats = bot_seats_after(self.bot_seats, seat, player)
+        self._agreed_by(seat, leaving=True)
         self.accounts.append(player)
         self.replacements.append(
             {
@@ -849,6 +1003,32 @@ class Game(Aggregate):
             }
         )
         self._note(request_id, replace_fingerprint(seat, player))
+
+    def _agreed(self, event: Any, adjourn: bool) -> None:
+        """The body of ``AdjournmentAgreed`` / ``ResumptionAgreed``."""
+        self.agreed.add(event.seat)
+        self._agreed_by(event.seat)
+        fingerprint = adjourn_fingerprint if adjourn else resume_fingerprint
+        self._note(event.request_id, fingerprint(event.seat))
+
+    def _agreed_by(self, seat: int, leaving: bool = False) -> None:
+        """Adjourn or resume once every person's seat has agreed (a leaver's agreement
+        leaves with him; the others' may then suffice)."""
+        if leaving:
+            self.agreed.discard(seat)
+        people = persons(len(self.players), self.bot_seats)
+        self.agreed, self.adjourned = agreement(self.agreed, self.adjourned, people)
+
+    def _tick(self, event: Any) -> None:
+        """The clocks after ``event`` (``domain.model.clock``), from its timestamp."""
+        control = self.time_control
+        if control is None:
+            return
+        at = ms_of(event.timestamp)
+        clock = self.clock or start_clock(control, len(self.players), at)
+        self.clock = clock_after(
+            clock, event_name(event), event.seat, at, self.state, self.adjourned
+        )
 
     @event(DealFlagged)
     def _deal_flagged(self, seat: int, request_id: str, deal_number: int, reason: str) -> None:

@@ -28,6 +28,9 @@ from domain.rules.game import with_deal
 
 __all__ = ["EVENT_PREFIX", "action_of", "advance", "event_name"]
 
+CLOCK_ONLY = ("TimeExpired", "AdjournmentAgreed", "ResumptionAgreed")
+"""Events that change no rules state (clocks, adjournment: ``domain.model.clock``)."""
+
 
 def advance(state: GameState | None, event: Any) -> GameState:
     """The game after ``event`` (``state`` is ``None`` before the creation event)."""
@@ -40,7 +43,7 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return start_deal(state, Shuffle(tuple(event.deck), event.talon_pair))
     if name == "DealScored":
         return finish_deal(state)[0]
-    if name in ("GameFinished", "DealFlagged"):
+    if name in ("GameFinished", "DealFlagged", *CLOCK_ONLY):
         return state
     if name == "TimeCalled":
         return call_time(state)

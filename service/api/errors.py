@@ -7,6 +7,8 @@
 | ``GameOver`` | FAILED_PRECONDITION | ``ErrorInfo`` reason GAME_OVER |
 | ``VersionNotReached`` | FAILED_PRECONDITION | ``ErrorInfo`` VERSION_NOT_REACHED (``version``) |
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
+| ``Adjourned`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ADJOURNED (a decision refused) |
+| ``BotSeat`` | FAILED_PRECONDITION | ``ErrorInfo`` reason BOT_SEAT (the server's bot plays it) |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
@@ -29,6 +31,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from domain.model.leaving import Adjourned, BotSeat
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
 from service.app.application import (
@@ -169,6 +172,10 @@ def map_error(error: BaseException) -> Mapped | None:
             metadata={"to_act": str(error.to_act), "seat": str(error.seat)},
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, error.message, info)
+    if isinstance(error, Adjourned):
+        return _precondition_failed(error.message, "ADJOURNED", "ADJOURNED", "game")
+    if isinstance(error, BotSeat):
+        return _precondition_failed(error.message, "BOT_SEAT", "BOT_SEAT", "seat")
     if isinstance(error, IllegalAction):
         # As in the seat view: claims are not listed one by one, a flag says they are allowed.
         listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]

@@ -463,6 +463,51 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         )
 
     @refusing
+    async def ResignGame(
+        self, request: pb.ResignGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ResignGameResponse:
+        """The token's seat resigns; the server's bot plays on (docs/CLOCKS.md)."""
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        result = await self._write(
+            game_id, lambda: self.app.resign(game_id, seat, request.request_id)
+        )
+        return pb.ResignGameResponse(version=result.version, replayed=result.replayed)
+
+    @refusing
+    async def AdjournGame(
+        self, request: pb.AdjournGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.AdjournGameResponse:
+        """The token's seat agrees to adjourn the game."""
+        version, replayed, adjourned = await self._adjourn(request, context, resume=False)
+        return pb.AdjournGameResponse(version=version, replayed=replayed, adjourned=adjourned)
+
+    @refusing
+    async def ResumeGame(
+        self, request: pb.ResumeGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ResumeGameResponse:
+        """The token's seat asks to resume an adjourned game."""
+        version, replayed, adjourned = await self._adjourn(request, context, resume=True)
+        return pb.ResumeGameResponse(version=version, replayed=replayed, adjourned=adjourned)
+
+    async def _adjourn(
+        self,
+        request: pb.AdjournGameRequest | pb.ResumeGameRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+        resume: bool,
+    ) -> tuple[int, bool, bool]:
+        """An adjournment agreement or a request to resume: version, replayed, adjourned."""
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        result = await self._write(
+            game_id,
+            lambda: self.app.adjourn(
+                game_id, seat, request.request_id, resume=resume, then=lambda g: g.adjourned
+            ),
+        )
+        return result.version, result.replayed, bool(result.answer)
+
+    @refusing
     async def OrderGame(
         self, request: pb.OrderGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.OrderGameResponse:

@@ -105,6 +105,7 @@ from domain.rules.start import MAX_END_TIME, GameOrder
 from domain.rules.state import DealState
 from domain.rules.systems import RULE_SETS
 from domain.rules.view import SeatView, visible_cards
+from service.api.clock_mapping import adjournment_to_proto, game_fields, time_expired_to_proto
 from service.api.errors import BadInput
 from service.api.values import (
     bid_value,
@@ -429,6 +430,8 @@ def game_to_proto(game: Game) -> pb.Game:
         time_control=time_control_to_proto(game.time_control),
         bot_seats=game.bot_seats,
         stake_per_whist=game.stake_per_whist,
+        adjournment_agreed=sorted(game.agreed),
+        **game_fields(game),
     )
 
 
@@ -515,6 +518,7 @@ def seat_view_to_proto(game: Game, seat: int) -> pb.SeatView:
         deal_number=game.state.deal_number,
         version=game.version,
         seats=game.rule_set.players,
+        **game_fields(game),
     )
     out.rules.CopyFrom(rules_in_force(game.rule_set))
     if game.state.order is not None:
@@ -902,8 +906,14 @@ def _public_part(
                 seat=event.seat,
                 player=pb.Player(player_id=event.player),
                 account=game.state.sheet.account(event.seat),
+                reason=getattr(event, "reason", ""),
             )
         )
+    elif name == "TimeExpired":
+        out.time_expired.CopyFrom(time_expired_to_proto(event))
+    elif name in ("AdjournmentAgreed", "ResumptionAgreed"):
+        adjourn = name == "AdjournmentAgreed"
+        out.adjournment.CopyFrom(adjournment_to_proto(event, game, adjourn))
     return out, secret
 
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
+import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +43,7 @@ from service.api.tls import ServerTls, is_loopback
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
 from service.app.hub import EventHub
+from service.app.keeper import Keeper
 from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
@@ -120,6 +124,7 @@ class Server:
     health: health.aio.HealthServicer
     projections: ProjectionWorker | None = None
     health_server: grpc.aio.Server | None = None
+    keeper: Keeper | None = None
     stopped: bool = field(default=False)
 
     async def stop(self, grace: float = 5.0) -> None:
@@ -128,6 +133,8 @@ class Server:
         self.stopped = True
         await self.health.enter_graceful_shutdown()
         self.hub.close_watchers()
+        if self.keeper is not None:
+            self.keeper.stop()
         await self.server.stop(grace)
         if self.health_server is not None:
             await self.health_server.stop(0)
@@ -149,6 +156,8 @@ async def create_server(
     tls: ServerTls | None = None,
     reuse_port: bool = False,
     health_address: str | None = None,
+    run_keeper: bool = True,
+    keeper_clock: Callable[[], float] | None = None,
 ) -> Server:
     """Build and start a server on ``address`` (port 0 picks a free port).
 
@@ -156,7 +165,9 @@ async def create_server(
     without one, the audit API refuses every call). ``limits``: the per-caller budgets and
     message limits (default: ``Limits()``); ``tls``: serve TLS (optionally mTLS); ``reuse_port``:
     let other processes bind the same port (off: a second server fails with ``BindError``);
-    ``health_address``: also serve health checks alone, in plaintext, there (for probes)."""
+    ``health_address``: also serve health checks alone, in plaintext, there (for probes);
+    ``run_keeper``: run the keeper (``service.app.keeper``: bot seats, clocks), on
+    ``keeper_clock`` (default: the server's clock)."""
     if auditor_token is None:
         auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
@@ -167,7 +178,14 @@ async def create_server(
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="app")
     hub = EventHub()
     hub.bind(asyncio.get_running_loop())
-    hub.follow(app.recorder, on_event=app.invalidate)
+    keeper = Keeper(app, clock=keeper_clock or time.time) if run_keeper else None
+
+    def on_event(game_id: uuid.UUID, version: int) -> None:
+        app.invalidate(game_id, version)
+        if keeper is not None:
+            keeper.watch(game_id, version)
+
+    hub.follow(app.recorder, on_event=on_event)
     projections = None
     if run_projections:
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
@@ -231,8 +249,13 @@ async def create_server(
     await server.start()
     if health_server is not None:
         await health_server.start()
+    if keeper is not None:
+        keeper.after_write = game_servicer.after_write
+        keeper.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
-    return Server(server, port, app, hub, executor, health_servicer, projections, health_server)
+    return Server(
+        server, port, app, hub, executor, health_servicer, projections, health_server, keeper
+    )
 
 
 async def serve(store: StoreConfig, address: str, **options: Any) -> None:

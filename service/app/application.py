@@ -26,6 +26,7 @@ from typing import Any, ClassVar, TypeVar, cast
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
 
+from domain.bots import make_bot, order_choice
 from domain.model import Game, League, league_id_for
 from domain.model.codec import (
     TIME_FINGERPRINT,
@@ -35,8 +36,34 @@ from domain.model.codec import (
     stop_fingerprint,
 )
 from domain.model.disputes import flag_fingerprint, ruling_fingerprint
-from domain.model.terms import TimeControl, check_bot_players, check_bot_seats, check_stake
-from domain.rules import DEFAULT, Action, RuleSet, seed_commitment
+from domain.model.leaving import (
+    RESIGNED,
+    TIMEOUT_FINGERPRINT,
+    Moot,
+    adjourn_fingerprint,
+    bot_request,
+    persons,
+    resume_fingerprint,
+    timeout_request,
+)
+from domain.model.terms import (
+    TimeControl,
+    bot_player_id,
+    check_bot_players,
+    check_bot_seats,
+    check_stake,
+)
+from domain.rules import (
+    DEFAULT,
+    Action,
+    Phase,
+    RuleSet,
+    actor,
+    awaiting_order,
+    game_orderer,
+    game_seat_view,
+    seed_commitment,
+)
 from domain.rules.errors import IllegalAction, InvalidAction
 from projections.db import Database
 from service.app import validation
@@ -50,6 +77,10 @@ from service.app.rule_options import check_rule_set
 from service.app.shards import ShardedCommitter, Shards, recorders_of
 
 T = TypeVar("T")
+
+ORDER_MINUTES = 60
+"""How far ahead a bot orders the end time of a game played until time (a bot has no clock:
+the server's, or the simulation's)."""
 
 
 class ServiceError(Exception):
@@ -559,6 +590,126 @@ class PreferansApplication(Application[uuid.UUID]):
             request_id,
             stop_fingerprint(seat),
             lambda game: game.agree_stop(seat, request_id, self._seed_of(game)),
+            then,
+            judged_again_on=IllegalAction,
+        )
+
+    # -- clocks, bots, leaving (issue 14; docs/CLOCKS.md) -----------------------------------
+
+    def time_out(self, game_id: uuid.UUID, version: int, now: float | None = None) -> CommandResult:
+        """The seat to act at ``version`` is out of time by the server's clock (``now``, seconds
+        since the epoch; ``clock()`` by default): ``TimeExpired`` and its consequence, in one
+        save. Its request id derives from ``version``, so replicas and retries record it once;
+        ``Moot`` if a decision landed first, ``NotDue`` before the deadline (nothing recorded).
+        A forfeit revokes the leaver's seat tokens once recorded."""
+        now_ms = int((self.clock() if now is None else now) * 1000)
+        request_id = timeout_request(version)
+        result = self._command(
+            game_id,
+            request_id,
+            TIMEOUT_FINGERPRINT,
+            lambda game: game.time_out(version, now_ms, request_id, self._seed_of(game)),
+            lambda game: next(
+                (r["seat"] for r in game.replacements if r["request_id"] == request_id), None
+            ),
+            judged_again_on=IllegalAction,
+        )
+        if result.answer is not None and not result.replayed:
+            self.revocations.revoke(game_id, [result.answer])
+        return result
+
+    def play_bot(self, game_id: uuid.UUID, version: int) -> CommandResult:
+        """The server's bot decides for its seat when the game at ``version`` waits for it (the
+        seat to act, or the orderer of a Classic game); once every person has agreed to stop
+        early, the bots agree too. Its request id derives from ``version``.
+        ``Moot`` if the game has left ``version`` or waits for no bot."""
+        game = self.get_game(game_id)
+        if game.version != version or game.finished or game.adjourned:
+            raise Moot(f"the game at version {version} waits for no bot")
+        state = game.state
+        request_id = bot_request(version)
+        waiting = persons(len(game.players), game.bot_seats) <= state.stop_agreed
+        if state.stop_agreed and waiting:  # every person agreed to stop: so do the bots
+            seat = min(set(game.bot_seats) - state.stop_agreed)
+
+            def stop(game: Game) -> None:
+                if game.version != version:
+                    raise Moot(f"the game has left version {version}")
+                game.agree_stop(seat, request_id, self._seed_of(game))
+
+            return self._command(game_id, request_id, stop_fingerprint(seat), stop)
+        if awaiting_order(state):
+            seat = game_orderer(state)
+            if seat not in game.bot_seats:
+                raise Moot("the orderer is a person")
+            rules = state.rules
+            ends_at = int(self.clock()) + ORDER_MINUTES * 60 if rules.ending_by_time else 0
+            pool = order_choice(rules, state.sheet, seat)
+            fingerprint = order_fingerprint(seat, pool, ends_at)
+
+            def order(game: Game) -> None:
+                if game.version != version:
+                    raise Moot(f"the game has left version {version}")
+                game.order(seat, pool, ends_at, request_id, self._seed_of(game))
+
+            return self._command(game_id, request_id, fingerprint, order)
+        deal = state.deal
+        if deal is None or deal.phase is Phase.SCORED or actor(deal) not in game.bot_seats:
+            raise Moot("no bot is to act")
+        seat = actor(deal)
+        action = make_bot()(game_seat_view(state, seat))  # deterministic: every replica agrees
+
+        def decide(game: Game) -> None:
+            if game.version != version:
+                raise Moot(f"the game has left version {version}")
+            game.act(seat, action, request_id, self._seed_of(game), time_up=self._time_up(game))
+
+        return self._command(
+            game_id,
+            request_id,
+            action_fingerprint(seat, action),
+            decide,
+            judged_again_on=IllegalAction,
+        )
+
+    def resign(self, game_id: uuid.UUID, seat: int, request_id: str) -> CommandResult:
+        """The person at ``seat`` resigns: he leaves by the early-leave rule and the server's
+        bot plays on (``domain.model.leaving``). His seat's tokens are revoked before the
+        resignation is recorded (as for ``replace_player``). Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+        game = self.get_game(game_id)
+        check_seats(game, [seat])
+        fingerprint = replace_fingerprint(seat, bot_player_id(seat))
+        now_ms = 0
+        if game.answer_for(request_id, fingerprint) is None:
+            game.check_resignation(seat)  # a refusal revokes nothing
+            now_ms = self.revocations.revoke(game_id, [seat])
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.resign(seat, RESIGNED, now_ms, request_id),
+            judged_again_on=IllegalAction,
+        )
+
+    def adjourn(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request_id: str,
+        *,
+        resume: bool = False,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """A person's seat agrees to adjourn the game (or, ``resume``, asks to resume it); the
+        last agreement adjourns (resumes) it. Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+        fingerprint = resume_fingerprint(seat) if resume else adjourn_fingerprint(seat)
+        return self._command(
+            game_id,
+            request_id,
+            fingerprint,
+            lambda game: game.agree_adjournment(seat, request_id, adjourn=not resume),
             then,
             judged_again_on=IllegalAction,
         )

@@ -16,13 +16,10 @@ from domain.bots import Bot, make_bot, order_choice
 from domain.rules import DEFAULT, RuleSet, actor, awaiting_order, game_orderer
 from domain.rules.game import game_seat_view
 from domain.rules.start import initial_deals
-from service.app.application import PreferansApplication
+from service.app.application import ORDER_MINUTES, PreferansApplication
 
 DEFAULT_PLAYERS = ("ann", "bob", "cid", "dan", "eve")
 """The player ids of a simulated league unless others are given (enough for five seats)."""
-
-ORDER_MINUTES = 60
-"""How far ahead a simulated orderer orders the end time of a game played until time."""
 
 TIME_DEALS = 6
 """Deals of the ordered pool a simulated game played until time lasts before its creator

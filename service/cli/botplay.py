@@ -11,7 +11,8 @@ from domain.bots import make_bot
 from domain.bots import order_choice as bot_order
 from domain.rules import Action, RuleSet, ScoreSheet, parse_action
 from domain.rules.start import initial_deals
-from service.app.simulate import ORDER_MINUTES, TIME_DEALS
+from service.app.application import ORDER_MINUTES
+from service.app.simulate import TIME_DEALS
 from service.cli.viewstate import sheet_from_proto, view_from_proto
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb

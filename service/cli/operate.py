@@ -165,6 +165,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 f"{args.host}:{args.port}",
                 workers=args.workers,
                 run_projections=not args.no_projections,
+                run_keeper=not args.no_keeper,
                 auditor_token=args.auditor_token,
                 limits=limits,
                 tls=tls,

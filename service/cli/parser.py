@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not run the projection worker in this process (run `pref projections run`)",
     )
     srv.add_argument(
+        "--no-keeper",
+        action="store_true",
+        help="do not run the keeper in this process (it plays the server's bot seats and times "
+        "out seats out of time; docs/CLOCKS.md)",
+    )
+    srv.add_argument(
         "--auditor-token",
         default=None,
         help="the auditor credential's secret (default: $PREF_AUDITOR_TOKEN; none: no audit API)",

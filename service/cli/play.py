@@ -55,7 +55,7 @@ from domain.rules import (
 from domain.rules.robber import KINDS, Obligations, describe, parse_obligations
 from domain.rules.seats import hand_seats, seat_name
 from domain.rules.start import initial_deals
-from service.app.simulate import ORDER_MINUTES
+from service.app.application import ORDER_MINUTES
 from service.cli.botplay import Creator, game_rules, order_choice
 from service.cli.common import client_for, position, position_name, position_names
 from service.cli.rules import rules_from_args

@@ -4,9 +4,9 @@ One Python process serves on about one core (the GIL), so a machine with more co
 several. The supervisor starts N children (``multiprocessing`` spawn: fresh interpreters, no
 gRPC state inherited), each a complete ``pref serve`` listening on the same port with
 ``SO_REUSEPORT``: the kernel spreads new connections over them. Only the first child runs the
-projection worker (the others are started as with ``--no-projections``; a second worker
-would only lose races) and the metrics listener, if any, is on ``--metrics-port + i`` for
-child ``i``.
+projection worker and the keeper (the others are started as with ``--no-projections
+--no-keeper``; a second one would only lose races) and the metrics listener, if any, is on
+``--metrics-port + i`` for child ``i``.
 
 Any child accepts any game: the event store's optimistic concurrency keeps two processes
 writing one game correct, and each process forgets games that others changed (the event hub).
@@ -36,11 +36,15 @@ STOP_TIMEOUT = 30.0
 
 
 def child_args(args: argparse.Namespace, index: int) -> argparse.Namespace:
-    """The options of child ``index``: one process, the shared port, projections only in 0."""
+    """The options of child ``index``: one process, the shared port, projections and the
+    keeper only in 0."""
     child = argparse.Namespace(**vars(args))
     child.processes = 1
     child.reuse_port = True
     child.no_projections = args.no_projections or index > 0
+    # One keeper per machine is enough (each process sees every event); more would only
+    # lose races (their request ids make a second one harmless).
+    child.no_keeper = getattr(args, "no_keeper", False) or index > 0
     if args.metrics_port:
         child.metrics_port = args.metrics_port + index
     return child

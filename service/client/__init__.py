@@ -176,6 +176,30 @@ class SeatClient:
         )
         return response
 
+    def resign(self, request_id: str | None = None) -> pb.ResignGameResponse:
+        """This seat resigns; the server's bot plays on (docs/CLOCKS.md)."""
+        request = pb.ResignGameRequest(name=self.name, request_id=request_id or uuid.uuid4().hex)
+        response: pb.ResignGameResponse = _retry(
+            self.client.stub.ResignGame, request, metadata=self.metadata
+        )
+        return response
+
+    def adjourn(self, request_id: str | None = None) -> pb.AdjournGameResponse:
+        """This seat agrees to adjourn the game."""
+        request = pb.AdjournGameRequest(name=self.name, request_id=request_id or uuid.uuid4().hex)
+        response: pb.AdjournGameResponse = _retry(
+            self.client.stub.AdjournGame, request, metadata=self.metadata
+        )
+        return response
+
+    def resume(self, request_id: str | None = None) -> pb.ResumeGameResponse:
+        """This seat asks to resume the adjourned game."""
+        request = pb.ResumeGameRequest(name=self.name, request_id=request_id or uuid.uuid4().hex)
+        response: pb.ResumeGameResponse = _retry(
+            self.client.stub.ResumeGame, request, metadata=self.metadata
+        )
+        return response
+
     def order_game(
         self,
         pool: int,

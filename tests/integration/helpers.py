@@ -16,7 +16,8 @@ import psycopg
 from domain.bots import make_bot
 from domain.model import EVENT_PREFIX, Game
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
-from domain.model.replay import advance
+from domain.model.replay import CLOCK_ONLY, advance
+from domain.model.terms import bot_player_id
 from domain.rules import (
     CARDS,
     Action,
@@ -67,9 +68,11 @@ CARD_TEXTS = frozenset(str(card) for card in CARDS)
 def create(app: PreferansApplication, rules: RuleSet | None = None, **kwargs: Any) -> CreatedGame:
     """A new game with a fresh request id."""
     request_id = f"create-{uuid.uuid4()}"
+    bots = kwargs.get("bot_seats", ())
+    players = [bot_player_id(s) if s in bots else p for s, p in enumerate(PLAYERS)]
     if rules is None:
-        return app.create_game(PLAYERS, request_id, **kwargs)
-    return app.create_game(PLAYERS, request_id, rules=rules, **kwargs)
+        return app.create_game(players, request_id, **kwargs)
+    return app.create_game(players, request_id, rules=rules, **kwargs)
 
 
 def random_policy(rng: random.Random, bot_share: float = 0.5) -> Policy:
@@ -267,7 +270,7 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             replay.game = after
             if after.finished:
                 replay.settlement = settlement_to_strings(settle_game(after))
-        elif name in ("GameFinished", "GameCreated"):
+        elif name in ("GameFinished", "GameCreated", *CLOCK_ONLY):
             pass
         elif name == "PlayerReplaced":
             replay.game = replace_player(game, event.seat)

@@ -18,6 +18,7 @@ from domain.model import Game, action_of
 from domain.model import game as game_module
 from domain.model.decisions import BY_NAME, DECISIONS, EVENT_PREFIX, event_name, record
 from domain.model.game import DECISION_EVENTS
+from domain.model.replay import CLOCK_ONLY
 from domain.rules import (
     DEFAULT,
     Action,
@@ -126,6 +127,10 @@ def test_the_table_and_the_event_classes_name_the_same_events() -> None:
     for name, cls in DECISION_EVENTS.items():
         assert EVENT_PREFIX + name == cls.TOPIC
         assert getattr(Game, name) is cls
+    # The keeper's events (docs/CLOCKS.md) are not decisions: a time-out's default move is
+    # recorded as the seat's own decision event, after its TimeExpired.
+    assert not set(CLOCK_ONLY) & set(BY_NAME)
+    assert all(EVENT_PREFIX + name == getattr(Game, name).TOPIC for name in CLOCK_ONLY)
 
 
 @pytest.mark.parametrize("seed", range(12))

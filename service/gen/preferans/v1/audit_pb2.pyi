@@ -190,7 +190,8 @@ class Discrepancy(_message.Message):
     """The event's name, such as "CardPlayed" ("" when the event is missing)."""
     kind: _builtins.str
     """One of: missing, chain, reordered, unchained, unreadable, structure, fairness, illegal,
-    score, settlement, dispute.
+    score, settlement, dispute, clock (a time-out, resignation or adjournment the recorded
+    times and the game's course do not justify; docs/AUDIT.md "Time-outs").
     """
     message: _builtins.str
     """A plain explanation starting with the position, such as "event 57 (CardPlayed): 10♥ is

@@ -5,6 +5,7 @@ isort:skip_file
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -709,6 +710,9 @@ class Game(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     BOT_SEATS_FIELD_NUMBER: _builtins.int
     STAKE_PER_WHIST_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    ADJOURNED_FIELD_NUMBER: _builtins.int
+    ADJOURNMENT_AGREED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`, the game's resource name (the id is a UUID)."""
     league: _builtins.str
@@ -747,6 +751,8 @@ class Game(_message.Message):
     """
     stake_per_whist: _builtins.int
     """Virtual coins per whist of the settlement (0: no stakes)."""
+    adjourned: _builtins.bool
+    """True while the game is adjourned (AdjournGame): no decision is accepted, no clock runs."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___Player]:
         """The players who sat down at creation, by seat 0, 1, … (`seats` of them)."""
@@ -775,6 +781,14 @@ class Game(_message.Message):
     def bot_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats the server's bots play."""
 
+    @_builtins.property
+    def clock(self) -> Global___GameClock:
+        """The game's clocks (docs/CLOCKS.md); unset for a game without a time control."""
+
+    @_builtins.property
+    def adjournment_agreed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The person seats that have agreed to adjourn (or, while adjourned, asked to resume)."""
+
     def __init__(
         self,
         *,
@@ -797,14 +811,60 @@ class Game(_message.Message):
         time_control: Global___TimeControl | None = ...,
         bot_seats: _abc.Iterable[_builtins.int] | None = ...,
         stake_per_whist: _builtins.int = ...,
+        clock: Global___GameClock | None = ...,
+        adjourned: _builtins.bool = ...,
+        adjournment_agreed: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "order", b"order", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "create_time", b"create_time", "order", b"order", "rules", b"rules", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_seats", b"bot_seats", "create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "stake_per_whist", b"stake_per_whist", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjourned", b"adjourned", "adjournment_agreed", b"adjournment_agreed", "bot_seats", b"bot_seats", "clock", b"clock", "create_time", b"create_time", "deal_number", b"deal_number", "dealer", b"dealer", "league", b"league", "name", b"name", "order", b"order", "orderer", b"orderer", "players", b"players", "rules", b"rules", "seats", b"seats", "seed_commitment", b"seed_commitment", "seed_hex", b"seed_hex", "stake_per_whist", b"stake_per_whist", "status", b"status", "stop_agreed", b"stop_agreed", "time_called", b"time_called", "time_control", b"time_control", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Game: _TypeAlias = Game  # noqa: Y015
+
+@_typing.final
+class GameClock(_message.Message):
+    """A game's clocks (docs/CLOCKS.md): each decision has `TimeControl.move_ms`, then the seat's
+    bank; the bank gains `increment_ms` after each of the seat's decisions.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMAINING_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose clock runs; -1 when none runs (no deal in progress, the game adjourned,
+    waiting for its order, or over).
+    """
+    @_builtins.property
+    def remaining(self) -> _containers.RepeatedCompositeFieldContainer[_duration_pb2.Duration]:
+        """Each seat's bank (by seat) as it stands at the start of its current or next turn; the
+        running seat's bank shrinks once its turn passes the per-move allowance: count down to
+        `deadline` (the value is the same for every read of one version, so it can be cached).
+        """
+
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When the running seat's time is up (the server's clock, UTC); unset when none runs.
+        After it, the server records TimeExpired and the seat's default move or forfeit.
+        """
+
+    def __init__(
+        self,
+        *,
+        remaining: _abc.Iterable[_duration_pb2.Duration] | None = ...,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "remaining", b"remaining", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameClock: _TypeAlias = GameClock  # noqa: Y015
 
 @_typing.final
 class GameOrder(_message.Message):
@@ -2182,6 +2242,176 @@ class AgreeEarlyStopResponse(_message.Message):
 Global___AgreeEarlyStopResponse: _TypeAlias = AgreeEarlyStopResponse  # noqa: Y015
 
 @_typing.final
+class ResignGameRequest(_message.Message):
+    """ResignGame's request (authenticated by the seat's token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResignGameRequest: _TypeAlias = ResignGameRequest  # noqa: Y015
+
+@_typing.final
+class ResignGameResponse(_message.Message):
+    """ResignGame's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResignGameResponse: _TypeAlias = ResignGameResponse  # noqa: Y015
+
+@_typing.final
+class AdjournGameRequest(_message.Message):
+    """AdjournGame's request (authenticated by the seat's token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdjournGameRequest: _TypeAlias = AdjournGameRequest  # noqa: Y015
+
+@_typing.final
+class AdjournGameResponse(_message.Message):
+    """AdjournGame's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    ADJOURNED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    adjourned: _builtins.bool
+    """True if the game is adjourned now (this was the last agreement needed)."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        adjourned: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjourned", b"adjourned", "replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdjournGameResponse: _TypeAlias = AdjournGameResponse  # noqa: Y015
+
+@_typing.final
+class ResumeGameRequest(_message.Message):
+    """ResumeGame's request (authenticated by the seat's token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeGameRequest: _TypeAlias = ResumeGameRequest  # noqa: Y015
+
+@_typing.final
+class ResumeGameResponse(_message.Message):
+    """ResumeGame's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    ADJOURNED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    adjourned: _builtins.bool
+    """True if the game is still adjourned (other persons have not asked to resume yet)."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        adjourned: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjourned", b"adjourned", "replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeGameResponse: _TypeAlias = ResumeGameResponse  # noqa: Y015
+
+@_typing.final
 class SubmitActionResponse(_message.Message):
     """SubmitAction's answer: on a retry with the same request_id, the first answer again."""
 
@@ -2449,6 +2679,8 @@ class SeatView(_message.Message):
     WINNING_BID_VALUE_FIELD_NUMBER: _builtins.int
     CONTRACT_VALUE_FIELD_NUMBER: _builtins.int
     SHOWN_CARD_VALUES_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    ADJOURNED_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """`games/{game_id}`."""
     seat: _builtins.int
@@ -2519,6 +2751,8 @@ class SeatView(_message.Message):
     `hand`; with two seats the dummy is position 2 of `tricks`, `visible_hands` and trick
     cards (RULES.md §3.6). 0 from a server that predates this field: read it as 3.
     """
+    adjourned: _builtins.bool
+    """True while the game is adjourned (AdjournGame): decisions are refused until it resumes."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """This seat's cards."""
@@ -2660,6 +2894,10 @@ class SeatView(_message.Message):
     def shown_card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """`shown_cards` as data."""
 
+    @_builtins.property
+    def clock(self) -> Global___GameClock:
+        """The game's clocks (as Game.clock; docs/CLOCKS.md); unset without a time control."""
+
     def __init__(
         self,
         *,
@@ -2718,10 +2956,12 @@ class SeatView(_message.Message):
         winning_bid_value: Global___Bid | None = ...,
         contract_value: Global___Bid | None = ...,
         shown_card_values: _abc.Iterable[Global___Card] | None = ...,
+        clock: Global___GameClock | None = ...,
+        adjourned: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "contract_value", b"contract_value", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "clock", b"clock", "contract_value", b"contract_value", "last_trick", b"last_trick", "open_defence", b"open_defence", "order", b"order", "pending_claim", b"pending_claim", "previous_deal", b"previous_deal", "result", b"result", "rules", b"rules", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "contract", b"contract", "contract_value", b"contract_value", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "discard_values", b"discard_values", "hand", b"hand", "hand_values", b"hand_values", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "seats", b"seats", "sheet", b"sheet", "shown_card_values", b"shown_card_values", "shown_cards", b"shown_cards", "talon", b"talon", "talon_values", b"talon_values", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence", "actor", b"actor", "adjourned", b"adjourned", "auction", b"auction", "bomb", b"bomb", "bomb_call", b"bomb_call", "bomb_signs", b"bomb_signs", "bombers", b"bombers", "can_claim", b"can_claim", "claimant", b"claimant", "clock", b"clock", "contract", b"contract", "contract_value", b"contract_value", "current_trick", b"current_trick", "dark", b"dark", "deal_number", b"deal_number", "dealer", b"dealer", "declarer", b"declarer", "discard", b"discard", "discard_values", b"discard_values", "hand", b"hand", "hand_values", b"hand_values", "last_trick", b"last_trick", "leader", b"leader", "legal", b"legal", "legal_actions", b"legal_actions", "name", b"name", "no_talon", b"no_talon", "open_defence", b"open_defence", "order", b"order", "orderer", b"orderer", "pending_claim", b"pending_claim", "phase", b"phase", "played_tricks", b"played_tricks", "pool_target", b"pool_target", "previous_deal", b"previous_deal", "raspasy_streak", b"raspasy_streak", "result", b"result", "robber_owed", b"robber_owed", "robber_written", b"robber_written", "rules", b"rules", "seat", b"seat", "seats", b"seats", "sheet", b"sheet", "shown_card_values", b"shown_card_values", "shown_cards", b"shown_cards", "talon", b"talon", "talon_values", b"talon_values", "to_act", b"to_act", "tricks", b"tricks", "tricks_played", b"tricks_played", "unseen", b"unseen", "version", b"version", "visible_hands", b"visible_hands", "whist_calls", b"whist_calls", "whisters", b"whisters", "winning_bid", b"winning_bid", "winning_bid_value", b"winning_bid_value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__open_defence: _TypeAlias = _typing.Literal["open_defence"]  # noqa: Y015
     _WhichOneofArgType__open_defence: _TypeAlias = _typing.Literal["_open_defence", b"_open_defence"]  # noqa: Y015
@@ -3391,6 +3631,8 @@ class WatchGameResponse(_message.Message):
     EARLY_STOP_AGREED_FIELD_NUMBER: _builtins.int
     PLAYER_REPLACED_FIELD_NUMBER: _builtins.int
     GAME_ORDERED_FIELD_NUMBER: _builtins.int
+    TIME_EXPIRED_FIELD_NUMBER: _builtins.int
+    ADJOURNMENT_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     TALON_VALUES_FIELD_NUMBER: _builtins.int
@@ -3449,6 +3691,16 @@ class WatchGameResponse(_message.Message):
         """The largest gora ordered the game (OrderGame)."""
 
     @_builtins.property
+    def time_expired(self) -> Global___TimeExpiredEvent:
+        """The seat to act ran out of time; its default move (an `action` event) or its forfeit
+        (a `player_replaced` event with reason "time") follows at the same moment.
+        """
+
+    @_builtins.property
+    def adjournment(self) -> Global___AdjournmentEvent:
+        """A person's seat agreed to adjourn (AdjournGame) or asked to resume (ResumeGame)."""
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open; with two seats the dummy's (seat 2) when the
@@ -3487,15 +3739,17 @@ class WatchGameResponse(_message.Message):
         early_stop_agreed: Global___EarlyStopAgreedEvent | None = ...,
         player_replaced: Global___PlayerReplacedEvent | None = ...,
         game_ordered: Global___GameOrder | None = ...,
+        time_expired: Global___TimeExpiredEvent | None = ...,
+        adjournment: Global___AdjournmentEvent | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
         talon_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "talon_values", b"talon_values", "time", b"time", "time_called", b"time_called", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "talon_values", b"talon_values", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered", "time_expired", "adjournment"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -3842,10 +4096,16 @@ class PlayerReplacedEvent(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_FIELD_NUMBER: _builtins.int
     ACCOUNT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     account: _builtins.int
     """The newcomer's account (its place in the settlement)."""
+    reason: _builtins.str
+    """Why the seat changed hands: "" the creator's replacement (ReplacePlayer), "resigned"
+    (ResignGame) or "time" (forfeit on time); for the last two the newcomer is the server's
+    bot.
+    """
     @_builtins.property
     def player(self) -> Global___Player:
         """The player who joined."""
@@ -3856,14 +4116,73 @@ class PlayerReplacedEvent(_message.Message):
         seat: _builtins.int = ...,
         player: Global___Player | None = ...,
         account: _builtins.int = ...,
+        reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "player", b"player", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["account", b"account", "player", b"player", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayerReplacedEvent: _TypeAlias = PlayerReplacedEvent  # noqa: Y015
+
+@_typing.final
+class TimeExpiredEvent(_message.Message):
+    """The seat to act ran out of time (docs/CLOCKS.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """The deadline that had passed (the event's `time` is when the server found it passed)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeExpiredEvent: _TypeAlias = TimeExpiredEvent  # noqa: Y015
+
+@_typing.final
+class AdjournmentEvent(_message.Message):
+    """A person's seat agreed to adjourn, or asked to resume."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    ADJOURN_FIELD_NUMBER: _builtins.int
+    ADJOURNED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    adjourn: _builtins.bool
+    """True for an agreement to adjourn, false for a request to resume."""
+    adjourned: _builtins.bool
+    """Whether the game is adjourned after this event."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        adjourn: _builtins.bool = ...,
+        adjourned: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjourn", b"adjourn", "adjourned", b"adjourned", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AdjournmentEvent: _TypeAlias = AdjournmentEvent  # noqa: Y015
 
 @_typing.final
 class Heartbeat(_message.Message):

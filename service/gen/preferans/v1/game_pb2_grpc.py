@@ -161,6 +161,21 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.OrderGameRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.OrderGameResponse.FromString,
                 _registered_method=True)
+        self.ResignGame = channel.unary_unary(
+                '/preferans.v1.GameService/ResignGame',
+                request_serializer=preferans_dot_v1_dot_game__pb2.ResignGameRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.ResignGameResponse.FromString,
+                _registered_method=True)
+        self.AdjournGame = channel.unary_unary(
+                '/preferans.v1.GameService/AdjournGame',
+                request_serializer=preferans_dot_v1_dot_game__pb2.AdjournGameRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.AdjournGameResponse.FromString,
+                _registered_method=True)
+        self.ResumeGame = channel.unary_unary(
+                '/preferans.v1.GameService/ResumeGame',
+                request_serializer=preferans_dot_v1_dot_game__pb2.ResumeGameRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.ResumeGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -381,6 +396,42 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResignGame(self, request, context):
+        """The token's seat resigns (issue 14; docs/CLOCKS.md): the player leaves as a player who
+        leaves early does (RULES.md §3.4: his pool is closed, his missing pool points go to his
+        gora, his account is settled with the others at the end, as ReplacePlayer) and the
+        server's bot (player id "bot:seat<N>") takes the seat and plays on; the seat joins
+        Game.bot_seats. Every token of the seat issued until now is refused from now on. When
+        every person has resigned, the bots play the game to its end. Recorded as PlayerReplaced
+        with reason "resigned". Errors: FAILED_PRECONDITION GAME_OVER once the game has ended,
+        BOT_SEAT for a seat the server's bot plays, RULES_VIOLATION past 16 replacements.
+        Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AdjournGame(self, request, context):
+        """The token's seat agrees to adjourn the game. When every person's seat (not the bots')
+        has agreed, the game is adjourned: the clocks stop and every decision is refused
+        (FAILED_PRECONDITION ADJOURNED) until it resumes (ResumeGame). FAILED_PRECONDITION
+        RULES_VIOLATION if the game is adjourned already or the seat has agreed already, BOT_SEAT
+        for a bot's seat, GAME_OVER once the game has ended. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeGame(self, request, context):
+        """The token's seat asks to resume an adjourned game. When every person's seat has asked,
+        play resumes and the clocks restart where they stopped (the adjourned interval does not
+        count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
+        asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -453,6 +504,21 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.OrderGame,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.OrderGameRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.OrderGameResponse.SerializeToString,
+            ),
+            'ResignGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResignGame,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.ResignGameRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.ResignGameResponse.SerializeToString,
+            ),
+            'AdjournGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AdjournGame,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.AdjournGameRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.AdjournGameResponse.SerializeToString,
+            ),
+            'ResumeGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeGame,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.ResumeGameRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.ResumeGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -890,6 +956,87 @@ class GameService:
             '/preferans.v1.GameService/OrderGame',
             preferans_dot_v1_dot_game__pb2.OrderGameRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.OrderGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResignGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/ResignGame',
+            preferans_dot_v1_dot_game__pb2.ResignGameRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.ResignGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AdjournGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/AdjournGame',
+            preferans_dot_v1_dot_game__pb2.AdjournGameRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.AdjournGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/ResumeGame',
+            preferans_dot_v1_dot_game__pb2.ResumeGameRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.ResumeGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

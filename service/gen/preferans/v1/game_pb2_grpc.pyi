@@ -189,6 +189,30 @@ class GameServiceStub:
     (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
     no robber. Idempotent by request_id.
     """
+    ResignGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.ResignGameRequest, _game_pb2.ResignGameResponse]
+    """The token's seat resigns (issue 14; docs/CLOCKS.md): the player leaves as a player who
+    leaves early does (RULES.md §3.4: his pool is closed, his missing pool points go to his
+    gora, his account is settled with the others at the end, as ReplacePlayer) and the
+    server's bot (player id "bot:seat<N>") takes the seat and plays on; the seat joins
+    Game.bot_seats. Every token of the seat issued until now is refused from now on. When
+    every person has resigned, the bots play the game to its end. Recorded as PlayerReplaced
+    with reason "resigned". Errors: FAILED_PRECONDITION GAME_OVER once the game has ended,
+    BOT_SEAT for a seat the server's bot plays, RULES_VIOLATION past 16 replacements.
+    Idempotent by request_id.
+    """
+    AdjournGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.AdjournGameRequest, _game_pb2.AdjournGameResponse]
+    """The token's seat agrees to adjourn the game. When every person's seat (not the bots')
+    has agreed, the game is adjourned: the clocks stop and every decision is refused
+    (FAILED_PRECONDITION ADJOURNED) until it resumes (ResumeGame). FAILED_PRECONDITION
+    RULES_VIOLATION if the game is adjourned already or the seat has agreed already, BOT_SEAT
+    for a bot's seat, GAME_OVER once the game has ended. Idempotent by request_id.
+    """
+    ResumeGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.ResumeGameRequest, _game_pb2.ResumeGameResponse]
+    """The token's seat asks to resume an adjourned game. When every person's seat has asked,
+    play resumes and the clocks restart where they stopped (the adjourned interval does not
+    count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
+    asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -350,6 +374,30 @@ class GameServiceAsyncStub(GameServiceStub):
     the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
     (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
     no robber. Idempotent by request_id.
+    """
+    ResignGame: _aio.UnaryUnaryMultiCallable[_game_pb2.ResignGameRequest, _game_pb2.ResignGameResponse]  # type: ignore[assignment]
+    """The token's seat resigns (issue 14; docs/CLOCKS.md): the player leaves as a player who
+    leaves early does (RULES.md §3.4: his pool is closed, his missing pool points go to his
+    gora, his account is settled with the others at the end, as ReplacePlayer) and the
+    server's bot (player id "bot:seat<N>") takes the seat and plays on; the seat joins
+    Game.bot_seats. Every token of the seat issued until now is refused from now on. When
+    every person has resigned, the bots play the game to its end. Recorded as PlayerReplaced
+    with reason "resigned". Errors: FAILED_PRECONDITION GAME_OVER once the game has ended,
+    BOT_SEAT for a seat the server's bot plays, RULES_VIOLATION past 16 replacements.
+    Idempotent by request_id.
+    """
+    AdjournGame: _aio.UnaryUnaryMultiCallable[_game_pb2.AdjournGameRequest, _game_pb2.AdjournGameResponse]  # type: ignore[assignment]
+    """The token's seat agrees to adjourn the game. When every person's seat (not the bots')
+    has agreed, the game is adjourned: the clocks stop and every decision is refused
+    (FAILED_PRECONDITION ADJOURNED) until it resumes (ResumeGame). FAILED_PRECONDITION
+    RULES_VIOLATION if the game is adjourned already or the seat has agreed already, BOT_SEAT
+    for a bot's seat, GAME_OVER once the game has ended. Idempotent by request_id.
+    """
+    ResumeGame: _aio.UnaryUnaryMultiCallable[_game_pb2.ResumeGameRequest, _game_pb2.ResumeGameResponse]  # type: ignore[assignment]
+    """The token's seat asks to resume an adjourned game. When every person's seat has asked,
+    play resumes and the clocks restart where they stopped (the adjourned interval does not
+    count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
+    asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -593,6 +641,48 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         the order may impose obligatory games (`obligations`): INVALID_ARGUMENT naming the field
         (`obligations.nine` …) for a count outside 0 to 5, and `obligations` when the game has
         no robber. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def ResignGame(
+        self,
+        request: _game_pb2.ResignGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.ResignGameResponse, _abc.Awaitable[_game_pb2.ResignGameResponse]]:
+        """The token's seat resigns (issue 14; docs/CLOCKS.md): the player leaves as a player who
+        leaves early does (RULES.md §3.4: his pool is closed, his missing pool points go to his
+        gora, his account is settled with the others at the end, as ReplacePlayer) and the
+        server's bot (player id "bot:seat<N>") takes the seat and plays on; the seat joins
+        Game.bot_seats. Every token of the seat issued until now is refused from now on. When
+        every person has resigned, the bots play the game to its end. Recorded as PlayerReplaced
+        with reason "resigned". Errors: FAILED_PRECONDITION GAME_OVER once the game has ended,
+        BOT_SEAT for a seat the server's bot plays, RULES_VIOLATION past 16 replacements.
+        Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def AdjournGame(
+        self,
+        request: _game_pb2.AdjournGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.AdjournGameResponse, _abc.Awaitable[_game_pb2.AdjournGameResponse]]:
+        """The token's seat agrees to adjourn the game. When every person's seat (not the bots')
+        has agreed, the game is adjourned: the clocks stop and every decision is refused
+        (FAILED_PRECONDITION ADJOURNED) until it resumes (ResumeGame). FAILED_PRECONDITION
+        RULES_VIOLATION if the game is adjourned already or the seat has agreed already, BOT_SEAT
+        for a bot's seat, GAME_OVER once the game has ended. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def ResumeGame(
+        self,
+        request: _game_pb2.ResumeGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.ResumeGameResponse, _abc.Awaitable[_game_pb2.ResumeGameResponse]]:
+        """The token's seat asks to resume an adjourned game. When every person's seat has asked,
+        play resumes and the clocks restart where they stopped (the adjourned interval does not
+        count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
+        asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -1,0 +1,231 @@
+"""The keeper: the background worker of ``pref serve`` that plays the server's bot seats and
+enforces the time controls of live games (issue 14, docs/CLOCKS.md).
+
+It follows games: the event hub tells it of every event written (``watch``), and at start it
+sweeps the playing games of the game list (``sweep``). For each game due it
+
+1. lets the server's bot decide while the game waits for one (the seat to act is a bot seat,
+   or a bot orders a Classic game): ``PreferansApplication.play_bot``;
+2. otherwise, if a clock runs, looks again at the deadline of the seat to act, and once the
+   server's clock has passed it records the time-out (``PreferansApplication.time_out``).
+
+Both commands take request ids derived from the game's version, so several replicas running a
+keeper, or a keeper retrying after a crash, never act twice: the first write wins, the others
+find their request done or the game moved on (``Moot``). A decision that lands before the
+time-out makes the time-out moot.
+
+It runs in one thread of its own (never on the event loop: a bot's decision is CPU work), one
+game at a time, at most ``MAX_MOVES`` bot decisions of one game before it turns to the others.
+Its clock is injectable (tests call ``run_once`` with a clock of their own, without the thread).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+
+import structlog
+from cachetools import LRUCache
+
+from domain.model import Game
+from domain.model.decisions import event_name
+from domain.model.leaving import Moot
+from domain.model.terms import bot_player_id
+from domain.rules.errors import RulesError
+from projections.queries import list_games
+from service.app.application import (
+    Conflict,
+    GameNotFound,
+    PreferansApplication,
+    StoreUnavailable,
+)
+
+log = structlog.get_logger(__name__)
+
+MAX_MOVES = 64
+"""Bot decisions of one game in a row before the keeper turns to the other games due."""
+IDLE_SECONDS = 1.0
+"""The longest the thread sleeps without being woken (a new event, a deadline)."""
+RETRY_SECONDS = 1.0
+"""How soon a game whose command failed (a lost race, the store down) is looked at again."""
+SWEEP_PAGE = 500
+PLAIN_GAMES = 100_000
+"""Games remembered as needing no keeper (so their events cost one small read, not a load)."""
+
+
+class Keeper:
+    """Plays bot seats and times out seats whose deadline has passed (see the module)."""
+
+    def __init__(
+        self,
+        app: PreferansApplication,
+        *,
+        clock: Callable[[], float] = time.time,
+        after_write: Callable[[uuid.UUID], None] | None = None,
+    ) -> None:
+        self._app = app
+        self._clock = clock
+        self.after_write = after_write
+        """Called after each command the keeper recorded (the server wakes its watchers)."""
+        self._plain: LRUCache[uuid.UUID, int] = LRUCache(PLAIN_GAMES)
+        """Games that need no keeper (no clock, no bot seat; other aggregates) → the last
+        version looked at (``_still_plain``). Used by the keeper's thread only."""
+        self._due: dict[uuid.UUID, float] = {}
+        """Each followed game → when to look at it again (seconds since the epoch)."""
+        self._guard = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- following games ------------------------------------------------------------------
+
+    def watch(self, game_id: uuid.UUID, version: int = 0) -> None:
+        """A game changed (from any thread): look at it as soon as possible."""
+        with self._guard:
+            self._due[game_id] = 0.0
+        self._wake.set()
+
+    def sweep(self) -> int:
+        """Follow every playing game of the game list (at start: a restarted keeper picks up
+        pending deadlines and waiting bots); returns how many."""
+        after: tuple[str, str] | None = None
+        found = 0
+        while True:
+            rows = list_games(self._app.db, status="playing", limit=SWEEP_PAGE, after=after)
+            for row in rows:
+                self.watch(uuid.UUID(row["game_id"]))
+            found += len(rows)
+            if len(rows) < SWEEP_PAGE:
+                return found
+            after = (rows[-1]["created_at"], rows[-1]["game_id"])
+
+    @property
+    def followed(self) -> dict[uuid.UUID, float]:
+        with self._guard:
+            return dict(self._due)
+
+    # -- work -----------------------------------------------------------------------------
+
+    def run_once(self) -> int:
+        """Look at every game due by the clock now; returns the commands recorded."""
+        now = self._clock()
+        with self._guard:
+            due = [g for g, at in self._due.items() if at <= now]
+        done = 0
+        for game_id in due:
+            try:
+                done += self._step(game_id)
+            except Exception as exc:  # one game's failure never stops the others
+                log.exception("keeper: step failed", game=str(game_id), error=str(exc))
+                self._schedule(game_id, self._clock() + RETRY_SECONDS)
+        return done
+
+    def _schedule(self, game_id: uuid.UUID, at: float | None) -> None:
+        with self._guard:
+            if at is None:
+                self._due.pop(game_id, None)
+            else:
+                self._due[game_id] = at
+
+    def _still_plain(self, game_id: uuid.UUID) -> bool:
+        """Whether a game known to need no keeper (no clock, no bot seat, or no game at all)
+        still needs none: only a bot taking a seat changes that, so only the game's new events
+        are read (one small query, not the whole game)."""
+        seen = self._plain.get(game_id)
+        if seen is None:
+            return False
+        new = self._app.game_events(game_id, after=seen)
+        for event in new:
+            player = getattr(event, "player", None)
+            if event_name(event) == "PlayerReplaced" and player == bot_player_id(event.seat):
+                del self._plain[game_id]
+                return False
+        if new:
+            self._plain[game_id] = new[-1].originator_version
+        return True
+
+    def _step(self, game_id: uuid.UUID) -> int:
+        """Bots' decisions, then the clock, of one game; schedules its next look."""
+        app, done = self._app, 0
+        try:
+            if self._still_plain(game_id):
+                self._schedule(game_id, None)
+                return done
+            for _ in range(MAX_MOVES):
+                game = app.get_game(game_id)
+                version = game.version
+                if not isinstance(game, Game) or (game.time_control is None and not game.bot_seats):
+                    self._plain[game_id] = version
+                    self._schedule(game_id, None)
+                    return done
+                if game.finished:
+                    self._schedule(game_id, None)
+                    return done
+                try:
+                    app.play_bot(game_id, version)
+                except Moot:
+                    pass
+                else:
+                    done += 1
+                    self._wrote(game_id)
+                    continue
+                deadline = app.get_game(game_id).deadline_ms
+                if deadline is None:  # no clock runs (adjourned, a person's order, no clock)
+                    self._schedule(game_id, None)
+                    return done
+                now = self._clock()
+                if now * 1000 < deadline:
+                    self._schedule(game_id, deadline / 1000)
+                    return done
+                try:
+                    app.time_out(game_id, version, now)
+                except Moot:
+                    continue
+                done += 1
+                self._wrote(game_id)
+            self._schedule(game_id, 0.0)  # more to do: after the other games due
+        except GameNotFound:
+            self._schedule(game_id, None)
+        except (Conflict, StoreUnavailable, RulesError) as exc:
+            log.info("keeper: will retry", game=str(game_id), error=str(exc))
+            self._schedule(game_id, self._clock() + RETRY_SECONDS)
+        return done
+
+    def _wrote(self, game_id: uuid.UUID) -> None:
+        if self.after_write is not None:
+            self.after_write(game_id)
+
+    # -- the thread -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Sweep, then follow games in a background thread until ``stop``."""
+
+        def run() -> None:
+            try:
+                self.sweep()
+            except Exception as exc:  # the read model is not there yet: events still come
+                log.warning("keeper: cannot sweep the game list", error=str(exc))
+            while not self._stopping.is_set():
+                self._wake.clear()
+                try:
+                    self.run_once()
+                except Exception as exc:  # never let one game stop the keeper
+                    log.exception("keeper: step failed", error=str(exc))
+                with self._guard:
+                    soonest = min(self._due.values(), default=None)
+                wait = IDLE_SECONDS
+                if soonest is not None:
+                    wait = max(0.0, min(IDLE_SECONDS, soonest - self._clock()))
+                if wait:
+                    self._wake.wait(wait)
+
+        self._thread = threading.Thread(target=run, name="keeper", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
