@@ -34,11 +34,13 @@ from eventsourcing.domain import Aggregate, event
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import (
     TIME_FINGERPRINT,
+    abort_fingerprint,
     action_fingerprint,
     entry_to_dict,
     order_fingerprint,
     replace_fingerprint,
     score_to_dict,
+    settlement_from_strings,
     settlement_to_strings,
     stop_fingerprint,
 )
@@ -50,6 +52,7 @@ from domain.model.disputes import (
     flag_fingerprint,
     ruling_fingerprint,
 )
+from domain.model.stakes import difference, money
 from domain.model.terms import TimeControl
 from domain.rules import (
     Action,
@@ -73,13 +76,17 @@ from domain.rules import (
     start_deal,
 )
 from domain.rules.cards import card_list
-from domain.rules.errors import GameOver, InvalidAction
+from domain.rules.errors import GameOver, IllegalAction, InvalidAction
 from domain.rules.game import with_deal
 from domain.rules.state import DealState
 
 
 class RequestReused(InvalidAction):
     """A request id was sent again with a different command."""
+
+
+class AbortRefused(IllegalAction):
+    """A game is aborted only before its first deal is scored (``Game.abort``)."""
 
 
 GAME_ID_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
@@ -230,6 +237,33 @@ class Game(Aggregate):
         TOPIC = EVENT_PREFIX + "PlayerReplaced"
         player: str
         replaced_ms: int
+
+    class StakesSettled(Event):
+        """The game's settlement in virtual money (docs/STAKES.md), recorded by the server (seat
+        -1) right after ``GameFinished`` in the same save, when the game has a stake: per
+        account of the sheet (``players``, the settlement's order), ``amounts`` in hundredths
+        of a coin, ``domain.model.stakes.money`` of the settlement at ``stake_per_whist``."""
+
+        TOPIC = EVENT_PREFIX + "StakesSettled"
+        stake_per_whist: int
+        players: list[str]
+        amounts: list[int]
+
+    class StakesAdjusted(Event):
+        """A ruling after the end changed the settlement of a game with a stake: the money
+        that moves (the new settlement's money minus the previous one's, per account, in
+        hundredths of a coin), recorded right after ``RulingRecorded`` in the same save."""
+
+        TOPIC = EVENT_PREFIX + "StakesAdjusted"
+        stake_per_whist: int
+        players: list[str]
+        amounts: list[int]
+
+    class GameAborted(Event):
+        """A seat aborted the game before its first deal was scored: the game ends with no
+        settlement, no money and no seed revealed (docs/STAKES.md "Aborting a game")."""
+
+        TOPIC = EVENT_PREFIX + "GameAborted"
 
     # Decision events: what each records is its row in ``domain.model.decisions``.
 
@@ -471,6 +505,10 @@ class Game(Aggregate):
         """Each ``DealFlagged``: version, seat, deal_number, reason."""
         self.rulings: list[dict[str, Any]] = []
         """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment."""
+        self.ledger: list[list[int]] = []
+        """The amounts of each ``StakesSettled`` and ``StakesAdjusted`` (cents, by account)."""
+        self.aborted = False
+        """A seat aborted the game (``GameAborted``)."""
 
     # ----------------------------------------------------------------------------------
     # queries
@@ -627,12 +665,35 @@ class Game(Aggregate):
         return found
 
     def _end(self, request_id: str, seed: bytes) -> None:
+        settlement = settle_game(self.state)
         self._game_finished(
             seat=-1,
             request_id=request_id,
             seed=seed.hex(),
-            settlement=settlement_to_strings(settle_game(self.state)),
+            settlement=settlement_to_strings(settlement),
         )
+        if self.stake_per_whist:
+            self._stakes_settled(
+                seat=-1,
+                request_id=request_id,
+                stake_per_whist=self.stake_per_whist,
+                players=list(self.accounts),
+                amounts=money(settlement, self.stake_per_whist),
+            )
+
+    def abort(self, seat: int, request_id: str) -> None:
+        """A seat aborts the game: only before its first deal is scored (no settlement, no
+        money, no statistics of a played game follow)."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        if self.finished:
+            raise GameOver("the game is over")
+        if self.deal_results:
+            raise AbortRefused(
+                "a game can be aborted only before its first deal is scored; "
+                "stop it by agreement (AgreeEarlyStop) instead"
+            )
+        self._game_aborted(seat=seat, request_id=request_id)
 
     def _check_scored(self, deal_number: int) -> None:
         scored = len(self.deal_results)
@@ -668,9 +729,14 @@ class Game(Aggregate):
         change = check_adjustment(adjustment, self.rule_set.players)
         check_reason(auditor, field="auditor")
         settlement = None
+        moved: list[int] | None = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle_game(self.state, sheet))
+            after = settle_game(self.state, sheet)
+            settlement = settlement_to_strings(after)
+            if self.stake_per_whist and self.settlement is not None:
+                before = money(settlement_from_strings(self.settlement), self.stake_per_whist)
+                moved = difference(before, money(after, self.stake_per_whist))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,
@@ -680,6 +746,14 @@ class Game(Aggregate):
             adjustment=change,
             settlement=settlement,
         )
+        if moved is not None:
+            self._stakes_adjusted(
+                seat=-1,
+                request_id=request_id,
+                stake_per_whist=self.stake_per_whist,
+                players=list(self.accounts),
+                amounts=moved,
+            )
 
     def _finish(self, request_id: str, seed: bytes) -> None:
         deal = self.state.deal
@@ -803,6 +877,36 @@ class Game(Aggregate):
         self.seed_hex = seed
         self.settlement = list(settlement)
         self._note(request_id)
+
+    @event(StakesSettled)
+    def _stakes_settled(
+        self,
+        seat: int,
+        request_id: str,
+        stake_per_whist: int,
+        players: list[str],
+        amounts: list[int],
+    ) -> None:
+        self.ledger.append(list(amounts))
+        self._note(request_id)
+
+    @event(StakesAdjusted)
+    def _stakes_adjusted(
+        self,
+        seat: int,
+        request_id: str,
+        stake_per_whist: int,
+        players: list[str],
+        amounts: list[int],
+    ) -> None:
+        self.ledger.append(list(amounts))
+        self._note(request_id)
+
+    @event(GameAborted)
+    def _game_aborted(self, seat: int, request_id: str) -> None:
+        self.aborted = True
+        self.state = self.state._replace(finished=True)
+        self._note(request_id, abort_fingerprint(seat))
 
     @event(TimeCalled)
     def _time_called(self, seat: int, request_id: str) -> None:
