@@ -100,13 +100,15 @@ def first_deal_scored(game: Game) -> None:
 def stopped(game: Game) -> list[Any]:
     for seat in range(game.rule_set.players):
         game.agree_stop(seat, f"stop-{seat}", SEED)
-    return list(game.collect_events())
+    events: list[Any] = list(game.collect_events())
+    return events
 
 
 def replayed(events: list[Any]) -> Game:
     game: Any = None
     for event in events:
         game = event.mutate(game)
+    assert isinstance(game, Game)
     return game
 
 
@@ -142,7 +144,7 @@ def test_a_ruling_that_changes_the_settlement_moves_the_difference() -> None:
     adjustment = {"gora": [0, 0, 0], "whists": [[0, 10, 0], [0, 0, 0], [0, 0, 0]]}
     game.record_ruling(1, "a revoke", adjustment, "rule-1")
     game.record_ruling(1, "the play was correct", None, "rule-2")
-    ruled = list(game.collect_events())
+    ruled: list[Any] = list(game.collect_events())
     assert names(ruled) == ["RulingRecorded", "StakesAdjusted", "RulingRecorded", "StakesAdjusted"]
     assert game.settlement is not None
     now = money(settlement_from_strings(game.settlement), 3)
@@ -166,7 +168,7 @@ def test_a_seat_aborts_before_the_first_deal_is_scored() -> None:
     game = created_game(DEFAULT, stake_per_whist=5)
     game.deal_next(SEED, "create")
     game.abort(1, "abort-1")
-    events = list(game.collect_events())
+    events: list[Any] = list(game.collect_events())
     assert names(events)[-1] == "GameAborted"
     assert events[-1].seat == 1
     assert game.aborted and game.finished and game.settlement is None and game.ledger == []
