@@ -57,3 +57,24 @@ def format_cents(amount: int) -> str:
     sign = "-" if amount < 0 else ""
     whole, cents = divmod(abs(amount), CENTS)
     return f"{sign}{whole}.{cents:02d}"
+
+
+def ledger_problem(
+    recorded: object, players: Sequence[str], expected: Sequence[int], stake_per_whist: int
+) -> str | None:
+    """What is wrong with a recorded ledger event (``StakesSettled``, ``StakesAdjusted``) given
+    the accounts, the amounts recomputed from the settlements and the game's stake, or
+    ``None`` (the audit's check, docs/AUDIT.md)."""
+    amounts = getattr(recorded, "amounts", None)
+    if getattr(recorded, "stake_per_whist", None) != stake_per_whist:
+        return f"the stake {getattr(recorded, 'stake_per_whist', None)!r} is not the game's"
+    if list(getattr(recorded, "players", ())) != list(players):
+        return f"the accounts {getattr(recorded, 'players', None)!r} are not the game's"
+    if not isinstance(amounts, list) or sum(amounts) != 0:
+        return f"the amounts {amounts!r} do not sum to zero"
+    if amounts != list(expected):
+        return (
+            f"the amounts {amounts} (cents) do not follow from the settlement at the stake, "
+            f"which gives {list(expected)}"
+        )
+    return None

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.audit import MISSING, verify
 from domain.model import Game
 from domain.model.codec import settlement_from_strings
 from domain.model.game import AbortRefused
@@ -193,3 +194,33 @@ def test_no_abort_once_a_deal_is_scored() -> None:
     with pytest.raises(GameOver):
         stopped(game)
         game.abort(0, "abort")
+
+
+# ---------------------------------------------------------------------------------------------
+# the audit (the stored chain recomputed after a change: tests/integration/test_audit_stakes.py)
+
+
+def test_the_audit_recomputes_the_ledger() -> None:
+    game = created_game(DEFAULT, stake_per_whist=3, seed=SEED)
+    game.deal_next(SEED, "create")
+    first_deal_scored(game)
+    events = stopped(game)
+    game.record_ruling(1, "a revoke", {"gora": [0, 5, 0], "whists": [[0] * 3] * 3}, "rule-1")
+    events += list(game.collect_events())
+    report = verify("g", events)
+    assert report.verified, report.summary
+    assert report.money == [sum(c) for c in zip(*game.ledger, strict=True)]
+    assert sum(report.money) == 0
+    # The ledger event left out: the log ends where it must follow.
+    assert not verify("g", events[:-1]).verified
+    assert verify("g", events[:-1]).discrepancy.kind == MISSING  # type: ignore[union-attr]
+
+
+def test_the_audit_accepts_an_aborted_game() -> None:
+    game = created_game(DEFAULT, stake_per_whist=3, seed=SEED)
+    game.deal_next(SEED, "create")
+    game.abort(2, "abort")
+    report = verify("g", list(game.collect_events()))
+    assert report.verified, report.summary
+    assert report.aborted and report.finished and report.settlement is None
+    assert "aborted" in report.summary
