@@ -40,8 +40,10 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return start_deal(state, Shuffle(tuple(event.deck), event.talon_pair))
     if name == "DealScored":
         return finish_deal(state)[0]
-    if name in ("GameFinished", "DealFlagged"):
+    if name in ("GameFinished", "DealFlagged", "StakesSettled", "StakesAdjusted"):
         return state
+    if name == "GameAborted":
+        return state._replace(finished=True)
     if name == "TimeCalled":
         return call_time(state)
     if name == "EarlyStopAgreed":

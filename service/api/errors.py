@@ -7,6 +7,7 @@
 | ``GameOver`` | FAILED_PRECONDITION | ``ErrorInfo`` reason GAME_OVER |
 | ``VersionNotReached`` | FAILED_PRECONDITION | ``ErrorInfo`` VERSION_NOT_REACHED (``version``) |
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
+| ``AbortRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ABORT_TOO_LATE |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
@@ -29,6 +30,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from domain.model.game import AbortRefused
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
 from service.app.application import (
@@ -169,6 +171,8 @@ def map_error(error: BaseException) -> Mapped | None:
             metadata={"to_act": str(error.to_act), "seat": str(error.seat)},
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, error.message, info)
+    if isinstance(error, AbortRefused):
+        return _precondition_failed(error.message, "ABORT_TOO_LATE", "ABORT", "game")
     if isinstance(error, IllegalAction):
         # As in the seat view: claims are not listed one by one, a flag says they are allowed.
         listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]
