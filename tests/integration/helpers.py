@@ -59,6 +59,9 @@ VIEW_TABLES = (
     "stats_leagues",
     "stats_pairs",
     "stats_results",
+    "ledger_games",
+    "ledger_entries",
+    "ledger_balances",
 )
 """The tables of the read models (``projections.PROJECTION_NAMES``)."""
 CARD_TEXTS = frozenset(str(card) for card in CARDS)
