@@ -73,7 +73,7 @@ class Ledger:
 
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
-        if name == "GameCreated" and getattr(event, "stake_per_whist", 0):
+        if name == "GameCreated" and event.stake_per_whist:
             self._games[str(event.originator_id)] = event.league
         elif name in LEDGER_EVENTS:
             for account, (player, amount) in enumerate(

@@ -37,7 +37,7 @@ def entries(
 ) -> list[dict[str, Any]]:
     """A player's ledger entries, newest first (ties: game id, then version, descending), one
     page of them: after the entry whose (recorded_at, game_id, version) is ``after``."""
-    where, params = "player_id = ?", [player_id]
+    where, params = "player_id = ?", list[Any]([player_id])
     if league != ALL_GAMES:
         where += " AND league = ?"
         params.append(league)
@@ -80,7 +80,7 @@ def balances(
     """The players of a scope by balance (ties by player id ascending), one page: after the row
     whose balance and player id are ``after`` (a keyset, stable while balances change)."""
     direction = "DESC" if descending else "ASC"
-    where, params = "scope = ?", [league]
+    where, params = "scope = ?", list[Any]([league])
     if after is not None:
         beyond = "<" if descending else ">"
         where += f" AND (balance_cents {beyond} ? OR (balance_cents = ? AND player_id > ?))"
