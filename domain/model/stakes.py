@@ -18,9 +18,11 @@ Pure: no clock, no I/O; the aggregate records what this computes and the audit r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
+from domain.model.codec import settlement_from_strings
 from domain.rules.errors import RulesError
 
 CENTS = 100
@@ -76,5 +78,19 @@ def ledger_problem(
         return (
             f"the amounts {amounts} (cents) do not follow from the settlement at the stake, "
             f"which gives {list(expected)}"
+        )
+    return None
+
+
+def stakes_problem(stakes: Mapping[str, Any] | None, settlement: Sequence[str]) -> str | None:
+    """What is wrong with a hand record's ``stakes`` (docs/HANDRECORD.md) for its settlement:
+    the amounts must be the settlement's money at the stake; ``None`` if right or absent."""
+    if stakes is None:
+        return None
+    expected = money(settlement_from_strings(settlement), stakes["stake_per_whist"])
+    if list(stakes["amounts"]) != expected:
+        return (
+            f"the recorded stakes {list(stakes['amounts'])} (cents) are wrong: the settlement "
+            f"at {stakes['stake_per_whist']} a whist gives {expected}"
         )
     return None

@@ -270,8 +270,8 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             replay.game = after
             if after.finished:
                 replay.settlement = settlement_to_strings(settle_game(after))
-        elif name in ("GameFinished", "GameCreated"):
-            pass
+        elif name in ("GameFinished", "GameCreated", "StakesSettled", "StakesAdjusted"):
+            pass  # the ledger moves money, not the game (docs/STAKES.md)
         elif name == "PlayerReplaced":
             replay.game = replace_player(game, event.seat)
         elif name in ("TimeCalled", "EarlyStopAgreed", "GameOrdered"):

@@ -4,12 +4,14 @@ the same numbers, the audit recomputes every ledger event; aborting a game."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 import pytest
 
 from domain.audit import LEDGER
+from domain.handrecord import to_json, validate, verify_record
 from domain.model.codec import settlement_from_strings
 from domain.model.game import AbortRefused
 from domain.model.stakes import money
@@ -21,6 +23,7 @@ from projections.queries import list_games
 from projections.stats_queries import player_stats
 from service.app.application import PreferansApplication
 from service.app.audit import verify_game
+from service.app.handrecord import game_record
 from tests.integration.helpers import PLAYERS, create, dump_tables, play, topic
 from tests.integration.test_audit import edit, rechain
 
@@ -174,3 +177,20 @@ def test_no_abort_after_the_first_deal_is_scored(app: PreferansApplication) -> N
     with pytest.raises(AbortRefused):
         app.abort_game(game_id, 0, "abort")
     assert app.get_game(game_id).version == version
+
+
+def test_the_hand_record_carries_the_money(app: PreferansApplication) -> None:
+    game_id = create(app, RULES, stake_per_whist=STAKE).game_id
+    play(app, game_id)
+    record = validate(json.loads(to_json(game_record(app, game_id))))
+    assert record["stakes"] == {
+        "stake_per_whist": STAKE,
+        "amounts": settled_money(app, game_id),
+    }
+    assert verify_record(record).consistent
+    amounts = record["stakes"]["amounts"]
+    record["stakes"]["amounts"] = [amounts[0] + 1, amounts[1] - 1, *amounts[2:]]
+    verdict = verify_record(record)
+    assert not verdict.consistent and "stakes" in verdict.message
+    # One deal of it: no money (the record is not the whole game).
+    assert "stakes" not in game_record(app, game_id, deal_number=1)
