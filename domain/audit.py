@@ -556,7 +556,7 @@ class _Replay:
         expected = now if self.money is None else difference(self.money, now)
         problem = ledger_problem(event, self.accounts, expected, self.stake)
         if problem is not None:
-            raise _Found(LEDGER, f"{name}: {problem}")
+            raise _Found(LEDGER, problem)
         self.money = now
 
     def _aborted(self, event: Any) -> None:
