@@ -36,6 +36,7 @@ from domain.model.codec import (
 )
 from domain.model.decisions import BY_NAME, EVENT_PREFIX
 from domain.model.disputes import adjusted, check_adjustment, check_reason
+from domain.model.replay import aborted
 from domain.model.shape import malformed
 from domain.model.stakes import difference, ledger_problem, money
 from domain.model.terms import MAX_STAKE_PER_WHIST
@@ -568,7 +569,7 @@ class _Replay:
             raise _Found(STRUCTURE, f"seat is {seat!r}, but a seat of the game aborts it")
         if game.finished or self.scored:
             raise _Found(ILLEGAL, "GameAborted after a deal was scored or the game ended")
-        self.game = game._replace(finished=True)
+        self.game = aborted(game)
         self.ended = self.aborted = True
 
     def end_of_log(self) -> None:

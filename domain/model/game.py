@@ -52,6 +52,7 @@ from domain.model.disputes import (
     flag_fingerprint,
     ruling_fingerprint,
 )
+from domain.model.replay import aborted
 from domain.model.stakes import difference, money
 from domain.model.terms import TimeControl
 from domain.rules import (
@@ -905,7 +906,7 @@ class Game(Aggregate):
     @event(GameAborted)
     def _game_aborted(self, seat: int, request_id: str) -> None:
         self.aborted = True
-        self.state = self.state._replace(finished=True)
+        self.state = aborted(self.state)
         self._note(request_id, abort_fingerprint(seat))
 
     @event(TimeCalled)

@@ -29,6 +29,12 @@ from domain.rules.game import with_deal
 __all__ = ["EVENT_PREFIX", "action_of", "advance", "event_name"]
 
 
+def aborted(state: GameState) -> GameState:
+    """The game after ``GameAborted``: over, with no deal in progress (like an agreed stop,
+    ``stop_early``, but never settled: docs/STAKES.md)."""
+    return state._replace(deal=None, finished=True)
+
+
 def advance(state: GameState | None, event: Any) -> GameState:
     """The game after ``event`` (``state`` is ``None`` before the creation event)."""
     name = event_name(event)
@@ -43,7 +49,7 @@ def advance(state: GameState | None, event: Any) -> GameState:
     if name in ("GameFinished", "DealFlagged", "StakesSettled", "StakesAdjusted"):
         return state
     if name == "GameAborted":
-        return state._replace(finished=True)
+        return aborted(state)
     if name == "TimeCalled":
         return call_time(state)
     if name == "EarlyStopAgreed":

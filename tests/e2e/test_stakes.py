@@ -22,7 +22,7 @@ from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import ledger_pb2 as lpb
 from service.gen.preferans.v1 import ledger_pb2_grpc
 from tests.e2e.conftest import ServerThread
-from tests.e2e.helpers import PLAYERS, refused
+from tests.e2e.helpers import PLAYERS, StreamReader, refused
 
 STAKE = 5
 LEAGUE = "stakes"
@@ -127,6 +127,12 @@ def test_aborting_a_game(server: ServerThread, client: GameClient) -> None:
     game = client.get_game(name)
     assert game.status == pb.GAME_STATUS_ABORTED and game.seed_hex == ""
     assert list(client.scoresheet(name).settlement) == []
+    assert seat.view(min_version=first.version).actor == -1  # nobody is to act
+    reader = StreamReader(seat.watch())
+    while (message := reader.next()).version < first.version:
+        pass
+    assert message.WhichOneof("event") == "game_aborted" and message.game_aborted.seat == 2
+    reader.close()
 
     # Once a deal is scored: too late.
     later = create(client)

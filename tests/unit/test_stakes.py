@@ -168,13 +168,14 @@ def test_a_ruling_during_the_game_moves_no_money() -> None:
 def test_a_seat_aborts_before_the_first_deal_is_scored() -> None:
     game = created_game(DEFAULT, stake_per_whist=5)
     game.deal_next(SEED, "create")
+    deal = game.state.deal
+    assert deal is not None
     game.abort(1, "abort-1")
     events: list[Any] = list(game.collect_events())
     assert names(events)[-1] == "GameAborted"
     assert events[-1].seat == 1
     assert game.aborted and game.finished and game.settlement is None and game.ledger == []
-    deal = game.state.deal
-    assert deal is not None
+    assert game.state.deal is None  # no deal in progress: nobody is to act
     with pytest.raises(GameOver):
         game.act(actor(deal), legal_actions(deal)[0], "late", SEED)
     with pytest.raises(GameOver):
