@@ -34,11 +34,13 @@ def ledger(client: GameClient) -> Any:
     return ledger_pb2_grpc.LedgerServiceStub(client.channel)
 
 
-def create(client: GameClient, stake: int = STAKE) -> pb.CreateGameResponse:
+def create(
+    client: GameClient, stake: int = STAKE, pool: int = 2, league: str = LEAGUE
+) -> pb.CreateGameResponse:
     request = pb.CreateGameRequest(
         players=[pb.Player(player_id=p) for p in PLAYERS],
-        rules=rules_to_proto(RuleSet(pool_target=2)),
-        league=LEAGUE,
+        rules=rules_to_proto(RuleSet(pool_target=pool)),
+        league=league,
         request_id=uuid.uuid4().hex,
         creator_secret=secrets.token_hex(16),
         stake_per_whist=stake,
@@ -134,8 +136,8 @@ def test_aborting_a_game(server: ServerThread, client: GameClient) -> None:
     assert message.WhichOneof("event") == "game_aborted" and message.game_aborted.seat == 2
     reader.close()
 
-    # Once a deal is scored: too late.
-    later = create(client)
+    # Once a deal is scored: too late (a pool long enough that one deal cannot end the game).
+    later = create(client, pool=20, league="")
 
     def stop(version: int) -> None:
         if client.scoresheet(later.game.name).deals:

@@ -28,6 +28,8 @@ from tests.integration.helpers import PLAYERS, create, dump_tables, play, topic
 from tests.integration.test_audit import edit, rechain
 
 RULES = RuleSet(pool_target=2)
+LONG = RuleSet(pool_target=20)
+"""A pool no single deal can close (the game goes on after its first deal)."""
 STAKE = 7
 LEDGER_TABLES = ("ledger_games", "ledger_entries", "ledger_balances")
 ADJUSTMENT = {"gora": [0, 0, 0], "whists": [[0, 0, 30], [0, 0, 0], [0, 0, 0]]}
@@ -87,7 +89,7 @@ def test_a_finished_game_moves_its_money_and_a_ruling_the_difference(
 
 
 def test_an_early_stop_settles_the_stakes(app: PreferansApplication) -> None:
-    game_id = create(app, RULES, stake_per_whist=STAKE).game_id
+    game_id = create(app, LONG, stake_per_whist=STAKE).game_id
     play(app, game_id, stop=lambda g: len(g.deal_results) >= 1)
     for seat in range(3):
         app.agree_stop(game_id, seat, f"stop-{seat}")
@@ -171,7 +173,7 @@ def test_aborting_a_game(app: PreferansApplication) -> None:
 
 
 def test_no_abort_after_the_first_deal_is_scored(app: PreferansApplication) -> None:
-    game_id = create(app, RULES).game_id
+    game_id = create(app, LONG).game_id
     play(app, game_id, stop=lambda g: len(g.deal_results) >= 1)
     version = app.get_game(game_id).version
     with pytest.raises(AbortRefused):
