@@ -116,6 +116,15 @@ class _Decided:
         aggregate._decided(self)
 
 
+class _Ledger:
+    """The body of both ledger events: note the money moved (``Game.ledger``)."""
+
+    def apply(self, aggregate: Any) -> None:
+        event: Any = self  # a ledger event: ``StakesSettled`` or ``StakesAdjusted``
+        aggregate.ledger.append(list(event.amounts))
+        aggregate._note(event.request_id)
+
+
 class Game(Aggregate):
     """One game (pulya) of three players."""
 
@@ -239,7 +248,7 @@ class Game(Aggregate):
         player: str
         replaced_ms: int
 
-    class StakesSettled(Event):
+    class StakesSettled(_Ledger, Event):
         """The game's settlement in virtual money (docs/STAKES.md), recorded by the server (seat
         -1) right after ``GameFinished`` in the same save, when the game has a stake: per
         account of the sheet (``players``, the settlement's order), ``amounts`` in hundredths
@@ -250,7 +259,7 @@ class Game(Aggregate):
         players: list[str]
         amounts: list[int]
 
-    class StakesAdjusted(Event):
+    class StakesAdjusted(_Ledger, Event):
         """A ruling after the end changed the settlement of a game with a stake: the money
         that moves (the new settlement's money minus the previous one's, per account, in
         hundredths of a coin), recorded right after ``RulingRecorded`` in the same save."""
@@ -674,13 +683,20 @@ class Game(Aggregate):
             settlement=settlement_to_strings(settlement),
         )
         if self.stake_per_whist:
-            self._stakes_settled(
-                seat=-1,
-                request_id=request_id,
-                stake_per_whist=self.stake_per_whist,
-                players=list(self.accounts),
-                amounts=money(settlement, self.stake_per_whist),
+            self._move_money(
+                Game.StakesSettled, request_id, money(settlement, self.stake_per_whist)
             )
+
+    def _move_money(self, kind: type[Game.Event], request_id: str, amounts: list[int]) -> None:
+        """Record a ledger event (server, seat -1) of the game's stake and accounts."""
+        self.trigger_event(
+            kind,
+            seat=-1,
+            request_id=request_id,
+            stake_per_whist=self.stake_per_whist,
+            players=list(self.accounts),
+            amounts=amounts,
+        )
 
     def abort(self, seat: int, request_id: str) -> None:
         """A seat aborts the game: only before its first deal is scored (no settlement, no
@@ -748,13 +764,7 @@ class Game(Aggregate):
             settlement=settlement,
         )
         if moved is not None:
-            self._stakes_adjusted(
-                seat=-1,
-                request_id=request_id,
-                stake_per_whist=self.stake_per_whist,
-                players=list(self.accounts),
-                amounts=moved,
-            )
+            self._move_money(Game.StakesAdjusted, request_id, moved)
 
     def _finish(self, request_id: str, seed: bytes) -> None:
         deal = self.state.deal
@@ -877,30 +887,6 @@ class Game(Aggregate):
     def _game_finished(self, seat: int, request_id: str, seed: str, settlement: list[str]) -> None:
         self.seed_hex = seed
         self.settlement = list(settlement)
-        self._note(request_id)
-
-    @event(StakesSettled)
-    def _stakes_settled(
-        self,
-        seat: int,
-        request_id: str,
-        stake_per_whist: int,
-        players: list[str],
-        amounts: list[int],
-    ) -> None:
-        self.ledger.append(list(amounts))
-        self._note(request_id)
-
-    @event(StakesAdjusted)
-    def _stakes_adjusted(
-        self,
-        seat: int,
-        request_id: str,
-        stake_per_whist: int,
-        players: list[str],
-        amounts: list[int],
-    ) -> None:
-        self.ledger.append(list(amounts))
         self._note(request_id)
 
     @event(GameAborted)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -19,9 +18,9 @@ from google.protobuf import timestamp_pb2
 
 from domain.model.stakes import format_cents
 from projections import ledger_queries
-from projections.db import Database
-from service.api.game_servicer import Delegating, refusing
-from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.game_servicer import refusing
+from service.api.pagetoken import Page, fill_page, keyset_rows, page_size
+from service.api.stats_servicer import ReadModelServicer
 from service.app import validation
 from service.gen.preferans.v1 import ledger_pb2 as pb
 from service.gen.preferans.v1 import ledger_pb2_grpc
@@ -33,14 +32,7 @@ BALANCES_TOKEN = "ledger-balances"
 KINDS = {"settled": pb.LEDGER_ENTRY_KIND_SETTLED, "adjusted": pb.LEDGER_ENTRY_KIND_ADJUSTED}
 
 
-class LedgerServicer(Delegating, ledger_pb2_grpc.LedgerServiceServicer):
-    def __init__(
-        self, db: Database, executor: ThreadPoolExecutor, page_tokens: PageTokens | None = None
-    ) -> None:
-        self.db = db
-        self.executor = executor
-        self.page_tokens = page_tokens or PageTokens.random()
-
+class LedgerServicer(ReadModelServicer, ledger_pb2_grpc.LedgerServiceServicer):
     @refusing
     async def GetBalance(  # noqa: N802 (the proto's method name)
         self, request: pb.GetBalanceRequest, context: grpc.aio.ServicerContext[Any, Any]

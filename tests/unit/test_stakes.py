@@ -20,6 +20,7 @@ from domain.model.stakes import CENTS, LedgerError, difference, format_cents, mo
 from domain.rules import DEFAULT, actor, legal_actions
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver
+from tests.integration.helpers import fold
 from tests.unit.game_helpers import created_game
 
 SEED = b"\x05" * 32
@@ -105,14 +106,6 @@ def stopped(game: Game) -> list[Any]:
     return events
 
 
-def replayed(events: list[Any]) -> Game:
-    game: Any = None
-    for event in events:
-        game = event.mutate(game)
-    assert isinstance(game, Game)
-    return game
-
-
 def test_a_staked_game_records_its_money_with_its_end() -> None:
     game = created_game(DEFAULT, stake_per_whist=7)
     game.deal_next(SEED, "create")
@@ -127,7 +120,7 @@ def test_a_staked_game_records_its_money_with_its_end() -> None:
     assert settled.amounts == money(settlement_from_strings(game.settlement), 7)
     assert sum(settled.amounts) == 0 and any(settled.amounts)
     assert game.ledger == [settled.amounts]
-    assert replayed(events).ledger == game.ledger
+    assert fold(events).ledger == game.ledger
 
 
 def test_a_game_without_stake_records_no_money() -> None:
@@ -152,7 +145,7 @@ def test_a_ruling_that_changes_the_settlement_moves_the_difference() -> None:
     assert [sum(column) for column in zip(*game.ledger, strict=True)] == now
     assert all(sum(entry) == 0 for entry in game.ledger)
     assert ruled[1].amounts != [0, 0, 0] and ruled[3].amounts == [0, 0, 0]
-    assert replayed(events + ruled).ledger == game.ledger
+    assert fold(events + ruled).ledger == game.ledger
 
 
 def test_a_ruling_during_the_game_moves_no_money() -> None:
@@ -182,7 +175,7 @@ def test_a_seat_aborts_before_the_first_deal_is_scored() -> None:
         game.agree_stop(0, "stop", SEED)
     with pytest.raises(GameOver):
         game.abort(0, "abort-2")
-    again = replayed(events)
+    again = fold(events)
     assert again.aborted and again.finished and again.settlement is None
 
 
