@@ -15,6 +15,7 @@ from domain.handrecord import to_json, validate, verify_record
 from domain.model.codec import settlement_from_strings
 from domain.model.game import AbortRefused
 from domain.model.stakes import money
+from domain.model.terms import bot_player_id
 from domain.rules import RuleSet
 from domain.rules.errors import GameOver
 from projections import standard_runners
@@ -28,6 +29,8 @@ from tests.integration.helpers import PLAYERS, create, dump_tables, play, topic
 from tests.integration.test_audit import edit, rechain
 
 RULES = RuleSet(pool_target=2)
+SHORT = RuleSet(pool_target=6)
+"""A pool no single deal closes for all, short enough to play out."""
 LONG = RuleSet(pool_target=20)
 """A pool no single deal can close (the game goes on after its first deal)."""
 STAKE = 7
@@ -196,3 +199,24 @@ def test_the_hand_record_carries_the_money(app: PreferansApplication) -> None:
     assert not verdict.consistent and "stakes" in verdict.message
     # One deal of it: no money (the record is not the whole game).
     assert "stakes" not in game_record(app, game_id, deal_number=1)
+
+
+def test_a_replaced_player_and_a_bot_are_settled_on_their_own_accounts(
+    app: PreferansApplication,
+) -> None:
+    request_id, secret = f"create-{uuid.uuid4()}", "s" * 32
+    game_id = app.create_game(
+        PLAYERS, request_id, rules=SHORT, creator_secret=secret, stake_per_whist=STAKE
+    ).game_id
+    play(app, game_id, stop=lambda g: g.state.deal_number >= 2)
+    bot = bot_player_id(1)
+    app.replace_player(game_id, 1, bot, request_id, secret, "replace-1")
+    play(app, game_id)
+    settled = app.game_events(game_id)[-1]
+    assert topic(settled) == "StakesSettled"
+    assert settled.players == [*PLAYERS, bot] == app.get_game(game_id).accounts
+    assert settled.amounts == settled_money(app, game_id) and sum(settled.amounts) == 0
+    project(app)
+    assert [balance(app.db, p)["balance_cents"] for p in settled.players] == settled.amounts
+    assert bot in {row["player_id"] for row in balances(app.db)}  # the house account
+    assert verify_game(app, game_id).verified
