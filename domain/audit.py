@@ -145,7 +145,7 @@ class AuditReport:
     rulings: list[dict[str, Any]] = field(default_factory=list)
     """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment (or None)."""
     aborted: bool = False
-    """A seat aborted the game (``GameAborted``): finished, with no settlement."""
+    """A seat aborted the game (``GameAborted``): ended, with no settlement (``finished`` false)."""
     money: list[int] | None = None
     """The game's ledger entries summed per account (cents), for a game with a stake."""
 
@@ -696,7 +696,7 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
         game_id=game_id,
         events=len(log),
         deals=replay.deals,
-        finished=replay.ended,
+        finished=replay.ended and not replay.aborted,
         settlement=replay.settlement,
         chain_head=head,
         discrepancy=found,

@@ -16,13 +16,16 @@ from domain.model.codec import settlement_from_strings
 from domain.model.stakes import format_cents, money
 from domain.rules import RuleSet
 from service.api.mapping import rules_to_proto
+from service.app.config import StoreConfig
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
+from service.gen.preferans.v1 import audit_pb2 as apb
+from service.gen.preferans.v1 import audit_pb2_grpc, ledger_pb2_grpc
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import ledger_pb2 as lpb
-from service.gen.preferans.v1 import ledger_pb2_grpc
-from tests.e2e.conftest import ServerThread
+from tests.e2e.conftest import ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, StreamReader, refused
+from tests.e2e.test_audit import AUDITOR, SECRET
 
 STAKE = 5
 LEAGUE = "stakes"
@@ -116,7 +119,18 @@ class _FirstDealScored(Exception):
     pass
 
 
-def test_aborting_a_game(server: ServerThread, client: GameClient) -> None:
+def test_aborting_a_game(
+    store: StoreConfig, start_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREF_AUDITOR_TOKEN", SECRET)  # the audit API verifies the abort
+    client = GameClient(start_server(store).address)
+    try:
+        _abort(client)
+    finally:
+        client.close()
+
+
+def _abort(client: GameClient) -> None:
     created = create(client)
     name = created.game.name
     seat = client.seat(name, created.seat_tokens[2])
@@ -130,6 +144,11 @@ def test_aborting_a_game(server: ServerThread, client: GameClient) -> None:
     assert game.status == pb.GAME_STATUS_ABORTED and game.seed_hex == ""
     assert list(client.scoresheet(name).settlement) == []
     assert seat.view(min_version=first.version).actor == -1  # nobody is to act
+    verdict = audit_pb2_grpc.AuditServiceStub(client.channel).VerifyGame(
+        apb.VerifyGameRequest(name=name), metadata=AUDITOR, timeout=30
+    )
+    assert verdict.verdict == apb.AUDIT_VERDICT_VERIFIED, verdict.summary
+    assert verdict.aborted and not verdict.finished and list(verdict.money_cents) == []
     reader = StreamReader(seat.watch())
     while (message := reader.next()).version < first.version:
         pass
