@@ -73,6 +73,8 @@ class Games:
         elif name == "GameFinished":
             row["status"] = "finished"
             row["settlement"] = list(event.settlement)
+        elif name == "GameAborted":
+            row["status"] = "aborted"
         elif name == "RulingRecorded" and event.settlement is not None:
             row["settlement"] = list(event.settlement)
         elif name == "PlayerReplaced":  # the settlement is by account: every player, in order

@@ -9,6 +9,7 @@
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
 | ``Adjourned`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ADJOURNED (a decision refused) |
 | ``BotSeat`` | FAILED_PRECONDITION | ``ErrorInfo`` reason BOT_SEAT (the server's bot plays it) |
+| ``AbortRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ABORT_TOO_LATE |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
@@ -31,6 +32,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from domain.model.game import AbortRefused
 from domain.model.leaving import Adjourned, BotSeat
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
@@ -176,6 +178,8 @@ def map_error(error: BaseException) -> Mapped | None:
         return _precondition_failed(error.message, "ADJOURNED", "ADJOURNED", "game")
     if isinstance(error, BotSeat):
         return _precondition_failed(error.message, "BOT_SEAT", "BOT_SEAT", "seat")
+    if isinstance(error, AbortRefused):
+        return _precondition_failed(error.message, "ABORT_TOO_LATE", "ABORT", "game")
     if isinstance(error, IllegalAction):
         # As in the seat view: claims are not listed one by one, a flag says they are allowed.
         listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]

@@ -409,7 +409,13 @@ def _orderer(game: Game) -> int:
 
 
 def game_to_proto(game: Game) -> pb.Game:
-    status = pb.GAME_STATUS_FINISHED if game.finished else pb.GAME_STATUS_PLAYING
+    status = (
+        pb.GAME_STATUS_ABORTED
+        if game.aborted
+        else pb.GAME_STATUS_FINISHED
+        if game.finished
+        else pb.GAME_STATUS_PLAYING
+    )
     return pb.Game(
         name=game_name(game.id),
         players=[pb.Player(player_id=p) for p in game.players],
@@ -900,6 +906,17 @@ def _public_part(
     elif name == "EarlyStopAgreed":
         agreed = sorted(game.state.stop_agreed)  # the game just after the event
         out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))
+    elif name == "GameAborted":
+        out.game_aborted.CopyFrom(pb.GameAbortedEvent(seat=event.seat))
+    elif name in ("StakesSettled", "StakesAdjusted"):
+        out.stakes_moved.CopyFrom(
+            pb.StakesMovedEvent(
+                players=list(event.players),
+                amount_cents=list(event.amounts),
+                stake_per_whist=event.stake_per_whist,
+                adjustment=name == "StakesAdjusted",
+            )
+        )
     elif name == "PlayerReplaced":
         out.player_replaced.CopyFrom(
             pb.PlayerReplacedEvent(

@@ -32,6 +32,7 @@ from service.api.audit_servicer import AuditServicer
 from service.api.auth import AuthInterceptor
 from service.api.game_servicer import GameServicer, batch_bytes
 from service.api.game_servicer import add_to_server as add_game_servicer
+from service.api.ledger_servicer import LedgerServicer
 from service.api.limits import Limits
 from service.api.logs import RequestIdInterceptor
 from service.api.malformed import MalformedRequestInterceptor
@@ -48,6 +49,8 @@ from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
     game_pb2,
+    ledger_pb2,
+    ledger_pb2_grpc,
     stats_pb2,
     stats_pb2_grpc,
 )
@@ -56,6 +59,7 @@ log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 STATS_SERVICE_NAME = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 AUDIT_SERVICE_NAME = audit_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+LEDGER_SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
 AUDITOR_TOKEN_ENV = "PREF_AUDITOR_TOKEN"
 
 KEEPALIVE_OPTIONS = [
@@ -215,12 +219,14 @@ async def create_server(
     add_game_servicer(game_servicer, server)
     stats_servicer = StatsServicer(app.db, executor, page_tokens)
     stats_pb2_grpc.add_StatsServiceServicer_to_server(stats_servicer, server)
+    ledger_servicer = LedgerServicer(app.db, executor, page_tokens)
+    ledger_pb2_grpc.add_LedgerServiceServicer_to_server(ledger_servicer, server)
     audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
+    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME, LEDGER_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if projections is not None:
         await report_projection_health(projections, health_servicer)
@@ -229,6 +235,7 @@ async def create_server(
             SERVICE_NAME,
             STATS_SERVICE_NAME,
             AUDIT_SERVICE_NAME,
+            LEDGER_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),

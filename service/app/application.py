@@ -30,6 +30,7 @@ from domain.bots import make_bot, order_choice
 from domain.model import Game, League, league_id_for
 from domain.model.codec import (
     TIME_FINGERPRINT,
+    abort_fingerprint,
     action_fingerprint,
     order_fingerprint,
     replace_fingerprint,
@@ -710,6 +711,25 @@ class PreferansApplication(Application[uuid.UUID]):
             request_id,
             fingerprint,
             lambda game: game.agree_adjournment(seat, request_id, adjourn=not resume),
+            then,
+            judged_again_on=IllegalAction,
+        )
+
+    def abort_game(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """A seat aborts the game before its first deal is scored (docs/STAKES.md "Aborting a
+        game"): it ends with no settlement and no money. Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+        return self._command(
+            game_id,
+            request_id,
+            abort_fingerprint(seat),
+            lambda game: game.abort(seat, request_id),
             then,
             judged_again_on=IllegalAction,
         )

@@ -33,10 +33,12 @@ from tests.integration.helpers import (
 
 
 def _played_games(app: PreferansApplication, count: int = 2) -> list[Any]:
-    """A couple of finished short games and one in progress (the views of a live deal too)."""
+    """A couple of finished short games (the first with a stake, so the ledger has rows) and
+    one in progress (the views of a live deal too)."""
     ids = []
-    for _ in range(count):
-        game_id = create(app, RuleSet(pool_target=6)).game_id
+    for index in range(count):
+        stake = 3 if index == 0 else 0
+        game_id = create(app, RuleSet(pool_target=6), stake_per_whist=stake).game_id
         play(app, game_id)
         ids.append(game_id)
     live = create(app, RuleSet(pool_target=6)).game_id
