@@ -11,13 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from projections.db import Database
+from projections.lobby import LobbyTables
 from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner, ProjectionWorker
 from projections.shadow import SUFFIX
 from projections.stats import Stats
 from projections.views import Games
 
-PROJECTION_NAMES = ("games", "stats")
-"""Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``)."""
+PROJECTION_NAMES = ("games", "stats", "lobby")
+"""Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``;
+``ListTables`` and ``WatchTables``)."""
 
 RETIRED: dict[str, tuple[str, ...]] = {
     "seat_views": ("seat_views",),
@@ -42,6 +44,8 @@ def standard_runners(
     def make(name: str) -> Projection:
         if name == "stats":
             return Stats(db)
+        if name == "lobby":
+            return LobbyTables()
         return Games()
 
     return {name: ProjectionRunner(app, db, make(name), batch) for name in names}

@@ -1,0 +1,399 @@
+"""The lobby's use cases: open a table, take and leave seats, invite, fill with bots, start.
+
+Tables are ``Table`` aggregates (``domain.model.table``) in the application's event store,
+beside the games. Every command is idempotent by the caller's request id (scoped to the caller's
+player id) and safe under races: a command is decided on the table in memory under the table's
+lock and saved with the store's optimistic concurrency check; a save that loses a race (another
+replica wrote first) is decided again on a fresh copy, up to ``ATTEMPTS`` times. So of 20 joins
+racing for the last seat exactly one is recorded; the others are judged again on the full table
+and refused (``TABLE_FULL``).
+
+The game a table starts has its id fixed when the table opens: ``create_game`` derives a game's
+id from its request id and creator secret under the server's key, and both derive here from the
+table's id (``game_request``). So a join can return the seat token of a game that does not exist
+yet, and the start is idempotent: if the process dies between the last seat and the game's
+creation, the next command or read of the table (or ``sweep``) creates it, as the first would
+have. Seat tokens carry their issue time; a player who leaves has the seat's tokens issued until
+then revoked (``Revocations``, as ``ReplacePlayer`` does), so only the seat's next holder's
+token works. docs/TABLES.md has the whole story.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import hmac
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import IntegrityError, PersistenceError
+
+from domain.model import league_id_for
+from domain.model.table import (
+    OPEN,
+    VISIBILITIES,
+    Table,
+    TableRefused,
+    join_fingerprint,
+)
+from domain.model.terms import TimeControl, check_stake
+from domain.rules import RuleSet
+from domain.rules.errors import InvalidAction
+from service.app import validation
+from service.app.application import (
+    Conflict,
+    GameNotFound,
+    LeagueRulesDiffer,
+    PreferansApplication,
+    ServiceError,
+    StoreUnavailable,
+)
+from service.app.rule_options import check_rule_set
+
+T = TypeVar("T")
+ATTEMPTS = 50
+"""How often a command lost to concurrent writers is decided again before ``Conflict``."""
+MAX_INVITATION_SECONDS = 7 * 24 * 3600
+DEFAULT_INVITATION_SECONDS = 24 * 3600
+INVITATION_CODE_LENGTH = 43
+"""An invitation code: 43 base64url characters (256 bits)."""
+
+
+class TableNotFound(ServiceError):
+    def __init__(self, table_id: uuid.UUID) -> None:
+        super().__init__(f"no table {table_id}")
+        self.table_id = table_id
+
+
+@dataclass(frozen=True)
+class Seated:
+    """A join's answer: the table, the seat, and the seat's token for the table's game."""
+
+    table: Table
+    seat: int
+    token: str
+
+
+@dataclass(frozen=True)
+class Invited:
+    table: Table
+    code: str
+    seat: int
+    expires_ms: int
+
+
+def invitation_hash(code: str) -> str:
+    """What the table records of an invitation code (never the code itself)."""
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def invitation_code(value: str, field: str = "invitation_code") -> str:
+    """A client's invitation code: empty, or ``INVITATION_CODE_LENGTH`` base64url characters."""
+    value = validation.text(value, field, INVITATION_CODE_LENGTH, required=False)
+    if value and (
+        len(value) != INVITATION_CODE_LENGTH
+        or not all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
+    ):
+        raise InvalidAction(f"{field} is not an invitation code", field=field)
+    return value
+
+
+class Lobby:
+    """The lobby's commands and reads over the application's store (module docstring)."""
+
+    def __init__(self, app: PreferansApplication, clock: Callable[[], float] = time.time) -> None:
+        self.app = app
+        self.clock = clock
+        self.on_change: Callable[[uuid.UUID], None] = lambda table_id: None
+        """Called after each recorded change of a table (the lobby stream wakes its watchers)."""
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+    def _secret(self, label: bytes, *parts: str) -> bytes:
+        key = self.app.keys.current[1]
+        return hmac.new(key, label + b"\x00" + "\x00".join(parts).encode(), "sha256").digest()
+
+    def table_id_for(self, creator: str, request_id: str) -> uuid.UUID:
+        """A table's id: from its creator and request id under the server key (a retry finds
+        it; nobody can guess a private table's id)."""
+        return uuid.UUID(bytes=self._secret(b"table-id", creator, request_id)[:16], version=4)
+
+    def game_request(self, table_id: uuid.UUID) -> tuple[str, str]:
+        """The request id and creator secret of the game a table starts."""
+        return f"table:{table_id}", self._secret(b"table-game", str(table_id)).hex()
+
+    def game_id_for(self, table_id: uuid.UUID) -> uuid.UUID:
+        return self.app.keys.game_ids(*self.game_request(table_id))[0]
+
+    # -- commands -------------------------------------------------------------------------
+
+    def create_table(
+        self,
+        creator: str,
+        request_id: str,
+        rules: RuleSet,
+        *,
+        visibility: str = "public",
+        league: str = "",
+        time_control: TimeControl | None = None,
+        stake_per_whist: int = 0,
+        take_seat: bool = False,
+    ) -> Seated | Table:
+        """Open a table (and seat its creator at seat 0 with ``take_seat``): the ``Seated``
+        answer then, else the table. A retry returns the same table (and a fresh token)."""
+        creator = validation.player_id(creator)
+        request_id = validation.request_id(request_id)
+        league = validation.league(league)
+        if visibility not in VISIBILITIES:
+            raise InvalidAction("visibility is public or private", field="visibility")
+        check_rule_set(rules)
+        check_stake(stake_per_whist)
+        self._check_league(league, rules)
+        table_id = self.table_id_for(creator, request_id)
+        table = Table.open(
+            table_id,
+            creator=creator,
+            request_id=request_id,
+            rules=rules.to_dict(),
+            seats=rules.players,
+            visibility=visibility,
+            league=league,
+            time_control=None if time_control is None else time_control.to_dict(),
+            stake_per_whist=stake_per_whist,
+            game_id=self.game_id_for(table_id),
+        )
+        if take_seat:  # in the same save: a table never waits without its creator
+            table.join(creator, request_id, "", self._now_ms())
+        with self.app._lock(table_id):
+            try:
+                self.app.save(table)
+            except IntegrityError:
+                self.app._evict(table_id)  # a retry: the table exists
+            except PersistenceError as exc:
+                raise StoreUnavailable(str(exc)) from exc
+            else:
+                self.on_change(table_id)
+        table = self.get_table(table_id)
+        seat = table.seat_of(creator)
+        if take_seat and seat is not None:
+            return Seated(table, seat, self._token(table, seat))
+        return table
+
+    def _check_league(self, league: str, rules: RuleSet) -> None:
+        """A table of a league plays its rules (read only: the league's first game fixes
+        them, ``create_game``)."""
+        if not league:
+            return
+        try:
+            existing: Any = self.app.repository.get(league_id_for(league))
+        except AggregateNotFoundError:
+            return
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if RuleSet.from_dict(existing.rules) != rules:
+            raise LeagueRulesDiffer(league, existing.rules.get("name", "?"), existing.first_game)
+
+    def join_table(
+        self, table_id: uuid.UUID, player: str, request_id: str, code: str = ""
+    ) -> Seated:
+        """Seat the player (at a free seat, or the seat of the invitation ``code``) and
+        return the seat's token. A player already seated gets a fresh token for that seat."""
+        player = validation.player_id(player)
+        request_id = validation.request_id(request_id)
+        code_hash = invitation_hash(invitation_code(code)) if code else ""
+        now = self._now_ms()
+        table = self._load(table_id)
+        seat = table.seat_of(player)
+        if seat is None:
+            table, _ = self._command(
+                table_id,
+                player,
+                request_id,
+                join_fingerprint(code_hash),
+                lambda t: t.join(player, request_id, code_hash, now),
+            )
+            seat = table.seat_of(player)
+            if seat is None:  # a retry of a join after the player left again
+                raise TableRefused("NOT_SEATED", "you left this table since; join again")
+        return Seated(table, seat, self._token(table, seat))
+
+    def _token(self, table: Table, seat: int) -> str:
+        """A token for the seat of the table's game, issued after every revocation of it."""
+        issued = max(self._now_ms(), table.left_ms.get(seat, -1) + 1)
+        return self.app.keys.mint(table.game_id, seat, issued)
+
+    def leave_table(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
+        """Free the player's seat (before the start); the seat's tokens issued until now stop
+        working."""
+        player = validation.player_id(player)
+        request_id = validation.request_id(request_id)
+        now = self._now_ms()
+        table, _ = self._command(
+            table_id, player, request_id, "leave", lambda t: t.leave(player, request_id, now)
+        )
+        self._revoke_leavers(table)
+        return table
+
+    def create_invitation(
+        self,
+        table_id: uuid.UUID,
+        player: str,
+        request_id: str,
+        seat: int | None = None,
+        seconds: int = 0,
+    ) -> Invited:
+        """A code good for one seat (``seat``, or the lowest free one) until it expires
+        (``seconds``; 0: a day). The code derives from the request under the server key, so a
+        retry returns the same code; the table records its hash only."""
+        player = validation.player_id(player)
+        request_id = validation.request_id(request_id)
+        if not 0 <= seconds <= MAX_INVITATION_SECONDS:
+            raise InvalidAction(
+                f"an invitation lasts 0 to {MAX_INVITATION_SECONDS} seconds (0: a day)",
+                field="ttl_seconds",
+            )
+        if seat is not None and not 0 <= seat < validation.MAX_SEATS:
+            raise InvalidAction("not a seat of the table", field="seat")
+        raw = self._secret(b"invitation", str(table_id), player, request_id)
+        code = _base64url(raw)[:INVITATION_CODE_LENGTH]
+        code_hash = invitation_hash(code)
+        now = self._now_ms()
+        expires = now + 1000 * (seconds or DEFAULT_INVITATION_SECONDS)
+        table, _ = self._command(
+            table_id,
+            player,
+            request_id,
+            "invite",
+            lambda t: t.invite(player, request_id, code_hash, seat, expires, now),
+        )
+        held = table.invitations[code_hash]
+        return Invited(table, code, held.seat, held.expires_ms)
+
+    def fill_with_bots(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
+        """The creator seats a server bot at every empty seat; the game starts."""
+        player = validation.player_id(player)
+        request_id = validation.request_id(request_id)
+        table, _ = self._command(
+            table_id, player, request_id, "fill", lambda t: t.fill_with_bots(player, request_id)
+        )
+        return table
+
+    def close_table(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
+        """The creator closes the table before its start."""
+        player = validation.player_id(player)
+        request_id = validation.request_id(request_id)
+        table, _ = self._command(
+            table_id, player, request_id, "close", lambda t: t.close(player, request_id)
+        )
+        return table
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def get_table(self, table_id: uuid.UUID) -> Table:
+        """The table (its pending start finished first, if any)."""
+        return self._finish_start(self._load(table_id))
+
+    def sweep(self, table_ids: list[uuid.UUID]) -> int:
+        """Finish the start of every full table among these (after a crash); how many."""
+        started = 0
+        for table_id in table_ids:
+            table = self._load(table_id, fresh=True)
+            if table.state == OPEN and table.full:
+                self._finish_start(table)
+                started += 1
+        return started
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def _load(self, table_id: uuid.UUID, fresh: bool = False) -> Table:
+        try:
+            aggregate: Any = self.app._load(table_id, fresh=fresh)
+        except GameNotFound:
+            raise TableNotFound(table_id) from None
+        if not isinstance(aggregate, Table):
+            raise TableNotFound(table_id)
+        return aggregate
+
+    def _command(
+        self,
+        table_id: uuid.UUID,
+        player: str,
+        request_id: str,
+        fingerprint: str,
+        decide: Callable[[Table], T],
+    ) -> tuple[Table, T | None]:
+        """Decide on the table under its lock and save; decided again on a fresh copy after a
+        lost race. A request id already seen answers as the first time (``None``)."""
+        for attempt in range(ATTEMPTS):
+            self._finish_start(self._load(table_id, fresh=attempt > 0))  # takes the lock
+            with self.app._lock(table_id):
+                # Decided on a copy: the table in memory changes only once saved (readers do
+                # not take the lock, and must never see a seat a lost race took).
+                table = copy.deepcopy(self._load(table_id))
+                if table.answer_for(player, request_id, fingerprint) is not None:
+                    return table, None
+                answer = decide(table)
+                try:
+                    self.app.save(table)
+                except IntegrityError:
+                    self.app._evict(table_id)
+                    continue
+                except PersistenceError as exc:
+                    self.app._evict(table_id)
+                    raise StoreUnavailable(str(exc)) from exc
+                except BaseException:
+                    self.app._evict(table_id)
+                    raise
+            self.on_change(table_id)
+            return self._finish_start(table), answer
+        raise Conflict("the table is changing too fast; retry")
+
+    def _revoke_leavers(self, table: Table) -> None:
+        """Refuse the tokens of every seat's earlier holders (issued until they left)."""
+        for seat, moment in table.left_ms.items():
+            self.app.revocations.revoke(table.game_id, [seat], moment)
+
+    def _finish_start(self, table: Table) -> Table:
+        """Create the game of a full, open table and record its start (idempotent: the game's
+        creation is keyed by the table, so a second caller finds the same game)."""
+        if table.state != OPEN or not table.full:
+            return table
+        self._revoke_leavers(table)
+        request_id, secret = self.game_request(table.id)
+        created = self.app.create_game(
+            [cast(str, p) for p in table.players],
+            request_id=request_id,
+            rules=RuleSet.from_dict(table.rules),
+            league=table.league,
+            creator_secret=secret,
+            time_control=TimeControl.from_dict(table.time_control),
+            bot_seats=tuple(table.bot_seats),
+            stake_per_whist=table.stake_per_whist,
+        )
+        for attempt in range(ATTEMPTS):
+            with self.app._lock(table.id):
+                current = copy.deepcopy(self._load(table.id, fresh=attempt > 0))
+                if current.state != OPEN:
+                    return current
+                current.start(created.game_id)
+                try:
+                    self.app.save(current)
+                except IntegrityError:
+                    self.app._evict(table.id)
+                    continue
+                except BaseException:
+                    self.app._evict(table.id)
+                    raise
+            self.on_change(table.id)
+            return current
+        raise Conflict("the table is changing too fast; retry")
+
+
+def _base64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
