@@ -37,6 +37,14 @@ class Caller:
     issued_ms: int = -1
     """When the caller's token was issued (ms; -1 for a legacy token): a stream ends when its
     seat is given to another player after that (``ReplacePlayer``)."""
+    player_id: str | None = None
+    """The verified player (the subject of an OpenID Connect JWT), if the call proved one."""
+
+    def player(self) -> str:
+        """The caller's player id, or UNAUTHENTICATED (lobby methods act for a player)."""
+        if self.player_id is None:
+            raise Unauthenticated("this call needs a player's bearer token (OpenID Connect JWT)")
+        return self.player_id
 
     def seat_in(self, game_id: uuid.UUID) -> int:
         if self.game_id is None:
@@ -107,11 +115,20 @@ async def verify_async(app: PreferansApplication, token: str | None) -> Caller:
     return _caller(app, claims, revocations)
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Verifies the seat token of every call that sends one, before the method runs."""
+PlayerVerifier = Callable[[str], str | None]
+"""The seam where a player's bearer token is verified: the player id it proves, or ``None``
+(the identity part fills it with the JWT verifier; tests give their own)."""
 
-    def __init__(self, app: PreferansApplication) -> None:
+
+class AuthInterceptor(grpc.aio.ServerInterceptor):
+    """Verifies the seat token of every call that sends one, before the method runs; a bearer
+    token that is not a seat token goes to ``player_verifier`` (if any)."""
+
+    def __init__(
+        self, app: PreferansApplication, player_verifier: PlayerVerifier | None = None
+    ) -> None:
         self.app = app
+        self.player_verifier = player_verifier
         app.keys  # noqa: B018 - load the keyring now: a server without keys must not start
 
     async def intercept_service(
@@ -122,7 +139,12 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
         token = bearer_token(handler_call_details.invocation_metadata)
-        _CALLER.set(await verify_async(self.app, token))
+        caller = await verify_async(self.app, token)
+        if caller.game_id is None and token and self.player_verifier is not None:
+            player = self.player_verifier(token)
+            if player is not None:
+                caller = Caller(player_id=player)
+        _CALLER.set(caller)
         return await continuation(handler_call_details)
 
 

@@ -21,6 +21,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
 from domain.model.replay import action_of, event_name
+from domain.model.table import Table
 from domain.model.terms import TimeControl
 from domain.rules import (
     ACCEPT,
@@ -109,6 +110,7 @@ from service.api.errors import BadInput
 from service.app import validation
 from service.app.rule_options import parse_options_json, rule_set_with
 from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import table_pb2 as table_pb
 
 GAME_PREFIX = "games/"
 
@@ -865,3 +867,81 @@ def _for_seat(
                 out.revealed.append(pb.SeatCards(seat=s, cards=_cards(after.hands[s])))
         out.talon.extend(str(Card(c)) for c in deal.talon if c in talon)
     return out
+
+
+# --- tables (TableService) -----------------------------------------------------------------
+
+TABLE_PREFIX = "tables/"
+_VISIBILITY = {"public": table_pb.VISIBILITY_PUBLIC, "private": table_pb.VISIBILITY_PRIVATE}
+_VISIBILITY_FROM: dict[table_pb.Visibility.ValueType, str] = {
+    table_pb.VISIBILITY_UNSPECIFIED: "public",
+    table_pb.VISIBILITY_PUBLIC: "public",
+    table_pb.VISIBILITY_PRIVATE: "private",
+}
+_TABLE_STATE = {
+    "open": table_pb.TABLE_STATE_OPEN,
+    "started": table_pb.TABLE_STATE_STARTED,
+    "closed": table_pb.TABLE_STATE_CLOSED,
+}
+
+
+def table_name(table_id: uuid.UUID | str) -> str:
+    return f"{TABLE_PREFIX}{table_id}"
+
+
+def parse_table_name(name: str, field: str = "name") -> uuid.UUID:
+    """``tables/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    name = validation.game_name(name, field)
+    if not name.startswith(TABLE_PREFIX):
+        raise BadInput(field, f"{field} must look like 'tables/<uuid>'")
+    try:
+        return uuid.UUID(name[len(TABLE_PREFIX) :])
+    except ValueError:
+        raise BadInput(field, f"{field} does not name a table: the id is not a UUID") from None
+
+
+def visibility_from_proto(value: table_pb.Visibility.ValueType) -> str:
+    visibility = _VISIBILITY_FROM.get(value)
+    if visibility is None:
+        raise BadInput("visibility", "not a Visibility")
+    return visibility
+
+
+def table_to_proto(table: Table) -> table_pb.Table:
+    """A table aggregate as the client sees it (no invitation, ever)."""
+    return table_pb.Table(
+        name=table_name(table.id),
+        creator=table.creator,
+        rules=rules_in_force(RuleSet.from_dict(table.rules)),
+        seats=table.seat_count,
+        player_ids=[p or "" for p in table.players],
+        bot_seats=table.bot_seats,
+        visibility=_VISIBILITY[table.visibility],
+        league=table.league,
+        time_control=time_control_to_proto(TimeControl.from_dict(table.time_control)),
+        stake_per_whist=table.stake_per_whist,
+        state=_TABLE_STATE[table.state],
+        game=game_name(table.game_id),
+        version=table.version,
+    )
+
+
+def lobby_row_to_proto(row: dict[str, Any]) -> table_pb.Table:
+    """A row of the lobby read model (``projections.lobby``) as a table."""
+    control = json.loads(row["time_control"]) if row["time_control"] else None
+    return table_pb.Table(
+        name=table_name(row["table_id"]),
+        creator=row["creator"],
+        rules=rules_in_force(RuleSet.from_dict(json.loads(row["rules"]))),
+        seats=row["seats"],
+        player_ids=[p or "" for p in row["players"]],
+        bot_seats=row["bot_seats"],
+        visibility=_VISIBILITY[row["visibility"]],
+        league=row["league"],
+        time_control=time_control_to_proto(TimeControl.from_dict(control)),
+        stake_per_whist=row["stake_per_whist"],
+        state=_TABLE_STATE[row["state"]],
+        game=f"{GAME_PREFIX}{row['game_id']}",
+        version=row["version"],
+        position=row["seq"],
+    )

@@ -44,6 +44,8 @@ from service.api.mapping import parse_game_name
 from service.app.application import GameNotFound, PreferansApplication
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
+CREATE_TABLE_METHOD = "/preferans.v1.TableService/CreateTable"
+"""Table openings count in the creations budget, per player (``QuotaInterceptor._create_table``)."""
 WATCH_METHODS = frozenset(
     {"/preferans.v1.GameService/WatchGame", "/preferans.v1.GameService/WatchGameBatches"}
 )
@@ -261,7 +263,9 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     ) -> grpc.RpcMethodHandler[Any, Any]:
         """``handler`` charging its caller first (built once per method, not per call)."""
         if handler.unary_unary is not None:
-            behavior = self._create if method == CREATE_METHOD else self._unary
+            behavior = {CREATE_METHOD: self._create, CREATE_TABLE_METHOD: self._create_table}.get(
+                method, self._unary
+            )
             return grpc.unary_unary_rpc_method_handler(
                 _bind(behavior, handler.unary_unary),
                 request_deserializer=handler.request_deserializer,
@@ -301,6 +305,19 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
             return response
         finally:
             self.open_games.settle(caller, game_id)
+
+    async def _create_table(
+        self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Any:
+        """A table opening is charged to its player's creations budget (to the peer when the
+        call proves no player: the method then refuses it as UNAUTHENTICATED)."""
+        player = caller_for(context, self.identify.app).player_id
+        caller = f"player {player}" if player is not None else self.identify(context, seats=False)
+        try:
+            self.creates.charge(caller)
+        except ResourceExhausted as exc:
+            await refuse(context, exc)
+        return await inner(request, context)
 
     async def _stream(
         self,

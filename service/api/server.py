@@ -26,7 +26,7 @@ from grpc_reflection.v1alpha import reflection
 
 from projections import ProjectionWorker, standard_runners
 from service.api.audit_servicer import AuditServicer
-from service.api.auth import AuthInterceptor
+from service.api.auth import AuthInterceptor, PlayerVerifier
 from service.api.game_servicer import GameServicer, batch_bytes
 from service.api.game_servicer import add_to_server as add_game_servicer
 from service.api.limits import Limits
@@ -36,22 +36,27 @@ from service.api.pagetoken import PageTokens
 from service.api.projection_health import report_projection_health
 from service.api.quotas import CallerIdentity, QuotaInterceptor, still_open_games
 from service.api.stats_servicer import StatsServicer
+from service.api.table_servicer import TableServicer
 from service.api.tls import ServerTls, is_loopback
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
 from service.app.hub import EventHub
+from service.app.tables import Lobby
 from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
     game_pb2,
     stats_pb2,
     stats_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
 )
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 STATS_SERVICE_NAME = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 AUDIT_SERVICE_NAME = audit_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+TABLE_SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 AUDITOR_TOKEN_ENV = "PREF_AUDITOR_TOKEN"
 
 KEEPALIVE_OPTIONS = [
@@ -149,6 +154,7 @@ async def create_server(
     tls: ServerTls | None = None,
     reuse_port: bool = False,
     health_address: str | None = None,
+    player_verifier: PlayerVerifier | None = None,
 ) -> Server:
     """Build and start a server on ``address`` (port 0 picks a free port).
 
@@ -156,7 +162,8 @@ async def create_server(
     without one, the audit API refuses every call). ``limits``: the per-caller budgets and
     message limits (default: ``Limits()``); ``tls``: serve TLS (optionally mTLS); ``reuse_port``:
     let other processes bind the same port (off: a second server fails with ``BindError``);
-    ``health_address``: also serve health checks alone, in plaintext, there (for probes)."""
+    ``health_address``: also serve health checks alone, in plaintext, there (for probes);
+    ``player_verifier``: how a player's bearer token is verified (``service.api.auth``)."""
     if auditor_token is None:
         auditor_token = os.environ.get(AUDITOR_TOKEN_ENV) or None
     env = dict(store.env)
@@ -179,7 +186,7 @@ async def create_server(
     server = grpc.aio.server(
         interceptors=[
             RequestIdInterceptor(),
-            AuthInterceptor(app),
+            AuthInterceptor(app, player_verifier),
             quotas,
             MalformedRequestInterceptor(),
         ],
@@ -200,9 +207,11 @@ async def create_server(
     audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
+    table_servicer = TableServicer(Lobby(app), executor, page_tokens)
+    table_pb2_grpc.add_TableServiceServicer_to_server(table_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
+    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME, TABLE_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if projections is not None:
         await report_projection_health(projections, health_servicer)
@@ -211,6 +220,7 @@ async def create_server(
             SERVICE_NAME,
             STATS_SERVICE_NAME,
             AUDIT_SERVICE_NAME,
+            TABLE_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),
