@@ -907,12 +907,19 @@ def visibility_from_proto(value: table_pb.Visibility.ValueType) -> str:
     return visibility
 
 
+@functools.lru_cache(maxsize=256)
+def _table_rules(recorded: str) -> pb.RuleSet:
+    """A table's recorded rule set (canonical JSON) as sent: cached, since loading a rule set
+    is far dearer than the rest of a lobby row (ListTables sends 50 of them)."""
+    return rules_in_force(RuleSet.from_dict(json.loads(recorded)))
+
+
 def table_to_proto(table: Table) -> table_pb.Table:
     """A table aggregate as the client sees it (no invitation, ever)."""
     return table_pb.Table(
         name=table_name(table.id),
         creator=table.creator,
-        rules=rules_in_force(RuleSet.from_dict(table.rules)),
+        rules=_table_rules(json.dumps(table.rules, ensure_ascii=False, sort_keys=True)),
         seats=table.seat_count,
         player_ids=[p or "" for p in table.players],
         bot_seats=table.bot_seats,
@@ -932,7 +939,7 @@ def lobby_row_to_proto(row: dict[str, Any]) -> table_pb.Table:
     return table_pb.Table(
         name=table_name(row["table_id"]),
         creator=row["creator"],
-        rules=rules_in_force(RuleSet.from_dict(json.loads(row["rules"]))),
+        rules=_table_rules(row["rules"]),
         seats=row["seats"],
         player_ids=[p or "" for p in row["players"]],
         bot_seats=row["bot_seats"],
