@@ -313,7 +313,7 @@ class Lobby:
 
     def _load(self, table_id: uuid.UUID, fresh: bool = False) -> Table:
         try:
-            aggregate: Any = self.app._load(table_id, fresh=fresh)
+            aggregate: Any = self.app._load_any(table_id, fresh=fresh)
         except GameNotFound:
             raise TableNotFound(table_id) from None
         if not isinstance(aggregate, Table):

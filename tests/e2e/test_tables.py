@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
+from service.api.limits import Limits
 from service.app.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, table_pb2, table_pb2_grpc
 from tests.e2e.conftest import UNTHROTTLED, ServerFactory, ServerThread
@@ -223,3 +224,31 @@ def test_watch_tables_streams_the_lobby_and_resumes(lobby: Any) -> None:
     )
     assert resumed.next().table.player_ids[1] == "bob"  # the private table is never sent
     resumed.cancel()
+
+
+def test_a_table_is_not_a_game(lobby: Any) -> None:
+    tables, games = lobby
+    table = tables.CreateTable(table_pb2.CreateTableRequest(request_id="t"), metadata=auth("ann"))
+    as_game = "games/" + table.table.name.removeprefix("tables/")
+    for _ in range(2):  # the second time the table is in the application's memory
+        missing = refused(games.GetGame, game_pb2.GetGameRequest(name=as_game))
+        assert missing.code == grpc.StatusCode.NOT_FOUND
+        tables.GetTable(table_pb2.GetTableRequest(name=table.table.name))
+
+
+def test_table_openings_count_per_player(
+    sqlite_only: StoreConfig, start_server: ServerFactory
+) -> None:
+    limits = Limits(creates_per_minute=1, create_burst=2, calls_per_second=0)
+    running = start_server(sqlite_only, limits=limits, player_verifier=verify_player)
+    with grpc.insecure_channel(running.address) as channel:
+        tables = table_pb2_grpc.TableServiceStub(channel)
+        for i in range(2):
+            tables.CreateTable(
+                table_pb2.CreateTableRequest(request_id=f"t{i}"), metadata=auth("ann")
+            )
+        over = refused(
+            tables.CreateTable, table_pb2.CreateTableRequest(request_id="t2"), metadata=auth("ann")
+        )
+        assert over.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        tables.CreateTable(table_pb2.CreateTableRequest(request_id="t2"), metadata=auth("bob"))
