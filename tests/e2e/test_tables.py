@@ -27,8 +27,8 @@ def verify_player(token: str) -> str | None:
     return token[len(PREFIX) :] if token.startswith(PREFIX) else None
 
 
-def auth(player: str) -> list[tuple[str, str]]:
-    return [("authorization", f"Bearer {PREFIX}{player}")]
+def auth(player: str) -> tuple[tuple[str, str | bytes], ...]:
+    return (("authorization", f"Bearer {PREFIX}{player}"),)
 
 
 @pytest.fixture
