@@ -2,10 +2,10 @@
 
 Built from the ``Table`` events (``domain.model.table``) like the game list (``views.Games``):
 changes are collected in memory and written in ``flush`` inside the runner's batch transaction.
-Each row written gets the next ``seq`` (a counter of this read model, increasing with every
-batch): the lobby stream's position. A client resuming from a position gets every table changed
-since, in its current state. Rows of started and closed tables stay (so a stream reports them);
-lists show open tables only.
+Each row's ``seq`` is the log position (``ProjectionRunner``: the notification id with one shard)
+of the table's last event: the lobby stream's position, the same in a rebuilt read model. A
+client resuming from a position gets every table changed since, in its current state. Rows of
+started and closed tables stay (so a stream reports them); lists show open tables only.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class LobbyTables:
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
-        self._changes: list[tuple[str, str, Any]] = []
+        self._changes: list[tuple[str, str, Any, int]] = []
 
     def create_tables(self, c: Cursor) -> None:
         c.execute(
@@ -98,16 +98,17 @@ class LobbyTables:
                 "stake_per_whist": int(event.stake_per_whist),
                 "game_id": event.game_id,
             }
-        self._changes.append((table_id, name, event))
+        self._changes.append((table_id, name, event, position))
 
     def flush(self, c: Cursor) -> None:
         touched: dict[str, dict[str, Any]] = {}
-        for table_id, name, event in self._changes:
+        for table_id, name, event, position in self._changes:
             row = touched.get(table_id) or self._rows.get(table_id) or _read(c, table_id)
             if row is None:
-                continue  # a table opened before this read model existed: a rebuild adds it
+                continue  # not reached: a table's events follow its TableOpened in the log
             touched[table_id] = row
             row["version"] = event.originator_version
+            row["seq"] = position
             if name == "SeatTaken":
                 row["players"][event.seat] = event.player
             elif name == "SeatLeft":
@@ -120,23 +121,17 @@ class LobbyTables:
                 row["game_id"] = event.game_id
             elif name == "TableClosed":
                 row["state"] = "closed"
-        if touched:
-            c.execute("SELECT COALESCE(MAX(seq), 0) FROM lobby_tables")
-            found = c.fetchone()
-            seq = int(found[0]) if found else 0
-            for row in touched.values():
-                seq += 1
-                row["seq"] = seq
-                row["empty"] = sum(1 for p in row["players"] if p is None)
-                values = [row[k] for k in COLUMNS]
-                values[COLUMNS.index("players")] = _dumps(row["players"])
-                values[COLUMNS.index("bot_seats")] = _dumps(row["bot_seats"])
-                c.execute(
-                    f"INSERT INTO lobby_tables ({', '.join(COLUMNS)}) VALUES "
-                    f"({', '.join('?' for _ in COLUMNS)}) ON CONFLICT (table_id) DO UPDATE SET "
-                    + ", ".join(f"{k} = excluded.{k}" for k in COLUMNS[1:]),
-                    values,
-                )
+        for row in touched.values():
+            row["empty"] = sum(1 for p in row["players"] if p is None)
+            values = [row[k] for k in COLUMNS]
+            values[COLUMNS.index("players")] = _dumps(row["players"])
+            values[COLUMNS.index("bot_seats")] = _dumps(row["bot_seats"])
+            c.execute(
+                f"INSERT INTO lobby_tables ({', '.join(COLUMNS)}) VALUES "
+                f"({', '.join('?' for _ in COLUMNS)}) ON CONFLICT (table_id) DO UPDATE SET "
+                + ", ".join(f"{k} = excluded.{k}" for k in COLUMNS[1:]),
+                values,
+            )
         self.reset()
 
     def reset(self) -> None:

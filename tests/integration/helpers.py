@@ -59,6 +59,7 @@ VIEW_TABLES = (
     "stats_leagues",
     "stats_pairs",
     "stats_results",
+    "lobby_tables",
 )
 """The tables of the read models (``projections.PROJECTION_NAMES``)."""
 CARD_TEXTS = frozenset(str(card) for card in CARDS)

@@ -18,7 +18,7 @@ from projections import standard_runners
 from projections.lobby import changes_after, list_tables
 from service.app.application import PreferansApplication
 from service.app.tables import Lobby, Seated, TableNotFound
-from tests.integration.helpers import AppFactory
+from tests.integration.helpers import AppFactory, dump_tables
 
 CLOCK = TimeControl(move_ms=30_000, on_timeout="default_move")
 
@@ -253,3 +253,40 @@ def test_the_lobby_read_model(app: PreferansApplication) -> None:
         pass
     after = changes_after(app.db, last)
     assert [(r["table_id"], r["state"]) for r in after] == [(str(public), "closed")]
+
+
+def test_the_lobby_rebuilt_equals_the_live_one(app: PreferansApplication) -> None:
+    """Positions are the log's, not a count of the runner's batches: a rebuild in one batch
+    gives every row the same position as the live read model built one event at a time."""
+    lobby = Lobby(app)
+    runner = standard_runners(app, app.db, ("lobby",), batch=1)["lobby"]
+    first = open_table(lobby, take_seat=True)
+    second = open_table(lobby, visibility="private")
+    lobby.join_table(first, "bob", "j")
+    lobby.create_invitation(second, "ann", "i")
+    lobby.leave_table(first, "bob", "l")
+    lobby.close_table(second, "ann", "c")
+    while runner.run_once():
+        pass
+    live = dump_tables(app.db, ("lobby_tables",))
+    standard_runners(app, app.db, ("lobby",), batch=1000)["lobby"].rebuild()
+    assert dump_tables(app.db, ("lobby_tables",)) == live
+
+
+def test_a_retry_after_a_restart_is_still_answered_once(
+    app: PreferansApplication, open_app: AppFactory
+) -> None:
+    """The table remembers requests in its event bodies: a table read back from the store
+    answers a retry as the live one did."""
+    lobby = Lobby(app)
+    table_id = open_table(lobby)
+    lobby.join_table(table_id, "bob", "j")
+    lobby.leave_table(table_id, "bob", "l")
+    lobby.create_invitation(table_id, "ann", "i", seat=1)
+    restarted = Lobby(open_app())
+    version = restarted.get_table(table_id).version
+    restarted.leave_table(table_id, "bob", "l")
+    assert restarted.create_invitation(table_id, "ann", "i", seat=1).seat == 1
+    assert restarted.get_table(table_id).version == version
+    with pytest.raises(InvalidAction, match="different command"):
+        restarted.fill_with_bots(table_id, "ann", "i")
