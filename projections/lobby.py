@@ -202,3 +202,13 @@ def lobby_position(db: Database) -> int:
         c.execute("SELECT COALESCE(MAX(seq), 0) FROM lobby_tables")
         found = c.fetchone()
     return int(found[0]) if found else 0
+
+
+def pending_starts(db: Database, limit: int = 1000) -> list[str]:
+    """Open tables with no empty seat: their start is due (``Lobby.sweep`` finishes it)."""
+    with db.reading() as c:
+        c.execute(
+            "SELECT table_id FROM lobby_tables WHERE state = 'open' AND empty = 0 LIMIT ?",
+            (limit,),
+        )
+        return [str(r[0]) for r in c.fetchall()]

@@ -126,6 +126,8 @@ class Server:
     projections: ProjectionWorker | None = None
     health_server: grpc.aio.Server | None = None
     stopped: bool = field(default=False)
+    sweeper: asyncio.Task[None] | None = None
+    """Finishes the starts of full tables a crash interrupted (``sweep_starts``)."""
 
     async def stop(self, grace: float = 5.0) -> None:
         if self.stopped:
@@ -133,6 +135,8 @@ class Server:
         self.stopped = True
         await self.health.enter_graceful_shutdown()
         self.hub.close_watchers()
+        if self.sweeper is not None:
+            self.sweeper.cancel()
         await self.server.stop(grace)
         if self.health_server is not None:
             await self.health_server.stop(0)
@@ -242,7 +246,29 @@ async def create_server(
     if health_server is not None:
         await health_server.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
-    return Server(server, port, app, hub, executor, health_servicer, projections, health_server)
+    running = Server(server, port, app, hub, executor, health_servicer, projections, health_server)
+    running.sweeper = asyncio.create_task(sweep_starts(table_servicer.lobby, executor))
+    return running
+
+
+SWEEP_SECONDS = 30.0
+"""How often a server looks for full tables whose game a crash kept from starting."""
+
+
+async def sweep_starts(lobby: Lobby, executor: ThreadPoolExecutor) -> None:
+    """Every ``SWEEP_SECONDS`` (and at once), finish the starts the lobby read model shows as
+    due (``Lobby.sweep_pending``); a failure is logged and tried again next time."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            started = await loop.run_in_executor(executor, lobby.sweep_pending)
+            if started:
+                log.info("finished interrupted table starts", tables=started)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("sweeping table starts failed; retrying later", exc_info=True)
+        await asyncio.sleep(SWEEP_SECONDS)
 
 
 async def serve(store: StoreConfig, address: str, **options: Any) -> None:

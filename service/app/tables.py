@@ -44,6 +44,7 @@ from domain.model.table import (
 from domain.model.terms import TimeControl, check_stake
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
+from projections.lobby import pending_starts
 from service.app import validation
 from service.app.application import (
     Conflict,
@@ -298,6 +299,12 @@ class Lobby:
     def get_table(self, table_id: uuid.UUID) -> Table:
         """The table (its pending start finished first, if any)."""
         return self._finish_start(self._load(table_id))
+
+    def sweep_pending(self) -> int:
+        """Finish every start the lobby read model shows as due (a full, open table: a crash
+        came between its last seat and its game); how many. The server runs it when it
+        starts; any command or read of such a table also finishes its start."""
+        return self.sweep([uuid.UUID(t) for t in pending_starts(self.app.db)])
 
     def sweep(self, table_ids: list[uuid.UUID]) -> int:
         """Finish the start of every full table among these (after a crash); how many."""

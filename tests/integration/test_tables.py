@@ -229,6 +229,32 @@ def test_a_start_interrupted_by_a_crash_is_finished_later(
     assert restarted.sweep([table_id]) == 0
 
 
+def test_the_sweep_finishes_starts_a_crash_interrupted(
+    app: PreferansApplication, open_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lobby = Lobby(app)
+    table_id = open_table(lobby, take_seat=True)
+    lobby.join_table(table_id, "bob", "j")
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise SystemExit("the process died before the game was created")
+
+    monkeypatch.setattr(app, "create_game", crash)
+    with pytest.raises(SystemExit):
+        lobby.join_table(table_id, "cid", "j")
+    restarted = Lobby(open_app())
+    runner = standard_runners(restarted.app, restarted.app.db, ("lobby",))["lobby"]
+    while runner.run_once():
+        pass
+    assert restarted.sweep_pending() == 1
+    table = restarted.app._load_any(table_id, fresh=True)
+    assert table.state == "started"
+    restarted.app.get_game(table.game_id)
+    while runner.run_once():
+        pass
+    assert restarted.sweep_pending() == 0
+
+
 def test_the_lobby_read_model(app: PreferansApplication) -> None:
     lobby = Lobby(app)
     runner = standard_runners(app, app.db, ("lobby",))["lobby"]
