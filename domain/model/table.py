@@ -24,6 +24,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.model.decisions import EVENT_PREFIX
 from domain.model.game import RequestReused
 from domain.model.terms import bot_player_id
+from domain.rules.errors import InvalidAction
 
 TABLE_EVENTS = frozenset(
     {
@@ -188,6 +189,16 @@ class Table(Aggregate):
 
     # -- what the table is now ------------------------------------------------------------
 
+    def terms(self) -> tuple[Any, ...]:
+        """What its opening asked for (a retried CreateTable must ask for the same)."""
+        return (
+            self.rules,
+            self.visibility,
+            self.league,
+            self.time_control,
+            self.stake_per_whist,
+        )
+
     @property
     def full(self) -> bool:
         return all(p is not None for p in self.players)
@@ -288,7 +299,7 @@ class Table(Aggregate):
                 raise TableRefused("TABLE_FULL", "the table has no free seat to invite to")
             seat = free[0]
         elif seat not in range(self.seat_count):
-            raise TableRefused("SEAT_TAKEN", f"the table's seats are 0 to {self.seat_count - 1}")
+            raise InvalidAction(f"the table's seats are 0 to {self.seat_count - 1}", field="seat")
         elif seat not in free:
             raise TableRefused("SEAT_TAKEN", f"seat {seat} is taken or already invited to")
         self._invited(

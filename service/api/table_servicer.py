@@ -50,13 +50,11 @@ class TableServicer(Delegating, table_pb2_grpc.TableServiceServicer):
         lobby: Lobby,
         executor: ThreadPoolExecutor,
         page_tokens: PageTokens | None = None,
-        heartbeat_seconds: float = HEARTBEAT_SECONDS,
     ) -> None:
         self.lobby = lobby
         self.db = lobby.app.db
         self.executor = executor
         self.page_tokens = page_tokens or PageTokens.random()
-        self.heartbeat_seconds = heartbeat_seconds
 
     def _player(self, context: Context) -> str:
         return caller_for(context, self.lobby.app).player()
@@ -184,7 +182,7 @@ class TableServicer(Delegating, table_pb2_grpc.TableServiceServicer):
     ) -> AsyncIterator[pb.WatchTablesResponse]:
         """Reads the lobby read model after the client's position: each public table changed
         since, in its current state and in order of change; a heartbeat with the position when
-        nothing changed for ``heartbeat_seconds``."""
+        nothing changed for ``HEARTBEAT_SECONDS``."""
         if request.after_position < 0:
             await self._fail(context, BadInput("after_position", "must not be negative"))
             return
@@ -205,6 +203,6 @@ class TableServicer(Delegating, table_pb2_grpc.TableServiceServicer):
                 continue
             await asyncio.sleep(POLL_SECONDS)
             quiet += POLL_SECONDS
-            if quiet >= self.heartbeat_seconds:
+            if quiet >= HEARTBEAT_SECONDS:
                 quiet = 0.0
                 yield pb.WatchTablesResponse(heartbeat_position=position)

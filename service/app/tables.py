@@ -33,7 +33,7 @@ from typing import Any, TypeVar, cast
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
-from domain.model import league_id_for
+from domain.model import RequestReused, league_id_for
 from domain.model.table import (
     OPEN,
     VISIBILITIES,
@@ -175,7 +175,11 @@ class Lobby:
             try:
                 self.app.save(table)
             except IntegrityError:
-                self.app._evict(table_id)  # a retry: the table exists
+                self.app._evict(table_id)  # a retry: the table exists, and asked the same
+                if self._load(table_id).terms() != table.terms():
+                    raise RequestReused(
+                        f"request id {request_id!r} opened a table with other terms"
+                    ) from None
             except PersistenceError as exc:
                 raise StoreUnavailable(str(exc)) from exc
             else:

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
+from service.api import table_servicer
 from service.api.limits import Limits
 from service.app.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, table_pb2, table_pb2_grpc
@@ -224,6 +225,26 @@ def test_watch_tables_streams_the_lobby_and_resumes(lobby: Any) -> None:
     )
     assert resumed.next().table.player_ids[1] == "bob"  # the private table is never sent
     resumed.cancel()
+
+
+def test_watch_tables_beats_while_nothing_changes(
+    lobby: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables, _ = lobby
+    monkeypatch.setattr(table_servicer, "POLL_SECONDS", 0.05)
+    monkeypatch.setattr(table_servicer, "HEARTBEAT_SECONDS", 0.2)
+    tables.CreateTable(table_pb2.CreateTableRequest(request_id="w"), metadata=auth("ann"))
+    assert listed(tables)  # the lobby read model has it: the stream's first message
+    reader = Lobby(tables.WatchTables(table_pb2.WatchTablesRequest()))
+    opened = reader.next()
+    beat = reader.next()
+    assert beat.WhichOneof("kind") == "heartbeat_position"
+    assert beat.heartbeat_position == opened.table.position
+    reader.cancel()
+    refusal = refused(
+        lambda: next(tables.WatchTables(table_pb2.WatchTablesRequest(after_position=-1)))
+    )
+    assert refusal.code == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_a_table_is_not_a_game(lobby: Any) -> None:

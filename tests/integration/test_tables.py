@@ -74,6 +74,8 @@ def test_retries_have_no_second_effect(app: PreferansApplication) -> None:
     assert not isinstance(first, Seated) and not isinstance(again, Seated)
     assert first.id == again.id
     assert lobby.create_table("bob", "same", DEFAULT).id != first.id  # type: ignore[union-attr]
+    with pytest.raises(InvalidAction, match="other terms"):
+        lobby.create_table("ann", "same", DEFAULT, stake_per_whist=5)
     one = lobby.join_table(first.id, "bob", "join")
     two = lobby.join_table(first.id, "bob", "join")
     assert one.seat == two.seat == 0 and lobby.get_table(first.id).version == 2
@@ -109,6 +111,10 @@ def test_invitations_hold_a_seat_and_private_tables_need_one(app: PreferansAppli
         lobby.join_table(table_id, "bob", "j")
     with pytest.raises(NotTableCreator):
         lobby.create_invitation(table_id, "bob", "i")
+    with pytest.raises(InvalidAction):
+        lobby.create_invitation(table_id, "ann", "i", seat=3)  # seats 0 to 2
+    with pytest.raises(InvalidAction):
+        lobby.create_invitation(table_id, "ann", "i", seconds=-1)
     inv = lobby.create_invitation(table_id, "ann", "i", seat=2)
     stored = lobby.get_table(table_id)
     assert inv.code not in str(stored.invitations) and inv.seat == 2
