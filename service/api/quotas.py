@@ -12,7 +12,7 @@ Who a caller is, most specific first:
 
 Each caller has two token buckets — game creations, and every other call (commands and reads) —
 and two quotas: games created here and not yet finished, and concurrent watch streams
-(``WatchGame`` and ``WatchGameBatches`` together).
+(``WatchGame``, ``WatchGameBatches`` and ``WatchTables`` together).
 Over a limit, the call is refused before the method runs (nothing is recorded) with
 RESOURCE_EXHAUSTED, ``google.rpc.RetryInfo`` and ``QuotaFailure`` (``service.api.errors``).
 Health checks and reflection are not counted. The buckets live in bounded TTL/LRU caches
@@ -47,7 +47,11 @@ CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
 CREATE_TABLE_METHOD = "/preferans.v1.TableService/CreateTable"
 """Table openings count in the creations budget, per player (``QuotaInterceptor._create_table``)."""
 WATCH_METHODS = frozenset(
-    {"/preferans.v1.GameService/WatchGame", "/preferans.v1.GameService/WatchGameBatches"}
+    {
+        "/preferans.v1.GameService/WatchGame",
+        "/preferans.v1.GameService/WatchGameBatches",
+        "/preferans.v1.TableService/WatchTables",
+    }
 )
 EXEMPT_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
