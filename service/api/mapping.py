@@ -123,13 +123,18 @@ def game_name(game_id: uuid.UUID) -> str:
 
 def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
     """``games/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    return _parse_name(name, GAME_PREFIX, "game", field)
+
+
+def _parse_name(name: str, prefix: str, kind: str, field: str) -> uuid.UUID:
+    """``{prefix}{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
     name = validation.game_name(name, field)
-    if not name.startswith(GAME_PREFIX):
-        raise BadInput(field, f"{field} must look like 'games/<uuid>'")
+    if not name.startswith(prefix):
+        raise BadInput(field, f"{field} must look like '{prefix}<uuid>'")
     try:
-        return uuid.UUID(name[len(GAME_PREFIX) :])
+        return uuid.UUID(name[len(prefix) :])
     except ValueError:
-        raise BadInput(field, f"{field} does not name a game: the id is not a UUID") from None
+        raise BadInput(field, f"{field} does not name a {kind}: the id is not a UUID") from None
 
 
 def _cards(mask: int) -> list[str]:
@@ -891,13 +896,7 @@ def table_name(table_id: uuid.UUID | str) -> str:
 
 def parse_table_name(name: str, field: str = "name") -> uuid.UUID:
     """``tables/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
-    name = validation.game_name(name, field)
-    if not name.startswith(TABLE_PREFIX):
-        raise BadInput(field, f"{field} must look like 'tables/<uuid>'")
-    try:
-        return uuid.UUID(name[len(TABLE_PREFIX) :])
-    except ValueError:
-        raise BadInput(field, f"{field} does not name a table: the id is not a UUID") from None
+    return _parse_name(name, TABLE_PREFIX, "table", field)
 
 
 def visibility_from_proto(value: table_pb.Visibility.ValueType) -> str:

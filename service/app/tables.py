@@ -61,8 +61,6 @@ ATTEMPTS = 50
 """How often a command lost to concurrent writers is decided again before ``Conflict``."""
 MAX_INVITATION_SECONDS = 7 * 24 * 3600
 DEFAULT_INVITATION_SECONDS = 24 * 3600
-INVITATION_CODE_LENGTH = 43
-"""An invitation code: 43 base64url characters (256 bits)."""
 
 
 class TableNotFound(ServiceError):
@@ -91,17 +89,6 @@ class Invited:
 def invitation_hash(code: str) -> str:
     """What the table records of an invitation code (never the code itself)."""
     return hashlib.sha256(code.encode()).hexdigest()
-
-
-def invitation_code(value: str, field: str = "invitation_code") -> str:
-    """A client's invitation code: empty, or ``INVITATION_CODE_LENGTH`` base64url characters."""
-    value = validation.text(value, field, INVITATION_CODE_LENGTH, required=False)
-    if value and (
-        len(value) != INVITATION_CODE_LENGTH
-        or not all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
-    ):
-        raise InvalidAction(f"{field} is not an invitation code", field=field)
-    return value
 
 
 class Lobby:
@@ -211,7 +198,7 @@ class Lobby:
         return the seat's token. A player already seated gets a fresh token for that seat."""
         player = validation.player_id(player)
         request_id = validation.request_id(request_id)
-        code_hash = invitation_hash(invitation_code(code)) if code else ""
+        code_hash = invitation_hash(validation.invitation_code(code)) if code else ""
         now = self._now_ms()
         table = self._load(table_id)
         seat = table.seat_of(player)
@@ -266,7 +253,7 @@ class Lobby:
         if seat is not None and not 0 <= seat < validation.MAX_SEATS:
             raise InvalidAction("not a seat of the table", field="seat")
         raw = self._secret(b"invitation", str(table_id), player, request_id)
-        code = _base64url(raw)[:INVITATION_CODE_LENGTH]
+        code = _base64url(raw)[: validation.INVITATION_CODE_LENGTH]
         code_hash = invitation_hash(code)
         now = self._now_ms()
         expires = now + 1000 * (seconds or DEFAULT_INVITATION_SECONDS)
@@ -339,17 +326,38 @@ class Lobby:
         fingerprint: str,
         decide: Callable[[Table], T],
     ) -> tuple[Table, T | None]:
-        """Decide on the table under its lock and save; decided again on a fresh copy after a
-        lost race. A request id already seen answers as the first time (``None``)."""
-        for attempt in range(ATTEMPTS):
-            self._finish_start(self._load(table_id, fresh=attempt > 0))  # takes the lock
-            with self.app._lock(table_id):
-                # Decided on a copy: the table in memory changes only once saved (readers do
-                # not take the lock, and must never see a seat a lost race took).
-                table = copy.deepcopy(self._load(table_id))
+        """Decide on the table and save (``_write``). A request id already seen answers as
+        the first time (``None``). A full table's start is finished first: its seats never
+        change between its last seat and its game."""
+        for _ in range(ATTEMPTS):
+            self._finish_start(self._load(table_id))
+
+            def step(table: Table) -> tuple[bool, T | None]:
+                if table.state == OPEN and table.full:
+                    raise _StartFirst
                 if table.answer_for(player, request_id, fingerprint) is not None:
-                    return table, None
-                answer = decide(table)
+                    return False, None
+                return True, decide(table)
+
+            try:
+                table, answer = self._write(table_id, step)
+            except _StartFirst:
+                continue
+            return self._finish_start(table), answer
+        raise Conflict("the table is changing too fast; retry")
+
+    def _write(
+        self, table_id: uuid.UUID, step: Callable[[Table], tuple[bool, T]]
+    ) -> tuple[Table, T]:
+        """``step`` on a copy of the table under its lock: ``(changed, answer)``; a changed
+        copy is saved, and ``step`` runs again on a fresh copy if another writer saved first.
+        (A copy: readers do not take the lock, and must never see a seat a lost race took.)"""
+        for attempt in range(ATTEMPTS):
+            with self.app._lock(table_id):
+                table = copy.deepcopy(self._load(table_id, fresh=attempt > 0))
+                changed, answer = step(table)
+                if not changed:
+                    return table, answer
                 try:
                     self.app.save(table)
                 except IntegrityError:
@@ -358,11 +366,8 @@ class Lobby:
                 except PersistenceError as exc:
                     self.app._evict(table_id)
                     raise StoreUnavailable(str(exc)) from exc
-                except BaseException:
-                    self.app._evict(table_id)
-                    raise
             self.on_change(table_id)
-            return self._finish_start(table), answer
+            return table, answer
         raise Conflict("the table is changing too fast; retry")
 
     def _revoke_leavers(self, table: Table) -> None:
@@ -387,23 +392,18 @@ class Lobby:
             bot_seats=tuple(table.bot_seats),
             stake_per_whist=table.stake_per_whist,
         )
-        for attempt in range(ATTEMPTS):
-            with self.app._lock(table.id):
-                current = copy.deepcopy(self._load(table.id, fresh=attempt > 0))
-                if current.state != OPEN:
-                    return current
-                current.start(created.game_id)
-                try:
-                    self.app.save(current)
-                except IntegrityError:
-                    self.app._evict(table.id)
-                    continue
-                except BaseException:
-                    self.app._evict(table.id)
-                    raise
-            self.on_change(table.id)
-            return current
-        raise Conflict("the table is changing too fast; retry")
+
+        def step(current: Table) -> tuple[bool, None]:
+            if current.state != OPEN:
+                return False, None  # another process recorded it
+            current.start(created.game_id)
+            return True, None
+
+        return self._write(table.id, step)[0]
+
+
+class _StartFirst(Exception):
+    """The table filled up meanwhile: finish its start, then judge the command again."""
 
 
 def _base64url(raw: bytes) -> str:

@@ -28,6 +28,11 @@ def open_table(lobby: Lobby, creator: str = "ann", **kwargs: object) -> uuid.UUI
     return opened.table.id if isinstance(opened, Seated) else opened.id
 
 
+def crash(*args: object, **kwargs: object) -> None:
+    """``create_game`` in a process that dies before the game is created."""
+    raise SystemExit("the process died before the game was created")
+
+
 class _Reason:
     """``with _Reason("TABLE_FULL"):`` expects a ``TableRefused`` with that reason."""
 
@@ -221,9 +226,6 @@ def test_a_start_interrupted_by_a_crash_is_finished_later(
     lobby.join_table(table_id, "bob", "j")
     lobby.join_table(table_id, "cid", "j")
 
-    def crash(*args: object, **kwargs: object) -> None:
-        raise SystemExit("the process died before the game was created")
-
     monkeypatch.setattr(app, "create_game", crash)
     with pytest.raises(SystemExit):
         lobby.join_table(table_id, "dan", "j")
@@ -241,9 +243,6 @@ def test_the_sweep_finishes_starts_a_crash_interrupted(
     lobby = Lobby(app)
     table_id = open_table(lobby, take_seat=True)
     lobby.join_table(table_id, "bob", "j")
-
-    def crash(*args: object, **kwargs: object) -> None:
-        raise SystemExit("the process died before the game was created")
 
     monkeypatch.setattr(app, "create_game", crash)
     with pytest.raises(SystemExit):
