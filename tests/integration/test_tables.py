@@ -16,7 +16,8 @@ from domain.rules import DEFAULT, RuleSet
 from domain.rules.errors import InvalidAction
 from projections import standard_runners
 from projections.lobby import changes_after, list_tables
-from service.app.application import PreferansApplication
+from service.app.application import GameNotFound, PreferansApplication
+from service.app.audit import event_log, verify_game
 from service.app.tables import Lobby, Seated, TableNotFound
 from tests.integration.helpers import AppFactory, dump_tables
 
@@ -321,3 +322,13 @@ def test_a_retry_after_a_restart_is_still_answered_once(
     assert restarted.get_table(table_id).version == version
     with pytest.raises(InvalidAction, match="different command"):
         restarted.fill_with_bots(table_id, "ann", "i")
+
+
+def test_a_table_is_no_game_to_audit(app: PreferansApplication) -> None:
+    table_id = open_table(Lobby(app))
+    with pytest.raises(GameNotFound):
+        verify_game(app, table_id)
+    with pytest.raises(GameNotFound):
+        event_log(app, table_id, 0, 10)
+    with pytest.raises(GameNotFound):
+        app.get_game(table_id)
