@@ -16,7 +16,7 @@ from domain.rules import DEFAULT, RuleSet
 from domain.rules.errors import InvalidAction
 from projections import standard_runners
 from projections.lobby import changes_after, list_tables
-from service.app.application import GameNotFound, PreferansApplication
+from service.app.application import GameNotFound, LeagueRulesDiffer, PreferansApplication
 from service.app.audit import event_log, verify_game
 from service.app.tables import Lobby, Seated, TableNotFound
 from tests.integration.helpers import AppFactory, dump_tables
@@ -332,3 +332,14 @@ def test_a_table_is_no_game_to_audit(app: PreferansApplication) -> None:
         event_log(app, table_id, 0, 10)
     with pytest.raises(GameNotFound):
         app.get_game(table_id)
+
+
+def test_a_league_table_plays_the_leagues_rules(app: PreferansApplication) -> None:
+    lenient = RuleSet.from_dict({**DEFAULT.to_dict(), "pool_target": 10})
+    app.create_game(["a", "b", "c"], "league-first", rules=lenient, league="club")
+    before = app.recorder.max_notification_id()
+    with pytest.raises(LeagueRulesDiffer):
+        Lobby(app).create_table("ann", "t", DEFAULT, league="club")
+    assert app.recorder.max_notification_id() == before
+    table = Lobby(app).create_table("ann", "t", lenient, league="club")
+    assert not isinstance(table, Seated) and table.league == "club"
