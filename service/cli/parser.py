@@ -277,7 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
     run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
-    run.add_argument("names", nargs="*", type=projection_name, help="games, stats, lobby (default: all)")
+    run.add_argument(
+        "names", nargs="*", type=projection_name, help="games, stats, lobby (default: all)"
+    )
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     metrics_options(run)
