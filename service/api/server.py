@@ -211,7 +211,11 @@ async def create_server(
     audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
-    table_servicer = TableServicer(Lobby(app), executor, page_tokens)
+    lobby = Lobby(app)
+    if projections is not None:  # the lobby read model follows each change at once
+        worker = projections
+        lobby.on_change = lambda table_id: worker.poke()
+    table_servicer = TableServicer(lobby, executor, page_tokens)
     table_pb2_grpc.add_TableServiceServicer_to_server(table_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -44,7 +44,7 @@ from domain.model.table import (
 from domain.model.terms import TimeControl, check_stake
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
-from projections.lobby import pending_starts
+from projections.lobby import LobbyTables, pending_starts
 from service.app import validation
 from service.app.application import (
     Conflict,
@@ -98,7 +98,11 @@ class Lobby:
         self.app = app
         self.clock = clock
         self.on_change: Callable[[uuid.UUID], None] = lambda table_id: None
-        """Called after each recorded change of a table (the lobby stream wakes its watchers)."""
+        """Called after each recorded change of a table (the server wakes the projections)."""
+        lobby = LobbyTables()
+        with app.db.transaction() as c:  # the sweep reads it, even before its worker runs
+            app.db.lock(c, lobby.name)
+            lobby.create_tables(c)
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
