@@ -49,7 +49,7 @@ class LobbyTables:
 
     name = "lobby"
     tables: tuple[str, ...] = ("lobby_tables",)
-    indexes: tuple[str, ...] = ("lobby_tables_listing", "lobby_tables_seq")
+    indexes: tuple[str, ...] = ("lobby_tables_listing", "lobby_tables_seq", "lobby_tables_creator")
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
@@ -70,6 +70,9 @@ class LobbyTables:
             "(state, visibility, opened_at DESC, table_id)"
         )
         c.execute("CREATE INDEX IF NOT EXISTS lobby_tables_seq ON lobby_tables (seq)")
+        c.execute(
+            "CREATE INDEX IF NOT EXISTS lobby_tables_creator ON lobby_tables (creator, state)"
+        )
 
     def drop_tables(self, c: Cursor) -> None:
         c.execute("DROP TABLE IF EXISTS lobby_tables")
@@ -212,3 +215,13 @@ def pending_starts(db: Database, limit: int = 1000) -> list[str]:
             (limit,),
         )
         return [str(r[0]) for r in c.fetchall()]
+
+
+def open_tables_of(db: Database, creator: str) -> int:
+    """How many open tables ``creator`` opened (as far as the read model has followed)."""
+    with db.reading() as c:
+        c.execute(
+            "SELECT COUNT(*) FROM lobby_tables WHERE creator = ? AND state = 'open'", (creator,)
+        )
+        found = c.fetchone()
+    return int(found[0]) if found else 0

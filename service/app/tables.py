@@ -1,29 +1,21 @@
 """The lobby's use cases: open a table, take and leave seats, invite, fill with bots, start.
 
-Tables are ``Table`` aggregates (``domain.model.table``) in the application's event store,
-beside the games. Every command is idempotent by the caller's request id (scoped to the caller's
-player id) and safe under races: a command is decided on the table in memory under the table's
-lock and saved with the store's optimistic concurrency check; a save that loses a race (another
-replica wrote first) is decided again on a fresh copy, up to ``ATTEMPTS`` times. So of 20 joins
-racing for the last seat exactly one is recorded; the others are judged again on the full table
-and refused (``TABLE_FULL``).
-
-The game a table starts has its id fixed when the table opens: ``create_game`` derives a game's
-id from its request id and creator secret under the server's key, and both derive here from the
-table's id (``game_request``). So a join can return the seat token of a game that does not exist
-yet, and the start is idempotent: if the process dies between the last seat and the game's
-creation, the next command or read of the table (or ``sweep``) creates it, as the first would
-have. Seat tokens carry their issue time; a player who leaves has the seat's tokens issued until
-then revoked (``Revocations``, as ``ReplacePlayer`` does), so only the seat's next holder's
-token works. docs/TABLES.md has the whole story.
+Tables are ``Table`` aggregates (``domain.model.table``) in the application's store, beside the
+games. A command is idempotent by the caller's request id (scoped to the caller) and decided on a
+copy of the table under its lock, then saved with the store's optimistic check; a save that
+loses to another replica is decided again on a fresh copy. So of 20 joins racing for the last
+seat exactly one is recorded, and the others are refused (``TABLE_FULL``, or ``TABLE_STARTED``
+once the game began). The game's id is fixed when the table opens (``game_request``), so a join
+returns the seat token of a game that may not exist yet; the start is idempotent, finished by
+whoever next touches a full table (or ``sweep``). A player who leaves has the seat's tokens
+issued until then revoked (``Revocations``, as ``ReplacePlayer``). docs/TABLES.md tells it all.
 """
 
 from __future__ import annotations
 
-import base64
+import contextlib
 import copy
 import hashlib
-import hmac
 import time
 import uuid
 from collections.abc import Callable
@@ -44,7 +36,7 @@ from domain.model.table import (
 from domain.model.terms import TimeControl, check_stake
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
-from projections.lobby import LobbyTables, pending_starts
+from projections.lobby import LobbyTables, open_tables_of, pending_starts
 from service.app import validation
 from service.app.application import (
     Conflict,
@@ -61,6 +53,8 @@ ATTEMPTS = 50
 """How often a command lost to concurrent writers is decided again before ``Conflict``."""
 MAX_INVITATION_SECONDS = 7 * 24 * 3600
 DEFAULT_INVITATION_SECONDS = 24 * 3600
+MAX_OPEN_TABLES = 20
+"""Open tables one player may have opened (counted by the lobby read model, a moment behind)."""
 
 
 class TableNotFound(ServiceError):
@@ -107,18 +101,12 @@ class Lobby:
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
 
-    def _secret(self, label: bytes, *parts: str) -> bytes:
-        key = self.app.keys.current[1]
-        return hmac.new(key, label + b"\x00" + "\x00".join(parts).encode(), "sha256").digest()
-
     def table_id_for(self, creator: str, request_id: str) -> uuid.UUID:
-        """A table's id: from its creator and request id under the server key (a retry finds
-        it; nobody can guess a private table's id)."""
-        return uuid.UUID(bytes=self._secret(b"table-id", creator, request_id)[:16], version=4)
+        return self.app.keys.table_id(creator, request_id)
 
     def game_request(self, table_id: uuid.UUID) -> tuple[str, str]:
         """The request id and creator secret of the game a table starts."""
-        return f"table:{table_id}", self._secret(b"table-game", str(table_id)).hex()
+        return f"table:{table_id}", self.app.keys.table_game_secret(table_id)
 
     def game_id_for(self, table_id: uuid.UUID) -> uuid.UUID:
         return self.app.keys.game_ids(*self.game_request(table_id))[0]
@@ -148,6 +136,13 @@ class Lobby:
         check_stake(stake_per_whist)
         self._check_league(league, rules)
         table_id = self.table_id_for(creator, request_id)
+        if open_tables_of(self.app.db, creator) >= MAX_OPEN_TABLES:
+            with contextlib.suppress(TableNotFound):  # a retry of an opening still answers
+                return self._opened(self._load(table_id), creator, take_seat)
+            raise TableRefused(
+                "TOO_MANY_TABLES",
+                f"you have {MAX_OPEN_TABLES} open tables: close one or wait until one starts",
+            )
         table = Table.open(
             table_id,
             creator=creator,
@@ -175,7 +170,10 @@ class Lobby:
                 raise StoreUnavailable(str(exc)) from exc
             else:
                 self.on_change(table_id)
-        table = self.get_table(table_id)
+        return self._opened(self.get_table(table_id), creator, take_seat)
+
+    def _opened(self, table: Table, creator: str, take_seat: bool) -> Seated | Table:
+        """CreateTable's answer: the creator's seat and token with ``take_seat``."""
         seat = table.seat_of(creator)
         if take_seat and seat is not None:
             return Seated(table, seat, self._token(table, seat))
@@ -256,8 +254,7 @@ class Lobby:
             )
         if seat is not None and not 0 <= seat < validation.MAX_SEATS:
             raise InvalidAction("not a seat of the table", field="seat")
-        raw = self._secret(b"invitation", str(table_id), player, request_id)
-        code = _base64url(raw)[: validation.INVITATION_CODE_LENGTH]
+        code = self.app.keys.invitation_code(table_id, player, request_id)
         code_hash = invitation_hash(code)
         now = self._now_ms()
         expires = now + 1000 * (seconds or DEFAULT_INVITATION_SECONDS)
@@ -408,7 +405,3 @@ class Lobby:
 
 class _StartFirst(Exception):
     """The table filled up meanwhile: finish its start, then judge the command again."""
-
-
-def _base64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")

@@ -16,6 +16,7 @@ from domain.rules import DEFAULT, RuleSet
 from domain.rules.errors import InvalidAction
 from projections import standard_runners
 from projections.lobby import changes_after, list_tables
+from service.app import tables
 from service.app.application import GameNotFound, LeagueRulesDiffer, PreferansApplication
 from service.app.audit import event_log, verify_game
 from service.app.tables import Lobby, Seated, TableNotFound
@@ -343,3 +344,24 @@ def test_a_league_table_plays_the_leagues_rules(app: PreferansApplication) -> No
     assert app.recorder.max_notification_id() == before
     table = Lobby(app).create_table("ann", "t", lenient, league="club")
     assert not isinstance(table, Seated) and table.league == "club"
+
+
+def test_a_player_has_a_bounded_number_of_open_tables(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "MAX_OPEN_TABLES", 2)
+    lobby = Lobby(app)
+    runner = standard_runners(app, app.db, ("lobby",))["lobby"]
+    first = open_table(lobby)
+    open_table(lobby)
+    while runner.run_once():
+        pass
+    before = app.recorder.max_notification_id()
+    with _Reason("TOO_MANY_TABLES"):
+        open_table(lobby)
+    assert app.recorder.max_notification_id() == before
+    open_table(lobby, creator="bob")  # another player's count
+    lobby.close_table(first, "ann", "c")
+    while runner.run_once():
+        pass
+    open_table(lobby)

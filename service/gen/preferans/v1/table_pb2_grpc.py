@@ -31,7 +31,8 @@ class TableServiceStub:
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 
@@ -94,7 +95,8 @@ class TableServiceServicer:
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 
@@ -230,7 +232,8 @@ class TableService:
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 

@@ -32,7 +32,8 @@ class TableServiceStub:
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 
@@ -79,7 +80,8 @@ class TableServiceAsyncStub(TableServiceStub):
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 
@@ -122,7 +124,8 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
     reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
-    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED; commands only the creator may give are
+    INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
+    open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
     """
 
