@@ -215,7 +215,7 @@ async def create_server(
     if projections is not None:  # the lobby read model follows each change at once
         worker = projections
         lobby.on_change = lambda table_id: worker.poke()
-    table_servicer = TableServicer(lobby, executor, page_tokens)
+    table_servicer = TableServicer(lobby, executor, page_tokens, hub)
     table_pb2_grpc.add_TableServiceServicer_to_server(table_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

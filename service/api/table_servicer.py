@@ -28,6 +28,7 @@ from service.api.mapping import (
 )
 from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
 from service.app import validation
+from service.app.hub import EventHub
 from service.app.tables import Lobby, Seated
 from service.gen.preferans.v1 import table_pb2 as pb
 from service.gen.preferans.v1 import table_pb2_grpc
@@ -50,8 +51,11 @@ class TableServicer(Delegating, table_pb2_grpc.TableServiceServicer):
         lobby: Lobby,
         executor: ThreadPoolExecutor,
         page_tokens: PageTokens | None = None,
+        hub: EventHub | None = None,
     ) -> None:
         self.lobby = lobby
+        self.hub = hub
+        """Its ``closing`` ends the lobby streams when the server stops (clients resume)."""
         self.db = lobby.app.db
         self.executor = executor
         self.page_tokens = page_tokens or PageTokens.random()
@@ -188,7 +192,7 @@ class TableServicer(Delegating, table_pb2_grpc.TableServiceServicer):
             return
         position = request.after_position
         quiet = 0.0
-        while not context.done():
+        while not context.done() and not (self.hub is not None and self.hub.closing):
             try:
                 rows = await self._run(lobby_queries.changes_after, self.db, position, WATCH_BATCH)
             except Exception as exc:
