@@ -365,3 +365,21 @@ def test_a_player_has_a_bounded_number_of_open_tables(
     while runner.run_once():
         pass
     open_table(lobby)
+
+
+def test_a_leave_whose_revocation_was_lost_is_revoked_at_the_start(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lobby = Lobby(app)
+    table_id = open_table(lobby)
+    bob = lobby.join_table(table_id, "bob", "j")
+    revoke = app.revocations.revoke
+    monkeypatch.setattr(app.revocations, "revoke", crash)
+    with pytest.raises(SystemExit):  # SeatLeft recorded, the process died before revoking
+        lobby.leave_table(table_id, "bob", "l")
+    monkeypatch.setattr(app.revocations, "revoke", revoke)
+    for player in ("cid", "dan", "eve"):
+        lobby.join_table(table_id, player, "j")
+    table = lobby.get_table(table_id)
+    assert table.state == "started" and "bob" not in table.players
+    assert app.seat_of_token(table.game_id, bob.token) is None
