@@ -175,6 +175,8 @@ def test_close_and_bad_input(app: PreferansApplication) -> None:
     with pytest.raises(InvalidAction):
         lobby.create_table("ann\x00", "bad", DEFAULT)
     with pytest.raises(InvalidAction):
+        lobby.join_table(table_id, bot_player_id(1), "j")  # bots' ids are the server's
+    with pytest.raises(InvalidAction):
         lobby.join_table(table_id, "bob", "r" * 500)
 
 
