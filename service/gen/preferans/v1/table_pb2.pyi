@@ -311,7 +311,9 @@ class ListTablesRequest(_message.Message):
     league: _builtins.str
     """Only tables of this league (empty: any)."""
     free_seat_only: _builtins.bool
-    """Only tables with an empty seat."""
+    """Only tables with an empty seat (a seat held for an invitation is empty too: JoinTable
+    without its code may still find the table full).
+    """
     def __init__(
         self,
         *,
