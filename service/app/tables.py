@@ -27,6 +27,7 @@ from eventsourcing.persistence import IntegrityError, PersistenceError
 
 from domain.model import RequestReused, league_id_for
 from domain.model.table import (
+    CLOSED,
     OPEN,
     VISIBILITIES,
     Table,
@@ -204,6 +205,8 @@ class Lobby:
         now = self._now_ms()
         table = self._load(table_id)
         seat = table.seat_of(player)
+        if seat is not None and table.state == CLOSED:
+            raise TableRefused("TABLE_CLOSED", "the table was closed")
         if seat is None:
             table, _ = self._command(
                 table_id,

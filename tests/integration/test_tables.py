@@ -164,9 +164,12 @@ def test_close_and_bad_input(app: PreferansApplication) -> None:
     table_id = open_table(lobby)
     with pytest.raises(NotTableCreator):
         lobby.close_table(table_id, "bob", "c")
+    lobby.join_table(table_id, "cid", "j")
     lobby.close_table(table_id, "ann", "c")
     with _Reason("TABLE_CLOSED"):
         lobby.join_table(table_id, "bob", "j")
+    with _Reason("TABLE_CLOSED"):  # no token for a game that will never be
+        lobby.join_table(table_id, "cid", "again")
     with pytest.raises(TableNotFound):
         lobby.get_table(uuid.uuid4())
     for bad in ({"league": "a\u202eb"}, {"visibility": "secret"}, {"stake_per_whist": -1}):
