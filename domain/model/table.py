@@ -15,6 +15,7 @@ a retry has no second effect and is answered from ``answer_for`` as the first ti
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,11 @@ class Invitation:
     seat: int
     expires_ms: int
     used: bool = False
+
+
+def invitation_hash(code: str) -> str:
+    """What a table records of an invitation code (never the code itself)."""
+    return hashlib.sha256(code.encode()).hexdigest()
 
 
 def request_key(player: str, request_id: str) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import time
 import uuid
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from domain.model.table import (
     VISIBILITIES,
     Table,
     TableRefused,
+    invitation_hash,
     join_fingerprint,
 )
 from domain.model.terms import BOT_PREFIX, TimeControl, check_stake
@@ -81,11 +81,6 @@ class Invited:
     expires_ms: int
 
 
-def invitation_hash(code: str) -> str:
-    """What the table records of an invitation code (never the code itself)."""
-    return hashlib.sha256(code.encode()).hexdigest()
-
-
 class Lobby:
     """The lobby's commands and reads over the application's store (module docstring)."""
 
@@ -101,9 +96,6 @@ class Lobby:
 
     def _now_ms(self) -> int:
         return int(self.clock() * 1000)
-
-    def table_id_for(self, creator: str, request_id: str) -> uuid.UUID:
-        return self.app.keys.table_id(creator, request_id)
 
     def game_request(self, table_id: uuid.UUID) -> tuple[str, str]:
         """The request id and creator secret of the game a table starts."""
@@ -136,7 +128,7 @@ class Lobby:
         check_rule_set(rules)
         check_stake(stake_per_whist)
         self._check_league(league, rules)
-        table_id = self.table_id_for(creator, request_id)
+        table_id = self.app.keys.table_id(creator, request_id)
         if open_tables_of(self.app.db, creator) >= MAX_OPEN_TABLES:
             with contextlib.suppress(TableNotFound):  # a retry of an opening still answers
                 return self._opened(self._load(table_id), creator, take_seat)
