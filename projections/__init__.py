@@ -12,14 +12,15 @@ from typing import Any
 
 from projections.db import Database
 from projections.ledger import Ledger
+from projections.lobby import LobbyTables
 from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner, ProjectionWorker
 from projections.shadow import SUFFIX
 from projections.stats import Stats
 from projections.views import Games
 
-PROJECTION_NAMES = ("games", "stats", "ledger")
+PROJECTION_NAMES = ("games", "stats", "ledger", "lobby")
 """Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``;
-``LedgerService``)."""
+``LedgerService``; ``ListTables`` and ``WatchTables``)."""
 
 RETIRED: dict[str, tuple[str, ...]] = {
     "seat_views": ("seat_views",),
@@ -46,6 +47,8 @@ def standard_runners(
             return Stats(db)
         if name == "ledger":
             return Ledger()
+        if name == "lobby":
+            return LobbyTables()
         return Games()
 
     return {name: ProjectionRunner(app, db, make(name), batch) for name in names}

@@ -12,6 +12,9 @@
 | ``AbortRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ABORT_TOO_LATE |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
+| ``TableRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` its reason (TABLE_FULL, …), ``table`` |
+| ``TableNotFound`` | NOT_FOUND | ``ResourceInfo`` (the table) |
+| ``NotTableCreator`` | PERMISSION_DENIED | ``ErrorInfo`` reason NOT_TABLE_CREATOR |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
@@ -34,6 +37,7 @@ from grpc_status import rpc_status
 
 from domain.model.game import AbortRefused
 from domain.model.leaving import Adjourned, BotSeat
+from domain.model.table import NotTableCreator, TableRefused
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
 from service.app.application import (
@@ -44,6 +48,7 @@ from service.app.application import (
     StoreUnavailable,
     TokensWithheld,
 )
+from service.app.tables import TableNotFound
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -193,6 +198,16 @@ def map_error(error: BaseException) -> Mapped | None:
             metadata={"league": error.league, "system": error.system},
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, str(error), info)
+    if isinstance(error, TableRefused):
+        return _precondition_failed(error.message, error.reason, "TABLE", "table")
+    if isinstance(error, TableNotFound):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type="table", resource_name=f"tables/{error.table_id}", description=str(error)
+        )
+        return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
+    if isinstance(error, NotTableCreator):
+        info = error_details_pb2.ErrorInfo(reason="NOT_TABLE_CREATOR", domain=DOMAIN)
+        return _status(grpc.StatusCode.PERMISSION_DENIED, str(error), info)
     if isinstance(error, GameNotFound):
         resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
         return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)

@@ -63,6 +63,7 @@ VIEW_TABLES = (
     "ledger_games",
     "ledger_entries",
     "ledger_balances",
+    "lobby_tables",
 )
 """The tables of the read models (``projections.PROJECTION_NAMES``)."""
 CARD_TEXTS = frozenset(str(card) for card in CARDS)
