@@ -16,8 +16,10 @@ from typing import Any
 import grpc
 import pytest
 
+from domain.rules import parse_action
 from service.api import table_servicer
 from service.api.limits import Limits
+from service.api.mapping import action_to_proto
 from service.app import devissuer
 from service.app.config import StoreConfig
 from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, table_pb2, table_pb2_grpc
@@ -285,3 +287,43 @@ def test_table_openings_count_per_player(
         )
         assert over.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         tables.CreateTable(table_pb2.CreateTableRequest(request_id="t2"), metadata=auth("bob"))
+
+
+def test_bots_fill_a_table_and_the_keeper_plays_their_seats(lobby: Any) -> None:
+    """A person alone at a table asks for bots (FillWithBots): the game starts at once, the
+    server's bots sit at the other seats and the keeper plays them, so whenever the game waits,
+    it waits for the person — who plays with the JWT of the lobby (issue 14 items 2 and 3)."""
+    tables, games = lobby
+    opened = tables.CreateTable(
+        table_pb2.CreateTableRequest(request_id="solo", take_seat=True), metadata=auth("ann")
+    )
+    filled = tables.FillWithBots(
+        table_pb2.FillWithBotsRequest(name=opened.table.name, request_id="bots"),
+        metadata=auth("ann"),
+    )
+    assert filled.table.state == table_pb2.TABLE_STATE_STARTED
+    assert list(filled.table.bot_seats) == [1, 2]
+    game_name = filled.table.game
+    game = games.GetGame(game_pb2.GetGameRequest(name=game_name)).game
+    assert list(game.bot_seats) == [1, 2]
+    assert [p.player_id for p in game.players] == ["ann", "bot:seat1", "bot:seat2"]
+    me = auth("ann")
+    decisions = 0
+    deadline = time.monotonic() + 60
+    while decisions < 12:
+        assert time.monotonic() < deadline, "the bots stopped playing their seats"
+        view = games.GetSeatView(game_pb2.GetSeatViewRequest(name=game_name), metadata=me).view
+        if view.actor != 0 or not view.legal_actions:
+            time.sleep(0.05)  # a bot is to act: the keeper decides for it
+            continue
+        playable = [a for a in view.legal_actions if not a.startswith("claim")]
+        cards_first = view.phase == game_pb2.PHASE_PLAY  # "8♦" is a card here, not a bid
+        action = action_to_proto(parse_action(playable[0], cards_first=cards_first))
+        games.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                name=game_name, action=action, request_id=f"ann-{decisions}"
+            ),
+            metadata=me,
+        )
+        decisions += 1
+    assert games.GetGame(game_pb2.GetGameRequest(name=game_name)).game.version > decisions
