@@ -18,6 +18,7 @@ from google.protobuf import timestamp_pb2
 
 from domain.model.stakes import format_cents
 from projections import ledger_queries
+from service.api.auth import current_player
 from service.api.game_servicer import refusing
 from service.api.pagetoken import Page, fill_page, keyset_rows, page_size
 from service.api.stats_servicer import ReadModelServicer
@@ -37,8 +38,9 @@ class LedgerServicer(ReadModelServicer, ledger_pb2_grpc.LedgerServiceServicer):
     async def GetBalance(  # noqa: N802 (the proto's method name)
         self, request: pb.GetBalanceRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.GetBalanceResponse:
-        """Reads the ``ledger`` projection (a player's balance and entries, in pages)."""
-        player = validation.player_id(request.player_id)
+        """Reads the ``ledger`` projection (a player's balance and entries, in pages); without
+        ``player_id``, the caller's own (a player's JWT)."""
+        player = validation.player_id(request.player_id) if request.player_id else current_player()
         league = validation.league(request.league)
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         query = (player, league)

@@ -99,7 +99,9 @@ def test_balances_after_a_game_with_a_stake(
     nobody = ledger.GetBalance(lpb.GetBalanceRequest(player_id="nobody"))
     assert nobody.balance.balance_cents == 0 and list(nobody.entries) == []
 
-    bad = refused(ledger.GetBalance, lpb.GetBalanceRequest(player_id=""))
+    anonymous = refused(ledger.GetBalance, lpb.GetBalanceRequest(player_id=""))
+    assert anonymous.code == grpc.StatusCode.UNAUTHENTICATED  # "me" needs a player's JWT
+    bad = refused(ledger.GetBalance, lpb.GetBalanceRequest(player_id=" ann"))
     assert bad.code == grpc.StatusCode.INVALID_ARGUMENT
     foreign = refused(ledger.GetBalance, lpb.GetBalanceRequest(player_id="ann", page_token="bogus"))
     assert foreign.code == grpc.StatusCode.INVALID_ARGUMENT

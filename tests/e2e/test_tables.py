@@ -22,7 +22,14 @@ from service.api.limits import Limits
 from service.api.mapping import action_to_proto
 from service.app import devissuer
 from service.app.config import StoreConfig
-from service.gen.preferans.v1 import game_pb2, game_pb2_grpc, table_pb2, table_pb2_grpc
+from service.gen.preferans.v1 import (
+    game_pb2,
+    game_pb2_grpc,
+    ledger_pb2,
+    ledger_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
+)
 from tests.e2e.conftest import UNTHROTTLED, ServerFactory, ServerThread
 from tests.e2e.helpers import refused
 
@@ -47,9 +54,15 @@ def dev_store(store: StoreConfig) -> StoreConfig:
 
 
 @pytest.fixture
-def lobby(store: StoreConfig, start_server: ServerFactory) -> Any:
+def lobby_server(store: StoreConfig, start_server: ServerFactory) -> ServerThread:
+    """A server trusting the development issuer (``pref serve --dev-auth``)."""
     running: ServerThread = start_server(dev_store(store), limits=UNTHROTTLED)
-    channel = grpc.insecure_channel(running.address)
+    return running
+
+
+@pytest.fixture
+def lobby(lobby_server: ServerThread) -> Any:
+    channel = grpc.insecure_channel(lobby_server.address)
     yield table_pb2_grpc.TableServiceStub(channel), game_pb2_grpc.GameServiceStub(channel)
     channel.close()
 
@@ -327,3 +340,20 @@ def test_bots_fill_a_table_and_the_keeper_plays_their_seats(lobby: Any) -> None:
         )
         decisions += 1
     assert games.GetGame(game_pb2.GetGameRequest(name=game_name)).game.version > decisions
+
+
+def test_get_balance_without_a_player_id_is_the_caller_s(lobby_server: ServerThread) -> None:
+    """GetBalance with no ``player_id`` answers for the player the JWT proves; a seat token
+    names a seat, not a player, and no credential names nobody (UNAUTHENTICATED)."""
+    with grpc.insecure_channel(lobby_server.address) as channel:
+        ledger = ledger_pb2_grpc.LedgerServiceStub(channel)
+        tables = table_pb2_grpc.TableServiceStub(channel)
+        mine = ledger.GetBalance(ledger_pb2.GetBalanceRequest(), metadata=auth("zoe"))
+        assert mine.balance.player_id == "zoe" and mine.balance.balance_cents == 0
+        opened = tables.CreateTable(
+            table_pb2.CreateTableRequest(request_id="me", take_seat=True), metadata=auth("zoe")
+        )
+        seat = (("authorization", f"Bearer {opened.seat_token}"),)
+        for metadata in (seat, ()):
+            refusal = refused(ledger.GetBalance, ledger_pb2.GetBalanceRequest(), metadata=metadata)
+            assert refusal.code == grpc.StatusCode.UNAUTHENTICATED

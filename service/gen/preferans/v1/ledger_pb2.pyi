@@ -157,7 +157,9 @@ class GetBalanceRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     player_id: _builtins.str
-    """The player (1–64 printable characters)."""
+    """The player (1–64 printable characters); empty for the caller's own balance, which needs a
+    player's JWT (`authorization: Bearer <jwt>`; UNAUTHENTICATED without one).
+    """
     league: _builtins.str
     """The scope: "" for every game, or a league tag (up to 64 characters) for its games only."""
     page_size: _builtins.int
