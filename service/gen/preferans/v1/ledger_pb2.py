@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19preferans/v1/ledger.proto\x12\x0cpreferans.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x07\x42\x61lance\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0e\n\x06league\x18\x02 \x01(\t\x12\x15\n\rbalance_cents\x18\x03 \x01(\x03\x12\x0f\n\x07\x62\x61lance\x18\x04 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x05 \x01(\x03\x12\r\n\x05games\x18\x06 \x01(\x03\"\xea\x01\n\x0bLedgerEntry\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x03 \x01(\x05\x12\x0e\n\x06league\x18\x04 \x01(\t\x12+\n\x04kind\x18\x05 \x01(\x0e\x32\x1d.preferans.v1.LedgerEntryKind\x12\x14\n\x0c\x61mount_cents\x18\x06 \x01(\x03\x12\x0e\n\x06\x61mount\x18\x07 \x01(\t\x12\x17\n\x0fstake_per_whist\x18\x08 \x01(\x05\x12/\n\x0brecord_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"]\n\x11GetBalanceRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0e\n\x06league\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"\x81\x01\n\x12GetBalanceResponse\x12&\n\x07\x62\x61lance\x18\x01 \x01(\x0b\x32\x15.preferans.v1.Balance\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.preferans.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"t\n\x13ListBalancesRequest\x12\x0e\n\x06league\x18\x01 \x01(\t\x12\x17\n\ndescending\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\tB\r\n\x0b_descending\"E\n\rRankedBalance\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12&\n\x07\x62\x61lance\x18\x02 \x01(\x0b\x32\x15.preferans.v1.Balance\"^\n\x14ListBalancesResponse\x12-\n\x08\x62\x61lances\x18\x01 \x03(\x0b\x32\x1b.preferans.v1.RankedBalance\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*s\n\x0fLedgerEntryKind\x12!\n\x1dLEDGER_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19LEDGER_ENTRY_KIND_SETTLED\x10\x01\x12\x1e\n\x1aLEDGER_ENTRY_KIND_ADJUSTED\x10\x02\x32\xb7\x01\n\rLedgerService\x12O\n\nGetBalance\x12\x1f.preferans.v1.GetBalanceRequest\x1a .preferans.v1.GetBalanceResponse\x12U\n\x0cListBalances\x12!.preferans.v1.ListBalancesRequest\x1a\".preferans.v1.ListBalancesResponseBR\n\x10org.preferans.v1P\x01Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19preferans/v1/ledger.proto\x12\x0cpreferans.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x07\x42\x61lance\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0e\n\x06league\x18\x02 \x01(\t\x12\x15\n\rbalance_cents\x18\x03 \x01(\x03\x12\x0f\n\x07\x62\x61lance\x18\x04 \x01(\t\x12\x0f\n\x07\x65ntries\x18\x05 \x01(\x03\x12\r\n\x05games\x18\x06 \x01(\x03\"\xea\x01\n\x0bLedgerEntry\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x0f\n\x07\x61\x63\x63ount\x18\x03 \x01(\x05\x12\x0e\n\x06league\x18\x04 \x01(\t\x12+\n\x04kind\x18\x05 \x01(\x0e\x32\x1d.preferans.v1.LedgerEntryKind\x12\x14\n\x0c\x61mount_cents\x18\x06 \x01(\x03\x12\x0e\n\x06\x61mount\x18\x07 \x01(\t\x12\x17\n\x0fstake_per_whist\x18\x08 \x01(\x05\x12/\n\x0brecord_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"u\n\x11GetBalanceRequest\x12\x17\n\tplayer_id\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01\x12\x14\n\x06league\x18\x02 \x01(\tB\x04\xe2\x41\x01\x01\x12\x17\n\tpage_size\x18\x03 \x01(\x05\x42\x04\xe2\x41\x01\x01\x12\x18\n\npage_token\x18\x04 \x01(\tB\x04\xe2\x41\x01\x01\"\x81\x01\n\x12GetBalanceResponse\x12&\n\x07\x62\x61lance\x18\x01 \x01(\x0b\x32\x15.preferans.v1.Balance\x12*\n\x07\x65ntries\x18\x02 \x03(\x0b\x32\x19.preferans.v1.LedgerEntry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"\x8c\x01\n\x13ListBalancesRequest\x12\x14\n\x06league\x18\x01 \x01(\tB\x04\xe2\x41\x01\x01\x12\x1d\n\ndescending\x18\x02 \x01(\x08\x42\x04\xe2\x41\x01\x01H\x00\x88\x01\x01\x12\x17\n\tpage_size\x18\x03 \x01(\x05\x42\x04\xe2\x41\x01\x01\x12\x18\n\npage_token\x18\x04 \x01(\tB\x04\xe2\x41\x01\x01\x42\r\n\x0b_descending\"E\n\rRankedBalance\x12\x0c\n\x04rank\x18\x01 \x01(\x05\x12&\n\x07\x62\x61lance\x18\x02 \x01(\x0b\x32\x15.preferans.v1.Balance\"^\n\x14ListBalancesResponse\x12-\n\x08\x62\x61lances\x18\x01 \x03(\x0b\x32\x1b.preferans.v1.RankedBalance\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*s\n\x0fLedgerEntryKind\x12!\n\x1dLEDGER_ENTRY_KIND_UNSPECIFIED\x10\x00\x12\x1d\n\x19LEDGER_ENTRY_KIND_SETTLED\x10\x01\x12\x1e\n\x1aLEDGER_ENTRY_KIND_ADJUSTED\x10\x02\x32\xb7\x01\n\rLedgerService\x12O\n\nGetBalance\x12\x1f.preferans.v1.GetBalanceRequest\x1a .preferans.v1.GetBalanceResponse\x12U\n\x0cListBalances\x12!.preferans.v1.ListBalancesRequest\x1a\".preferans.v1.ListBalancesResponseBR\n\x10org.preferans.v1P\x01Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,22 +34,38 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'preferans.v1.ledger_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\020org.preferans.v1P\001Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1'
-  _globals['_LEDGERENTRYKIND']._serialized_start=943
-  _globals['_LEDGERENTRYKIND']._serialized_end=1058
-  _globals['_BALANCE']._serialized_start=76
-  _globals['_BALANCE']._serialized_end=192
-  _globals['_LEDGERENTRY']._serialized_start=195
-  _globals['_LEDGERENTRY']._serialized_end=429
-  _globals['_GETBALANCEREQUEST']._serialized_start=431
-  _globals['_GETBALANCEREQUEST']._serialized_end=524
-  _globals['_GETBALANCERESPONSE']._serialized_start=527
-  _globals['_GETBALANCERESPONSE']._serialized_end=656
-  _globals['_LISTBALANCESREQUEST']._serialized_start=658
-  _globals['_LISTBALANCESREQUEST']._serialized_end=774
-  _globals['_RANKEDBALANCE']._serialized_start=776
-  _globals['_RANKEDBALANCE']._serialized_end=845
-  _globals['_LISTBALANCESRESPONSE']._serialized_start=847
-  _globals['_LISTBALANCESRESPONSE']._serialized_end=941
-  _globals['_LEDGERSERVICE']._serialized_start=1061
-  _globals['_LEDGERSERVICE']._serialized_end=1244
+  _globals['_GETBALANCEREQUEST'].fields_by_name['player_id']._loaded_options = None
+  _globals['_GETBALANCEREQUEST'].fields_by_name['player_id']._serialized_options = b'\342A\001\001'
+  _globals['_GETBALANCEREQUEST'].fields_by_name['league']._loaded_options = None
+  _globals['_GETBALANCEREQUEST'].fields_by_name['league']._serialized_options = b'\342A\001\001'
+  _globals['_GETBALANCEREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_GETBALANCEREQUEST'].fields_by_name['page_size']._serialized_options = b'\342A\001\001'
+  _globals['_GETBALANCEREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_GETBALANCEREQUEST'].fields_by_name['page_token']._serialized_options = b'\342A\001\001'
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['league']._loaded_options = None
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['league']._serialized_options = b'\342A\001\001'
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['descending']._loaded_options = None
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['descending']._serialized_options = b'\342A\001\001'
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['page_size']._serialized_options = b'\342A\001\001'
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_LISTBALANCESREQUEST'].fields_by_name['page_token']._serialized_options = b'\342A\001\001'
+  _globals['_LEDGERENTRYKIND']._serialized_start=1025
+  _globals['_LEDGERENTRYKIND']._serialized_end=1140
+  _globals['_BALANCE']._serialized_start=109
+  _globals['_BALANCE']._serialized_end=225
+  _globals['_LEDGERENTRY']._serialized_start=228
+  _globals['_LEDGERENTRY']._serialized_end=462
+  _globals['_GETBALANCEREQUEST']._serialized_start=464
+  _globals['_GETBALANCEREQUEST']._serialized_end=581
+  _globals['_GETBALANCERESPONSE']._serialized_start=584
+  _globals['_GETBALANCERESPONSE']._serialized_end=713
+  _globals['_LISTBALANCESREQUEST']._serialized_start=716
+  _globals['_LISTBALANCESREQUEST']._serialized_end=856
+  _globals['_RANKEDBALANCE']._serialized_start=858
+  _globals['_RANKEDBALANCE']._serialized_end=927
+  _globals['_LISTBALANCESRESPONSE']._serialized_start=929
+  _globals['_LISTBALANCESRESPONSE']._serialized_end=1023
+  _globals['_LEDGERSERVICE']._serialized_start=1143
+  _globals['_LEDGERSERVICE']._serialized_end=1326
 # @@protoc_insertion_point(module_scope)
