@@ -1101,7 +1101,7 @@ def _forfeited_seat(game: Game, request_id: str) -> int | None:
     replacement of the seat gives it to someone whose tokens must not be revoked)."""
     if game.replaced_ms(request_id) is None:
         return None
-    return next(r["seat"] for r in game.replacements if r["request_id"] == request_id)
+    return next(cast(int, r["seat"]) for r in game.replacements if r["request_id"] == request_id)
 
 
 def seats_are(seats: int) -> str:

@@ -6,6 +6,7 @@ the actor's turn alone, and an adjourned game cannot be ordered (review of issue
 from __future__ import annotations
 
 import contextlib
+import uuid
 
 import pytest
 
@@ -23,7 +24,7 @@ SECRET = "k" * 32
 FORFEIT = TimeControl(move_ms=1000, on_timeout="forfeit")
 
 
-def _substitute_at_actor(app: PreferansApplication) -> tuple[object, int]:
+def _substitute_at_actor(app: PreferansApplication) -> tuple[uuid.UUID, int]:
     """A forfeit game whose acting person resigned and whom the creator then replaced by a
     person ("dan"): the seat is a person's again."""
     created = app.create_game(
@@ -163,7 +164,7 @@ def test_a_default_move_after_the_ordered_end_time_calls_time(
         ending_by_time=True,
         play_until_time=True,
     )
-    app.clock = lambda: evening  # type: ignore[method-assign]
+    app.clock = lambda: evening
     created = app.create_game(
         list(PLAYERS),
         "review-until-time",
@@ -178,7 +179,7 @@ def test_a_default_move_after_the_ordered_end_time_calls_time(
     order = game.state.order
     assert order is not None and order.ends_at > 0
     ends_at = order.ends_at
-    app.clock = lambda: float(ends_at + 60)  # type: ignore[method-assign]
+    app.clock = lambda: float(ends_at + 60)
     number = game.state.deal_number
     for _ in range(200):  # every seat times out until the deal in progress is scored
         game = app.get_game(game_id)

@@ -5,11 +5,13 @@ deadline with no further event would never be looked at."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
 from domain.model.terms import TimeControl
 from projections import standard_runners
+from projections.queries import list_games
 from service.app import keeper as keeper_module
 from service.app.application import PreferansApplication
 from service.app.keeper import Keeper
@@ -22,13 +24,11 @@ def test_a_failed_start_sweep_is_tried_again(
     game_id = create(app, time_control=TimeControl(move_ms=1000)).game_id
     for runner in standard_runners(app, app.db).values():
         runner.catch_up()
-    assert [r["game_id"] for r in keeper_module.list_games(app.db, status="playing")] == [
-        str(game_id)
-    ]
-    real = keeper_module.list_games
+    assert [r["game_id"] for r in list_games(app.db, status="playing")] == [str(game_id)]
+    real = list_games
     calls = {"n": 0}
 
-    def flaky(*args: object, **kwargs: object) -> object:
+    def flaky(*args: Any, **kwargs: Any) -> Any:
         calls["n"] += 1
         if calls["n"] == 1:
             raise ConnectionError("the store is not up yet")
