@@ -80,8 +80,9 @@ from service.app.shards import ShardedCommitter, Shards, recorders_of
 T = TypeVar("T")
 
 ORDER_MINUTES = 60
-"""How far ahead a bot orders the end time of a game played until time (a bot has no clock:
-the server's, or the simulation's)."""
+"""How far ahead a bot orders the end time of a game played until time (a bot has no clock): the
+keeper's bot from the game's last event's moment (so every replica orders the same end time),
+the simulation from its own clock."""
 
 
 class ServiceError(Exception):
@@ -651,7 +652,10 @@ class PreferansApplication(Application[uuid.UUID]):
             if seat not in game.bot_seats:
                 raise Moot("the orderer is a person")
             rules = state.rules
-            ends_at = int(self.clock()) + ORDER_MINUTES * 60 if rules.ending_by_time else 0
+            # From the game's last event (the deal scored), not this replica's clock: every
+            # replica and retry computes the same order, so the same fingerprint.
+            last = int(game.modified_on.timestamp())
+            ends_at = last + ORDER_MINUTES * 60 if rules.ending_by_time else 0
             pool = order_choice(rules, state.sheet, seat)
             fingerprint = order_fingerprint(seat, pool, ends_at)
 

@@ -274,3 +274,30 @@ def test_an_adjourned_game_cannot_be_ordered(app: PreferansApplication) -> None:
     assert app.get_game(game_id).adjourned
     with pytest.raises(Adjourned):
         order_if_awaited(app, app.get_game(game_id), "o")
+
+
+def test_a_bots_order_end_time_is_the_same_on_every_replica(app: PreferansApplication) -> None:
+    """docs/CLOCKS.md "The keeper": a bot ordering a game played until time orders the end time
+    ``ORDER_MINUTES`` after the game's last event (the deal that ended the initial rounds), not
+    after the replica's clock: every replica and retry computes the same order (the same request
+    fingerprint), whatever its clock says."""
+    from domain.rules import InitialRounds, awaiting_order
+    from service.app.application import ORDER_MINUTES
+    from tests.integration.helpers import create, play
+
+    rules = DEFAULT.with_options(
+        initial_rounds=InitialRounds.BOMBS_BY_DEALER,
+        initial_levels=1,
+        order_game=True,
+        ending_by_time=True,
+    )
+    game_id = create(app, rules).game_id
+    play(app, game_id, stop=lambda g: awaiting_order(g.state))
+    for seat in range(3):  # every seat the bots', so a bot orders
+        app.resign(game_id, seat, f"leave-{seat}")
+    game = app.get_game(game_id)
+    expected = int(game.modified_on.timestamp()) + ORDER_MINUTES * 60
+    app.clock = lambda: 12_345.0  # this replica's clock is far off
+    app.play_bot(game_id, game.version)
+    order = app.get_game(game_id).state.order
+    assert order is not None and order.ends_at == expected
