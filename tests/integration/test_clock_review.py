@@ -18,8 +18,11 @@ from service.app.application import PreferansApplication
 from service.app.audit import verify_game
 from tests.integration.helpers import PLAYERS
 from tests.integration.test_endings import topics
+from tests.integration.test_game_order import RULES as CLASSIC_UNTIL_TIME
 
 RULES = DEFAULT.with_options(pool_target=10)
+UNTIL_TIME = CLASSIC_UNTIL_TIME
+"""Classic: ordered after one round of bombs, played until the ordered end time."""
 SECRET = "k" * 32
 FORFEIT = TimeControl(move_ms=1000, on_timeout="forfeit")
 
@@ -153,17 +156,11 @@ def test_a_default_move_after_the_ordered_end_time_calls_time(
     ``play_until_time`` games (which end only by time) never end."""
     from datetime import UTC, datetime
 
-    from domain.rules import InitialRounds, awaiting_order
+    from domain.rules import awaiting_order
     from tests.integration.helpers import order_if_awaited, play
 
     evening = int(datetime(2026, 12, 1, 19, 0, tzinfo=UTC).timestamp())
-    rules = DEFAULT.with_options(
-        initial_rounds=InitialRounds.BOMBS_BY_DEALER,
-        initial_levels=1,
-        order_game=True,
-        ending_by_time=True,
-        play_until_time=True,
-    )
+    rules = UNTIL_TIME
     app.clock = lambda: evening
     created = app.create_game(
         list(PLAYERS),
@@ -261,12 +258,10 @@ def test_an_adjourned_game_cannot_be_ordered(app: PreferansApplication) -> None:
     it; ``Game.order`` (a person's order of a Classic game, with the first deal of the ordered
     pool dealt in the same save) does not: the game moves on while adjourned."""
     from domain.model.leaving import Adjourned
-    from domain.rules import InitialRounds, awaiting_order
+    from domain.rules import awaiting_order
     from tests.integration.helpers import create, order_if_awaited, play
 
-    rules = DEFAULT.with_options(
-        initial_rounds=InitialRounds.BOMBS_BY_DEALER, initial_levels=1, order_game=True
-    )
+    rules = UNTIL_TIME
     game_id = create(app, rules, time_control=TimeControl(move_ms=60_000)).game_id
     play(app, game_id, stop=lambda g: awaiting_order(g.state))
     for seat in range(3):
@@ -281,16 +276,11 @@ def test_a_bots_order_end_time_is_the_same_on_every_replica(app: PreferansApplic
     ``ORDER_MINUTES`` after the game's last event (the deal that ended the initial rounds), not
     after the replica's clock: every replica and retry computes the same order (the same request
     fingerprint), whatever its clock says."""
-    from domain.rules import InitialRounds, awaiting_order
+    from domain.rules import awaiting_order
     from service.app.application import ORDER_MINUTES
     from tests.integration.helpers import create, play
 
-    rules = DEFAULT.with_options(
-        initial_rounds=InitialRounds.BOMBS_BY_DEALER,
-        initial_levels=1,
-        order_game=True,
-        ending_by_time=True,
-    )
+    rules = UNTIL_TIME
     game_id = create(app, rules).game_id
     play(app, game_id, stop=lambda g: awaiting_order(g.state))
     for seat in range(3):  # every seat the bots', so a bot orders
