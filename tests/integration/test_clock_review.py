@@ -291,3 +291,23 @@ def test_a_bots_order_end_time_is_the_same_on_every_replica(app: PreferansApplic
     app.play_bot(game_id, game.version)
     order = app.get_game(game_id).state.order
     assert order is not None and order.ends_at == expected
+
+
+def test_the_audit_flags_an_order_recorded_while_adjourned(app: PreferansApplication) -> None:
+    """docs/AUDIT.md "Time-outs": no decision, nor a Classic game's order, while adjourned. A
+    log holding one (here written by a server whose copy of the game forgot the adjournment)
+    is a ``clock`` discrepancy at the order."""
+    from domain.audit_clock import CLOCK
+    from domain.rules import awaiting_order
+    from tests.integration.helpers import create, order_if_awaited, play
+
+    game_id = create(app, UNTIL_TIME, time_control=TimeControl(move_ms=60_000)).game_id
+    play(app, game_id, stop=lambda g: awaiting_order(g.state))
+    for seat in range(3):
+        app.adjourn(game_id, seat, f"adjourn-{seat}")
+    game = app.get_game(game_id)
+    ordered = game.version + 1
+    game.adjourned = False  # the faulty server's copy
+    assert order_if_awaited(app, game, "o")
+    found = verify_game(app, game_id).discrepancy
+    assert found is not None and (found.version, found.kind) == (ordered, CLOCK), found
