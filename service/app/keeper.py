@@ -21,6 +21,7 @@ Its clock is injectable (tests call ``run_once`` with a clock of their own, with
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -31,7 +32,7 @@ from cachetools import LRUCache
 
 from domain.model import Game
 from domain.model.decisions import event_name
-from domain.model.leaving import Moot
+from domain.model.leaving import Moot, NotDue
 from domain.model.terms import is_bot_of
 from domain.rules.errors import RulesError
 from projections.queries import list_games
@@ -82,6 +83,10 @@ class Keeper:
         """Each followed game → when to look at it again (seconds since the epoch)."""
         self._failures: dict[uuid.UUID, int] = {}
         """Each followed game whose last looks failed → how many failed in a row (backoff)."""
+        self._unfinished: dict[uuid.UUID, int] = {}
+        """Each game whose time-out (at this version) failed after maybe being recorded: it is
+        tried again first, so a forfeit's revocation lost after the save is made (a replay
+        revokes too, ``PreferansApplication.time_out``)."""
         self._guard = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -134,6 +139,7 @@ class Keeper:
             self._failures.pop(game_id, None)
             if at is None:
                 self._due.pop(game_id, None)
+                self._unfinished.pop(game_id, None)
             else:
                 self._due[game_id] = at
 
@@ -174,6 +180,11 @@ class Keeper:
             if self._still_plain(game_id):
                 self._schedule(game_id, None)
                 return done
+            unfinished = self._unfinished.get(game_id)
+            if unfinished is not None:
+                with contextlib.suppress(Moot, NotDue):  # not recorded: the game moved on
+                    app.time_out(game_id, unfinished, self._clock())
+                del self._unfinished[game_id]
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
                 version = game.version
@@ -204,6 +215,9 @@ class Keeper:
                     app.time_out(game_id, version, now)
                 except Moot:
                     continue
+                except Exception:  # recorded or not: tried again first (``_unfinished``)
+                    self._unfinished[game_id] = version
+                    raise
                 done += 1
                 self._wrote(game_id)
             self._schedule(game_id, 0.0)  # more to do: after the other games due
