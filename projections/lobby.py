@@ -70,6 +70,10 @@ class LobbyTables:
             "(state, visibility, opened_at DESC, table_id)"
         )
         c.execute("CREATE INDEX IF NOT EXISTS lobby_tables_seq ON lobby_tables (seq)")
+        # ListGames leaves out the games of private tables (``queries.list_games``).
+        c.execute(
+            "CREATE INDEX IF NOT EXISTS lobby_tables_private ON lobby_tables (visibility, game_id)"
+        )
         c.execute(
             "CREATE INDEX IF NOT EXISTS lobby_tables_creator ON lobby_tables (creator, state)"
         )

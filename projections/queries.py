@@ -18,11 +18,17 @@ def list_games(
     league: str | None = None,
     limit: int = 100,
     after: tuple[str, str] | None = None,
+    hide_private: bool = False,
 ) -> list[dict[str, Any]]:
     """Games, newest first (ties by game id), optionally filtered by status or league;
     ``after`` is the ``(created_at, game_id)`` of the last game of the previous page (a keyset:
-    games created meanwhile never shift a page)."""
+    games created meanwhile never shift a page). ``hide_private`` leaves out the games of
+    private tables (the lobby read model's ``lobby_tables``, which must exist: ``Lobby``)."""
     where, params = [], []
+    if hide_private:
+        where.append(
+            "game_id NOT IN (SELECT game_id FROM lobby_tables WHERE visibility = 'private')"
+        )
     if status:
         where.append("status = ?")
         params.append(status)

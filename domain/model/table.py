@@ -108,6 +108,18 @@ class Table(Aggregate):
         seat: int
         invitation: str
         """The hash of the invitation used ("" for a free seat)."""
+        taken_ms: int = 0
+        """When (server time, ms; after the seat's last leaving): every token of the seat for
+        this holder is issued at this moment, so a later revocation (his leave, resignation,
+        replacement) covers all of them. Recorded since 2026-12, without an upcast: an older
+        event lacks it and reads as taken at its own timestamp (``mutate``)."""
+
+        def mutate(self, aggregate: Any) -> Any:
+            table = super().mutate(aggregate)
+            if not self.taken_ms and table is not None:
+                recorded = int(self.timestamp.timestamp() * 1000)
+                table.taken_ms[self.seat] = max(recorded, table.left_ms.get(self.seat, -1) + 1)
+            return table
 
     class SeatLeft(Event):
         TOPIC = EVENT_PREFIX + "SeatLeft"
@@ -120,6 +132,10 @@ class Table(Aggregate):
         code_hash: str
         seat: int
         expires_ms: int
+        asked: str = ""
+        """What the request asked (``invitation_request``: seat and lifetime), so a request id
+        reused for another invitation is refused. Recorded since 2026-12; older events lack
+        it and answer any retry of their request id."""
 
     class BotSeated(Event):
         TOPIC = EVENT_PREFIX + "BotSeated"
@@ -131,6 +147,9 @@ class Table(Aggregate):
 
     class Closed(Event):
         TOPIC = EVENT_PREFIX + "TableClosed"
+        reason: str = ""
+        """``""``: the creator closed it; else why the server closed it (its game can never be
+        created: ``LEAGUE_RULES_DIFFER``, ``GAME_REFUSED``). Recorded since 2026-12."""
 
     def __init__(
         self,
@@ -157,6 +176,9 @@ class Table(Aggregate):
         self.bot_seats: list[int] = []
         self.left_ms: dict[int, int] = {}
         """Each seat's last leaving (ms): its tokens issued until then are refused."""
+        self.taken_ms: dict[int, int] = {}
+        """When each seat's holder took it (ms): his tokens are issued at that moment."""
+        self.closed_reason = ""
         self.invitations: dict[str, Invitation] = {}
         self.state = OPEN
         self.requests: dict[str, tuple[str, int]] = {request_key(player, request_id): ("open", 1)}
@@ -275,7 +297,13 @@ class Table(Aggregate):
             if not free:
                 raise TableRefused("TABLE_FULL", "the table has no free seat")
             seat = free[0]
-        self._seat_taken(player=player, request_id=request_id, seat=seat, invitation=code_hash)
+        self._seat_taken(
+            player=player,
+            request_id=request_id,
+            seat=seat,
+            invitation=code_hash,
+            taken_ms=max(now_ms, self.left_ms.get(seat, -1) + 1),
+        )
         return seat
 
     def leave(self, player: str, request_id: str, now_ms: int) -> int:
@@ -283,7 +311,10 @@ class Table(Aggregate):
         seat = self.seat_of(player)
         if seat is None:
             raise TableRefused("NOT_SEATED", "you do not sit at this table")
-        self._seat_left(player=player, request_id=request_id, seat=seat, left_ms=now_ms)
+        # Never before the seat was taken (another replica's clock may be behind): every token
+        # of the leaver is issued at ``taken_ms``, so this moment covers them all.
+        left = max(now_ms, self.taken_ms.get(seat, 0))
+        self._seat_left(player=player, request_id=request_id, seat=seat, left_ms=left)
         return seat
 
     def invite(
@@ -294,6 +325,7 @@ class Table(Aggregate):
         seat: int | None,
         expires_ms: int,
         now_ms: int,
+        asked: str = "",
     ) -> int:
         """Hold ``seat`` (the lowest free one if ``None``) for the code's holder."""
         self._check_open()
@@ -314,6 +346,7 @@ class Table(Aggregate):
             code_hash=code_hash,
             seat=seat,
             expires_ms=expires_ms,
+            asked=asked,
         )
         return seat
 
@@ -342,6 +375,11 @@ class Table(Aggregate):
             raise NotTableCreator("only the table's creator may close it")
         self._closed(player=player, request_id=request_id)
 
+    def close_unstartable(self, reason: str) -> None:
+        """The server closes a full table whose game can never be created (``reason``)."""
+        self._check_open()
+        self._closed(player=SERVER, request_id=f"close:{reason}", reason=reason)
+
     # -- events ----------------------------------------------------------------------------
     # Each body also notes the request it answers (``requests``), from the recorded fields
     # alone, so a table read back from the store answers retries as the live one does.
@@ -350,9 +388,13 @@ class Table(Aggregate):
         self.requests[request_key(player, request_id)] = (fingerprint, self.version + 1)
 
     @event(SeatTaken)
-    def _seat_taken(self, player: str, request_id: str, seat: int, invitation: str) -> None:
+    def _seat_taken(
+        self, player: str, request_id: str, seat: int, invitation: str, taken_ms: int = 0
+    ) -> None:
         self._remember(player, request_id, join_fingerprint(invitation))
         self.players[seat] = player
+        if taken_ms:  # else ``SeatTaken.mutate`` (an event recorded before the field)
+            self.taken_ms[seat] = taken_ms
         if invitation:
             held = self.invitations[invitation]
             self.invitations[invitation] = Invitation(held.seat, held.expires_ms, used=True)
@@ -365,9 +407,15 @@ class Table(Aggregate):
 
     @event(InvitationCreated)
     def _invited(
-        self, player: str, request_id: str, code_hash: str, seat: int, expires_ms: int
+        self,
+        player: str,
+        request_id: str,
+        code_hash: str,
+        seat: int,
+        expires_ms: int,
+        asked: str = "",
     ) -> None:
-        self._remember(player, request_id, "invite")
+        self._remember(player, request_id, invite_fingerprint(asked))
         self.invitations[code_hash] = Invitation(seat, expires_ms)
 
     @event(BotSeated)
@@ -382,11 +430,21 @@ class Table(Aggregate):
         self.state = STARTED
 
     @event(Closed)
-    def _closed(self, player: str, request_id: str) -> None:
+    def _closed(self, player: str, request_id: str, reason: str = "") -> None:
         self._remember(player, request_id, "close")
         self.state = CLOSED
+        self.closed_reason = reason
 
 
 def join_fingerprint(code_hash: str) -> str:
     """What a join request asked: a free seat, or the seat of one invitation."""
     return f"join:{code_hash}"
+
+
+def invitation_request(seat: int | None, seconds: int) -> str:
+    """What an invitation request asked: its seat (``""``: the lowest free one) and lifetime."""
+    return f"{'' if seat is None else seat}/{seconds}"
+
+
+def invite_fingerprint(asked: str) -> str:
+    return f"invite:{asked}" if asked else "invite"

@@ -327,7 +327,8 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGamesResponse:
         """Reads the ``games`` projection (``projections.queries.list_games``), which lags the
-        log by a moment: a list across games needs a table, not an aggregate. Newest first,
+        log by a moment: a list across games needs a table, not an aggregate. The games of
+        private tables are left out (docs/TABLES.md, "Private tables"). Newest first,
         ties by game id; pages of ``page_size`` games (0: 50, at most 500) and at most
         ``pagetoken.RESPONSE_BUDGET`` bytes; a token continues after its last game."""
         size = page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -339,7 +340,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
 
         def fetch(key: tuple[str, str] | None, limit: int) -> list[dict[str, Any]]:
             return queries.list_games(
-                self.app.db, status=status, league=league, limit=limit, after=key
+                self.app.db, status=status, league=league, limit=limit, after=key, hide_private=True
             )
 
         def read() -> Page[dict[str, Any], pb.GameSummary]:

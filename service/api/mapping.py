@@ -282,7 +282,8 @@ def action_from_proto(message: pb.Action) -> Action:
 
 
 def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
-    """The rules' action → proto; ``hide_cards`` drops a discard's cards (for other seats)."""
+    """The rules' action → proto; ``hide_cards`` drops the cards of a discard or of a gift
+    "с вареником" (for those who may not see them: spectators, the other seats)."""
     if isinstance(action, Call):
         return pb.Action(bid=str(action.bid), bid_value=bid_value(action.bid))
     if isinstance(action, Declare):
@@ -302,11 +303,10 @@ def action_to_proto(action: Action, *, hide_cards: bool = False) -> pb.Action:
         return pb.Action(
             discard=pb.Discard(cards=[str(c) for c in shown], card_values=card_values(shown))
         )
-    if isinstance(action, GiveCards):  # both players hold or held them: nothing to hide
+    if isinstance(action, GiveCards):  # both players hold or held them; spectators not
+        given = () if hide_cards else action.cards
         return pb.Action(
-            give_cards=pb.GiveCards(
-                cards=[str(c) for c in action.cards], card_values=card_values(action.cards)
-            )
+            give_cards=pb.GiveCards(cards=[str(c) for c in given], card_values=card_values(given))
         )
     if isinstance(action, RetractPass):
         return pb.Action(retract_pass=pb.RetractPass())
@@ -856,11 +856,12 @@ def watch_messages(
 
 def _public_part(
     event: Any, deal_before: DealState | None, game: Game
-) -> tuple[pb.WatchGameResponse, tuple[int, pb.Action] | None]:
-    """What every seat sees of ``event`` (a discard without its cards), and for a discard the
-    declarer's seat and the action with its cards (only the declarer sees them)."""
+) -> tuple[pb.WatchGameResponse, tuple[tuple[int, ...], pb.Action] | None]:
+    """What every viewer sees of ``event`` (a discard or a gift without its cards), and for a
+    discard or a gift the seats that see its cards and the action with them: a discard its
+    discarder, a gift "с вареником" both players (the giver and the dealer who gets them)."""
     name = event_name(event)
-    secret: tuple[int, pb.Action] | None = None
+    secret: tuple[tuple[int, ...], pb.Action] | None = None
     out = pb.WatchGameResponse(version=event.originator_version, time=_timestamp(event.timestamp))
     if name == "GameCreated":
         rules = RuleSet.from_dict(event.rules)
@@ -892,7 +893,9 @@ def _public_part(
         )
         if isinstance(action, Discard):
             # The discarder decided it: the declarer, or "с вареником" the dealer (two players).
-            secret = (event.seat, action_to_proto(action))
+            secret = ((event.seat,), action_to_proto(action))
+        elif isinstance(action, GiveCards):
+            secret = (tuple(range(len(game.players))), action_to_proto(action))
     elif name == "DealScored":
         # The game after the event keeps the finished deal with every card (all public now).
         out.deal_scored.CopyFrom(deal_result_to_proto(game.deal_results[-1]))
@@ -943,17 +946,18 @@ def _public_part(
 
 def _for_seat(
     public: pb.WatchGameResponse,
-    secret: tuple[int, pb.Action] | None,
+    secret: tuple[tuple[int, ...], pb.Action] | None,
     seat: int,
     before: Visibility,
     after: Visibility,
     game: Game,
 ) -> pb.WatchGameResponse:
-    """``public`` with what only ``seat`` sees: its discard's cards (the declarer), and what
-    became visible to it with this event (own hand when dealt, opened hands, talon cards)."""
+    """``public`` with what only ``seat`` sees: its discard's cards (the discarder), a gift's
+    cards (the two players "с вареником"), and what became visible to it with this event (own
+    hand when dealt, opened hands, talon cards)."""
     out = pb.WatchGameResponse()
     out.CopyFrom(public)
-    if secret is not None and secret[0] == seat:
+    if secret is not None and seat in secret[0]:
         out.action.action.CopyFrom(secret[1])
     deal = game.state.deal
     if deal is not None and not out.HasField("deal_scored"):

@@ -22,22 +22,29 @@ Keys are cached: a key set is fetched when first needed, again after ``KEYS_LIFE
 and at once when a token names a key id the cached set lacks (the issuer rotated its keys:
 the new set replaces the old, so a key the issuer removed is refused from then on) — but at
 most once per ``MIN_REFETCH_SECONDS``, so tokens with made-up key ids cannot make the server
-hammer the issuer. When the issuer cannot be reached, the keys fetched last stay in use.
-A fetch blocks: the gRPC adapter asks ``ready`` first and verifies in a thread when not.
+hammer the issuer. When the issuer cannot be reached, or answers with something that is not a
+JSON key set of at most ``MAX_JWKS_BYTES``, the keys fetched last stay in use.
+A fetch blocks: the gRPC adapter asks ``ready`` first and verifies in a thread when not; when
+``ready`` says yes, ``key`` answers from the cache and never waits for another thread's fetch.
 """
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
+import json
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.error import URLError
 from urllib.parse import urlparse
 
 import jwt
 from jwt import PyJWK, PyJWKClient, PyJWKSet
+from jwt.exceptions import PyJWKClientConnectionError, PyJWKClientError
 
 from domain.model.terms import BOT_PREFIX
 from domain.rules.errors import InvalidAction
@@ -52,6 +59,8 @@ MAX_KID = 256
 KEYS_LIFESPAN = 300.0
 MIN_REFETCH_SECONDS = 30.0
 FETCH_TIMEOUT_SECONDS = 5.0
+MAX_JWKS_BYTES = 256 * 1024
+"""The largest JWKS document read (an issuer's holds a few keys: a few kilobytes)."""
 
 ISSUER_ENV = "PREF_OIDC_ISSUER"
 AUDIENCE_ENV = "PREF_OIDC_AUDIENCE"
@@ -99,6 +108,35 @@ class StaticKeys:
         return found
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # a redirect is an error (as PyJWT's own client has it)
+
+
+class _CappedClient(PyJWKClient):
+    """PyJWT's client, reading at most ``MAX_JWKS_BYTES`` of the document; a body that is not
+    a JSON object, or longer, is a ``PyJWKClientError`` (the caller keeps its last keys)."""
+
+    def fetch_data(self) -> Any:
+        request = urllib.request.Request(url=self.uri, headers=self.headers)
+        try:
+            with urllib.request.build_opener(_NoRedirect()).open(
+                request, timeout=self.timeout
+            ) as response:
+                body = response.read(MAX_JWKS_BYTES + 1)
+        except (URLError, TimeoutError, http.client.HTTPException) as exc:
+            raise PyJWKClientConnectionError(f"the JWKS cannot be fetched: {exc}") from exc
+        if len(body) > MAX_JWKS_BYTES:
+            raise PyJWKClientError(f"the JWKS is longer than {MAX_JWKS_BYTES} bytes")
+        try:
+            document = json.loads(body)
+        except ValueError as exc:
+            raise PyJWKClientError("the JWKS is not JSON") from exc
+        if not isinstance(document, dict):
+            raise PyJWKClientError("the JWKS is not a JSON object")
+        return document
+
+
 class RemoteKeys:
     """An issuer's JWKS document, fetched with PyJWT's ``PyJWKClient`` and cached (see the
     module docstring: lifespan, rotation, the bound on refetches)."""
@@ -113,7 +151,7 @@ class RemoteKeys:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         # The client only fetches and parses; the caching and its bounds are ours.
-        self._client = PyJWKClient(url, cache_jwk_set=False, timeout=timeout, cooldown_duration=0)
+        self._client = _CappedClient(url, cache_jwk_set=False, timeout=timeout, cooldown_duration=0)
         self._lifespan = lifespan
         self._min_refetch = min_refetch
         self._clock = clock
@@ -130,18 +168,21 @@ class RemoteKeys:
     def _may_fetch(self, now: float) -> bool:
         return self._tried_at is None or now - self._tried_at >= self._min_refetch
 
+    def _needs_fetch(self, kid: str, now: float) -> bool:
+        return not (kid in self._keys and self._fresh(now)) and self._may_fetch(now)
+
     def ready(self, kid: str) -> bool:
-        now = self._clock()
-        if kid in self._keys and self._fresh(now):
-            return True
-        return not self._may_fetch(now)  # nothing would be fetched: answer from what is known
+        """No fetch needed: ``key`` answers from the cached keys without waiting (a fetch
+        under way has set ``_tried_at``, so it is never waited for either)."""
+        return not self._needs_fetch(kid, self._clock())
 
     def key(self, kid: str) -> PyJWK:
-        with self._guard:
-            now = self._clock()
-            if not (kid in self._keys and self._fresh(now)) and self._may_fetch(now):
-                self._fetch(now)
-            found = self._keys.get(kid)
+        if self._needs_fetch(kid, self._clock()):
+            with self._guard:  # only when ``ready`` said no: the caller is not the event loop
+                now = self._clock()
+                if self._needs_fetch(kid, now):
+                    self._fetch(now)
+        found = self._keys.get(kid)
         if found is None:
             raise TokenRefused("the token is signed with a key its issuer does not have")
         return found
@@ -151,7 +192,7 @@ class RemoteKeys:
         self.fetches += 1
         try:
             keys = self._client.get_signing_keys(refresh=True)
-        except jwt.PyJWTError:
+        except (jwt.PyJWTError, ValueError):  # unreachable, not JSON, too large, no keys
             if self._keys:
                 return  # the issuer is unreachable: keep the keys fetched last
             raise TokenRefused(

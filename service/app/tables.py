@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -28,10 +29,13 @@ from domain.model import RequestReused, league_id_for
 from domain.model.table import (
     CLOSED,
     OPEN,
+    STARTED,
     VISIBILITIES,
     Table,
     TableRefused,
     invitation_hash,
+    invitation_request,
+    invite_fingerprint,
     join_fingerprint,
 )
 from domain.model.terms import BOT_PREFIX, TimeControl, check_stake
@@ -50,6 +54,7 @@ from service.app.application import (
 from service.app.rule_options import check_rule_set
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 ATTEMPTS = 50
 """How often a command lost to concurrent writers is decided again before ``Conflict``."""
 MAX_INVITATION_SECONDS = 7 * 24 * 3600
@@ -169,7 +174,7 @@ class Lobby:
         """CreateTable's answer: the creator's seat and token with ``take_seat``."""
         seat = table.seat_of(creator)
         if take_seat and seat is not None:
-            return Seated(table, seat, self._token(table, seat))
+            return Seated(table, seat, self._token(table, seat, creator))
         return table
 
     def _check_league(self, league: str, rules: RuleSet) -> None:
@@ -200,21 +205,30 @@ class Lobby:
         if seat is not None and table.state == CLOSED:
             raise TableRefused("TABLE_CLOSED", "the table was closed")
         if seat is None:
+
+            def decide(t: Table) -> None:
+                if t.seat_of(player) is None:  # else a join of his that landed meanwhile
+                    t.join(player, request_id, code_hash, now)
+
             table, _ = self._command(
-                table_id,
-                player,
-                request_id,
-                join_fingerprint(code_hash),
-                lambda t: t.join(player, request_id, code_hash, now),
+                table_id, player, request_id, join_fingerprint(code_hash), decide
             )
             seat = table.seat_of(player)
             if seat is None:  # a retry of a join after the player left again
                 raise TableRefused("NOT_SEATED", "you left this table since; join again")
-        return Seated(table, seat, self._token(table, seat))
+            if table.state == CLOSED:  # its game could never be created (``_finish_start``)
+                raise TableRefused("TABLE_CLOSED", "the table was closed")
+        return Seated(table, seat, self._token(table, seat, player))
 
-    def _token(self, table: Table, seat: int) -> str:
-        """A token for the seat of the table's game, issued after every revocation of it."""
-        issued = max(self._now_ms(), table.left_ms.get(seat, -1) + 1)
+    def _token(self, table: Table, seat: int, player: str) -> str:
+        """A token for the player's seat of the table's game, issued when he took the seat
+        (never "now"): every revocation of the seat since (his leave, resignation, forfeit,
+        replacement) covers it. Once the game started, only while he still sits there."""
+        if table.state == STARTED and self.app.get_game(table.game_id).players[seat] != player:
+            raise TableRefused(
+                "NOT_SEATED", "you left this table's game (resigned, forfeited or replaced)"
+            )
+        issued = max(table.taken_ms.get(seat, 0), table.left_ms.get(seat, -1) + 1)
         return self.app.keys.mint(table.game_id, seat, issued)
 
     def leave_table(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
@@ -253,12 +267,13 @@ class Lobby:
         code_hash = invitation_hash(code)
         now = self._now_ms()
         expires = now + 1000 * (seconds or DEFAULT_INVITATION_SECONDS)
+        asked = invitation_request(seat, seconds)
         table, _ = self._command(
             table_id,
             player,
             request_id,
-            "invite",
-            lambda t: t.invite(player, request_id, code_hash, seat, expires, now),
+            invite_fingerprint(asked),
+            lambda t: t.invite(player, request_id, code_hash, seat, expires, now, asked),
         )
         held = table.invitations[code_hash]
         return Invited(table, code, held.seat, held.expires_ms)
@@ -294,13 +309,17 @@ class Lobby:
         return self.sweep([uuid.UUID(t) for t in pending_starts(self.app.db)])
 
     def sweep(self, table_ids: list[uuid.UUID]) -> int:
-        """Finish the start of every full table among these (after a crash); how many."""
+        """Finish the start of every full table among these (after a crash); how many. A
+        table that fails (the store, for now) is logged and left for the next sweep: the
+        others are still started."""
         started = 0
         for table_id in table_ids:
-            table = self._load(table_id, fresh=True)
-            if table.state == OPEN and table.full:
-                self._finish_start(table)
-                started += 1
+            try:
+                table = self._load(table_id, fresh=True)
+                if table.state == OPEN and table.full:
+                    started += self._finish_start(table).state == STARTED
+            except Exception:
+                log.exception("the start of table %s failed; the next sweep retries", table_id)
         return started
 
     # -- plumbing -------------------------------------------------------------------------
@@ -333,7 +352,11 @@ class Lobby:
                     raise _StartFirst
                 if table.answer_for(player, request_id, fingerprint) is not None:
                     return False, None
-                return True, decide(table)
+                before = table.version
+                answer = decide(table)
+                if table.state == OPEN and table.full:  # this decision fills the table
+                    self._check_league(table.league, RuleSet.from_dict(table.rules))
+                return table.version != before, answer
 
             try:
                 table, answer = self._write(table_id, step)
@@ -378,16 +401,28 @@ class Lobby:
             return table
         self._revoke_leavers(table)
         request_id, secret = self.game_request(table.id)
-        created = self.app.create_game(
-            [cast(str, p) for p in table.players],
-            request_id=request_id,
-            rules=RuleSet.from_dict(table.rules),
-            league=table.league,
-            creator_secret=secret,
-            time_control=TimeControl.from_dict(table.time_control),
-            bot_seats=tuple(table.bot_seats),
-            stake_per_whist=table.stake_per_whist,
-        )
+        try:
+            created = self.app.create_game(
+                [cast(str, p) for p in table.players],
+                request_id=request_id,
+                rules=RuleSet.from_dict(table.rules),
+                league=table.league,
+                creator_secret=secret,
+                time_control=TimeControl.from_dict(table.time_control),
+                bot_seats=tuple(table.bot_seats),
+                stake_per_whist=table.stake_per_whist,
+            )
+        except (LeagueRulesDiffer, InvalidAction) as exc:  # never creatable: close the table
+            reason = "LEAGUE_RULES_DIFFER" if isinstance(exc, LeagueRulesDiffer) else "GAME_REFUSED"
+            log.warning("table %s cannot start its game (%s): closed", table.id, exc)
+
+            def close(current: Table) -> tuple[bool, None]:
+                if current.state != OPEN:
+                    return False, None
+                current.close_unstartable(reason)
+                return True, None
+
+            return self._write(table.id, close)[0]
 
         def step(current: Table) -> tuple[bool, None]:
             if current.state != OPEN:

@@ -165,6 +165,9 @@ def _action_cards(action: pb.Action) -> set[str]:
     if kind == "discard":
         discard = action.discard
         return cards | {str(Card.parse(c)) for c in discard.cards} | _values(discard.card_values)
+    if kind == "give_cards":  # two players "с вареником"
+        gift = action.give_cards
+        return cards | {str(Card.parse(c)) for c in gift.cards} | _values(gift.card_values)
     return cards
 
 

@@ -28,6 +28,7 @@ from domain.rules import (
     actor,
     legal_actions,
 )
+from domain.rules.duo_options import DuoAllPass
 from domain.rules.systems import RULE_SETS
 from service.api.mapping import SPECTATOR
 from service.api.streams import Update, sendable
@@ -42,6 +43,7 @@ TABLES: list[RuleSet] = [
     RULE_SETS["rostov"].with_options(pool_target=4),
     RULE_SETS["classic"].with_options(pool_target=4),
     RuleSet(players=2, pool_target=4),
+    RuleSet(players=2, pool_target=4, duo_all_pass=DuoAllPass.VARENIK),  # gifts (GiveCards)
     RuleSet(players=4, pool_target=4),
     RuleSet(players=5, pool_target=4),
 ]

@@ -1444,7 +1444,9 @@ class GiveCards(_message.Message):
     CARD_VALUES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Exactly two different cards of the first hand's twelve (both players see them)."""
+        """Exactly two different cards of the first hand's twelve (both players see them; in a
+        spectator's stream the gift comes without its cards, like a discard).
+        """
 
     @_builtins.property
     def card_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:

@@ -267,7 +267,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Games, newest first, with paging and filters.
+        """Games, newest first, with paging and filters; never the games of private tables
+        (docs/TABLES.md: their names, like the tables', are the capability to read them).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -100,7 +100,9 @@ class GameServiceStub:
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.GetGameRequest, _game_pb2.GetGameResponse]
     """Public facts about a game: players, rules, status, current deal, version."""
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_pb2.ListGamesRequest, _game_pb2.ListGamesResponse]
-    """Games, newest first, with paging and filters."""
+    """Games, newest first, with paging and filters; never the games of private tables
+    (docs/TABLES.md: their names, like the tables', are the capability to read them).
+    """
     GetSeatView: _grpc.UnaryUnaryMultiCallable[_game_pb2.GetSeatViewRequest, _game_pb2.GetSeatViewResponse]
     """What the token's seat may see now. Reads its own writes: pass the version a command
     returned as `min_version`. Needs a seat token (UNAUTHENTICATED without one): a spectator
@@ -296,7 +298,9 @@ class GameServiceAsyncStub(GameServiceStub):
     GetGame: _aio.UnaryUnaryMultiCallable[_game_pb2.GetGameRequest, _game_pb2.GetGameResponse]  # type: ignore[assignment]
     """Public facts about a game: players, rules, status, current deal, version."""
     ListGames: _aio.UnaryUnaryMultiCallable[_game_pb2.ListGamesRequest, _game_pb2.ListGamesResponse]  # type: ignore[assignment]
-    """Games, newest first, with paging and filters."""
+    """Games, newest first, with paging and filters; never the games of private tables
+    (docs/TABLES.md: their names, like the tables', are the capability to read them).
+    """
     GetSeatView: _aio.UnaryUnaryMultiCallable[_game_pb2.GetSeatViewRequest, _game_pb2.GetSeatViewResponse]  # type: ignore[assignment]
     """What the token's seat may see now. Reads its own writes: pass the version a command
     returned as `min_version`. Needs a seat token (UNAUTHENTICATED without one): a spectator
@@ -513,7 +517,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_pb2.ListGamesResponse, _abc.Awaitable[_game_pb2.ListGamesResponse]]:
-        """Games, newest first, with paging and filters."""
+        """Games, newest first, with paging and filters; never the games of private tables
+        (docs/TABLES.md: their names, like the tables', are the capability to read them).
+        """
 
     @_abc_1.abstractmethod
     def GetSeatView(

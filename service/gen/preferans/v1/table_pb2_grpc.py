@@ -30,7 +30,9 @@ class TableServiceStub:
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
@@ -94,7 +96,9 @@ class TableServiceServicer:
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
@@ -125,8 +129,13 @@ class TableServiceServicer:
 
     def JoinTable(self, request, context):
         """Takes a free seat (or the seat of an invitation) for the caller and returns that seat's
-        token for the table's game. A caller already seated gets a fresh token for their seat.
-        When the last seat is taken the game starts.
+        token for the table's game. A caller already seated (also by a JoinTable of his racing
+        this one) gets a token for their seat, issued when he took it (so it is revoked with
+        the seat: it lasts PREF_TOKEN_MAX_AGE from the taking). Once the game started, only while
+        he still sits there: a player who resigned, forfeited or was replaced is refused
+        NOT_SEATED. When the last seat is taken the game starts; a join that would fill a table of
+        a league whose rules another table fixed meanwhile is refused LEAGUE_RULES, and one that
+        fills a table whose game then cannot be created closes it (TABLE_CLOSED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -231,7 +240,9 @@ class TableService:
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.

@@ -31,7 +31,9 @@ class TableServiceStub:
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
@@ -53,8 +55,13 @@ class TableServiceStub:
     """
     JoinTable: _grpc.UnaryUnaryMultiCallable[_table_pb2.JoinTableRequest, _table_pb2.JoinTableResponse]
     """Takes a free seat (or the seat of an invitation) for the caller and returns that seat's
-    token for the table's game. A caller already seated gets a fresh token for their seat.
-    When the last seat is taken the game starts.
+    token for the table's game. A caller already seated (also by a JoinTable of his racing
+    this one) gets a token for their seat, issued when he took it (so it is revoked with
+    the seat: it lasts PREF_TOKEN_MAX_AGE from the taking). Once the game started, only while
+    he still sits there: a player who resigned, forfeited or was replaced is refused
+    NOT_SEATED. When the last seat is taken the game starts; a join that would fill a table of
+    a league whose rules another table fixed meanwhile is refused LEAGUE_RULES, and one that
+    fills a table whose game then cannot be created closes it (TABLE_CLOSED).
     """
     LeaveTable: _grpc.UnaryUnaryMultiCallable[_table_pb2.LeaveTableRequest, _table_pb2.LeaveTableResponse]
     """Frees the caller's seat before the start; the seat's tokens issued so far stop working."""
@@ -79,7 +86,9 @@ class TableServiceAsyncStub(TableServiceStub):
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
@@ -98,8 +107,13 @@ class TableServiceAsyncStub(TableServiceStub):
     """
     JoinTable: _aio.UnaryUnaryMultiCallable[_table_pb2.JoinTableRequest, _table_pb2.JoinTableResponse]  # type: ignore[assignment]
     """Takes a free seat (or the seat of an invitation) for the caller and returns that seat's
-    token for the table's game. A caller already seated gets a fresh token for their seat.
-    When the last seat is taken the game starts.
+    token for the table's game. A caller already seated (also by a JoinTable of his racing
+    this one) gets a token for their seat, issued when he took it (so it is revoked with
+    the seat: it lasts PREF_TOKEN_MAX_AGE from the taking). Once the game started, only while
+    he still sits there: a player who resigned, forfeited or was replaced is refused
+    NOT_SEATED. When the last seat is taken the game starts; a join that would fill a table of
+    a league whose rules another table fixed meanwhile is refused LEAGUE_RULES, and one that
+    fills a table whose game then cannot be created closes it (TABLE_CLOSED).
     """
     LeaveTable: _aio.UnaryUnaryMultiCallable[_table_pb2.LeaveTableRequest, _table_pb2.LeaveTableResponse]  # type: ignore[assignment]
     """Frees the caller's seat before the start; the seat's tokens issued so far stop working."""
@@ -123,7 +137,9 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
     (docs/TABLES.md). Every method but GetTable, ListTables and WatchTables needs the caller's
     player identity: `authorization: Bearer <OpenID Connect JWT>` (UNAUTHENTICATED without one).
     Refusals the table's state causes are FAILED_PRECONDITION with a google.rpc.ErrorInfo whose
-    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED, INVITATION_REQUIRED,
+    reason is one of TABLE_FULL, TABLE_STARTED, TABLE_CLOSED, NOT_SEATED (leaving a table one
+    does not sit at; JoinTable or a CreateTable retry of a player who left the started game),
+    INVITATION_REQUIRED,
     INVITATION_INVALID, SEAT_TAKEN, NO_PLAYER_SEATED, TOO_MANY_TABLES (a player has at most 20
     open tables); commands only the creator may give are
     PERMISSION_DENIED with reason NOT_TABLE_CREATOR.
@@ -164,8 +180,13 @@ class TableServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_table_pb2.JoinTableResponse, _abc.Awaitable[_table_pb2.JoinTableResponse]]:
         """Takes a free seat (or the seat of an invitation) for the caller and returns that seat's
-        token for the table's game. A caller already seated gets a fresh token for their seat.
-        When the last seat is taken the game starts.
+        token for the table's game. A caller already seated (also by a JoinTable of his racing
+        this one) gets a token for their seat, issued when he took it (so it is revoked with
+        the seat: it lasts PREF_TOKEN_MAX_AGE from the taking). Once the game started, only while
+        he still sits there: a player who resigned, forfeited or was replaced is refused
+        NOT_SEATED. When the last seat is taken the game starts; a join that would fill a table of
+        a league whose rules another table fixed meanwhile is refused LEAGUE_RULES, and one that
+        fills a table whose game then cannot be created closes it (TABLE_CLOSED).
         """
 
     @_abc_1.abstractmethod
