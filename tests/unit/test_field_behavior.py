@@ -8,12 +8,12 @@ import pytest
 from google.api import field_behavior_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, ServiceDescriptor
 
-from service.gen.preferans.v1 import audit_pb2, ledger_pb2, stats_pb2
+from service.gen.preferans.v1 import audit_pb2, ledger_pb2, stats_pb2, table_pb2
 from service.gen.preferans.v1 import game_pb2 as pb
 
 SERVICES = [
     service
-    for module in (pb, stats_pb2, audit_pb2, ledger_pb2)
+    for module in (pb, stats_pb2, audit_pb2, ledger_pb2, table_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 ]
 TWINS = ("_value", "_values")
