@@ -11,10 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import TYPE_CHECKING
 
 from service.app.devissuer import AUDIENCE, DEFAULT_TTL, DEV_AUTH_ENV, DEV_KEY_FILE_ENV, MAX_TTL
 from service.app.identity import AUDIENCE_ENV, ISSUER_ENV, JWKS_URL_ENV
 
+if TYPE_CHECKING:
+    from service.app import devissuer
+
+TOKEN_ENV = "PREF_TOKEN"
+"""Where ``pref play`` finds the person's JWT when ``--token`` is not given."""
 DEV_AUTH_HELP = (
     "NOT FOR PRODUCTION: also trust the local development issuer, whose tokens anyone who can "
     f"read its key file mints for any name (`pref token NAME`; default: ${DEV_AUTH_ENV})"
@@ -65,13 +71,25 @@ def ttl_arg(text: str) -> int:
     return int(text)
 
 
-def cmd_token(args: argparse.Namespace) -> int:
-    """Print a development issuer's token for NAME (or its JWKS with ``--jwks``)."""
+def _dev_issuer(args: argparse.Namespace) -> devissuer.DevIssuer:
+    """The development issuer ``pref serve --dev-auth`` with the same options uses."""
     from service.app import devissuer
-    from service.app.config import ConfigError, store_config
+    from service.app.config import store_config
 
     env = {**os.environ, **store_config(args.store).env, **identity_env(args)}
-    issuer = devissuer.load(env)
+    return devissuer.load(env)
+
+
+def mint_dev_token(args: argparse.Namespace, name: str) -> str:
+    """A development issuer's token for ``name`` (``pref play --as NAME``)."""
+    return _dev_issuer(args).mint(name)
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    """Print a development issuer's token for NAME (or its JWKS with ``--jwks``)."""
+    from service.app.config import ConfigError
+
+    issuer = _dev_issuer(args)
     if args.jwks:
         print(json.dumps(issuer.jwks(), indent=2))
         return 0
@@ -103,3 +121,22 @@ def add_token_parser(
     token.add_argument("--store", help=store_help)
     token.add_argument("--dev-issuer-key", help=DEV_KEY_HELP)
     token.set_defaults(func=cmd_token)
+
+
+def add_online_options(play: argparse.ArgumentParser) -> None:
+    """``pref play``'s options for a person signed in with a JWT."""
+    play.add_argument(
+        "--token", help=f"your JWT (default: ${TOKEN_ENV}); the server must trust its issuer"
+    )
+    play.add_argument(
+        "--as",
+        dest="as_player",
+        metavar="NAME",
+        help="sign in as NAME with a token of the development issuer (as `pref token NAME`; "
+        "NOT FOR PRODUCTION: for a local `pref serve --dev-auth`)",
+    )
+    play.add_argument("--store", help="with --as: the store whose development key to use")
+    play.add_argument("--dev-issuer-key", help=DEV_KEY_HELP)
+    play.add_argument(
+        "--game", help="play your seat of this game (games/<id>), signed in with your JWT"
+    )

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from service.cli.common import game_id_arg, metrics_options, tls_client_options
-from service.cli.identity import add_identity_options, add_token_parser
+from service.cli.identity import add_identity_options, add_online_options, add_token_parser
 from service.cli.keys import add_keys_parser
 from service.cli.league import (
     cmd_simulate,
@@ -192,6 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a game played until time (Classic): call time after this many deals of the "
         "ordered pool (default: 0, play until the ordered end time)",
     )
+    add_online_options(play)
     tls_client_options(play)
     play.set_defaults(func=cmd_play)
 
