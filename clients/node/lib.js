@@ -194,6 +194,24 @@ function toProtoAction(notation, phase) {
   return { bid: notation };
 }
 
+// Runs `main` (async): exit 0 after `cleanup()`, or exit 1 printing the gRPC status or the
+// error's message.
+function runMain(main, cleanup) {
+  main()
+    .then(() => {
+      cleanup();
+      process.exit(0);
+    })
+    .catch((err) => {
+      if (typeof err.code === 'number' && err.method) {
+        console.error(`gRPC error in ${err.method}: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
+      } else {
+        console.error(`error: ${err.message}`);
+      }
+      process.exit(1);
+    });
+}
+
 module.exports = {
   CALL_DEADLINE_MS,
   PROTO_DIR,
@@ -204,5 +222,6 @@ module.exports = {
   loadContract,
   newRequestId,
   parseArgs,
+  runMain,
   toProtoAction,
 };

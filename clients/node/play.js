@@ -26,6 +26,7 @@ const {
   loadContract,
   newRequestId,
   parseArgs,
+  runMain,
   toProtoAction,
 } = require('./lib');
 
@@ -208,17 +209,7 @@ function watchBatches(name, token, latest, maxBatchSize) {
   });
 }
 
-main()
-  .then(() => {
-    clearTimeout(overall);
-    client.close();
-    process.exit(0);
-  })
-  .catch((err) => {
-    if (typeof err.code === 'number' && err.method) {
-      console.error(`gRPC error in ${err.method}: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
-    } else {
-      console.error(`error: ${err.message}`);
-    }
-    process.exit(1);
-  });
+runMain(main, () => {
+  clearTimeout(overall);
+  client.close();
+});

@@ -24,6 +24,7 @@ const {
   loadContract,
   newRequestId,
   parseArgs,
+  runMain,
   toProtoAction,
 } = require('./lib');
 
@@ -288,18 +289,8 @@ async function main() {
   [spectator, ...streams].forEach((s) => s.close());
 }
 
-main()
-  .then(() => {
-    clearTimeout(overall);
-    games.close();
-    if (tables) tables.close();
-    process.exit(0);
-  })
-  .catch((err) => {
-    if (typeof err.code === 'number' && err.method) {
-      console.error(`gRPC error in ${err.method}: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
-    } else {
-      console.error(`error: ${err.message}`);
-    }
-    process.exit(1);
-  });
+runMain(main, () => {
+  clearTimeout(overall);
+  games.close();
+  if (tables) tables.close();
+});

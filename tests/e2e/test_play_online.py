@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import re
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,30 +17,11 @@ from domain.model.terms import bot_player_id
 from domain.rules import DEFAULT
 from service.api.mapping import rules_to_proto
 from service.app import devissuer
-from service.app.config import StoreConfig
 from service.cli import main
 from service.cli.online import clock_text, play_seat
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerFactory, ServerThread
-
-
-@pytest.fixture
-def key(tmp_path: Path) -> Path:
-    return tmp_path / "dev.pem"
-
-
-@pytest.fixture
-def server(sqlite_only: StoreConfig, start_server: ServerFactory, key: Path) -> ServerThread:
-    env = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(key)}
-    return start_server(StoreConfig({**sqlite_only.env, **env}))
-
-
-@pytest.fixture
-def client(server: ServerThread) -> Iterator[GameClient]:
-    game_client = GameClient(server.address)
-    yield game_client
-    game_client.close()
+from tests.e2e.conftest import ServerThread
 
 
 def token(key: Path, name: str) -> str:
@@ -84,42 +64,42 @@ def output(out: Console) -> str:
 
 
 def test_a_person_plays_their_seat_by_jwt_against_the_servers_bots(
-    client: GameClient, key: Path
+    dev_client: GameClient, dev_key: Path
 ) -> None:
-    game = create(client, pb.TimeControl(move_seconds=600))
+    game = create(dev_client, pb.TimeControl(move_seconds=600))
     prompts, read = scripted(["bananas"])
     out = console()
-    code = play_seat(client, game.name, token(key, "ann"), read=read, console=out)  # type: ignore[arg-type]
+    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)  # type: ignore[arg-type]
     text = output(out)
     assert code == 0, text[-3000:]
     assert "Game over" in text and "Settlement:" in text
     assert "is not an action" in text
     assert re.search(r"clock: you \d+:\d\d", text), text[-3000:]
     assert "Your move (or resign, adjourn)> " in prompts
-    assert client.get_game(game.name).status == pb.GAME_STATUS_FINISHED
+    assert dev_client.get_game(game.name).status == pb.GAME_STATUS_FINISHED
 
 
 def test_a_person_who_resigns_leaves_the_seat_to_the_servers_bot(
-    client: GameClient, key: Path
+    dev_client: GameClient, dev_key: Path
 ) -> None:
-    game = create(client)
+    game = create(dev_client)
     prompts, read = scripted(["resign", "n", "resign", "y"])
     out = console()
-    code = play_seat(client, game.name, token(key, "ann"), read=read, console=out)  # type: ignore[arg-type]
+    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)  # type: ignore[arg-type]
     text = output(out)
     assert code == 0, text[-3000:]
     assert "You resigned" in text
     assert "Resign this game? [y/N]> " in prompts
-    after = client.get_game(game.name)
+    after = dev_client.get_game(game.name)
     assert after.players[0].player_id == bot_player_id(0)
 
 
 def test_a_jwt_for_a_game_where_the_player_does_not_sit_is_refused_in_words(
-    client: GameClient, key: Path
+    dev_client: GameClient, dev_key: Path
 ) -> None:
-    game = create(client)
+    game = create(dev_client)
     out = console()
-    code = play_seat(client, game.name, token(key, "dan"), read=lambda _: "q", console=out)
+    code = play_seat(dev_client, game.name, token(dev_key, "dan"), read=lambda _: "q", console=out)
     assert code == 2
     assert "PERMISSION_DENIED" in output(out)
 
@@ -134,11 +114,14 @@ def test_the_clock_line_counts_down_to_the_deadline() -> None:
 
 
 def test_pref_play_mints_a_development_token_with_as(
-    server: ServerThread, client: GameClient, key: Path, capsys: pytest.CaptureFixture[str]
+    dev_server: ServerThread,
+    dev_client: GameClient,
+    dev_key: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    game = create(client)
-    argv = ["play", "--server", server.address, "--game", game.name, "--as", "ann"]
-    argv += ["--dev-issuer-key", str(key)]
+    game = create(dev_client)
+    argv = ["play", "--server", dev_server.address, "--game", game.name, "--as", "ann"]
+    argv += ["--dev-issuer-key", str(dev_key)]
     stdin = io.StringIO("resign\ny\n")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("sys.stdin", stdin)
