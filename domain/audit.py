@@ -29,11 +29,18 @@ from typing import Any
 
 from domain.audit_clock import ClockAudit, ClockDiscrepancy
 from domain.model.chain import GENESIS, link, stored_chain
-from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.codec import (
+    entry_to_dict,
+    score_to_dict,
+    settlement_from_strings,
+    settlement_to_strings,
+)
 from domain.model.decisions import BY_NAME, EVENT_PREFIX
 from domain.model.disputes import adjusted, check_adjustment, check_reason
-from domain.model.replay import CLOCK_ONLY
+from domain.model.replay import CLOCK_ONLY, aborted
 from domain.model.shape import malformed
+from domain.model.stakes import difference, ledger_problem, money
+from domain.model.terms import MAX_STAKE_PER_WHIST
 from domain.rules import (
     Card,
     GameState,
@@ -64,9 +71,11 @@ SERVER_EVENTS = (
     "GameFinished",
     "RulingRecorded",
     "TimeCalled",
+    "StakesSettled",
+    "StakesAdjusted",
 )
-DISPUTES = ("DealFlagged", "RulingRecorded")
-"""Events that may also follow ``GameFinished``."""
+DISPUTES = ("DealFlagged", "RulingRecorded", "StakesSettled", "StakesAdjusted")
+"""Events that may also follow ``GameFinished`` (the ledger's only where they must, below)."""
 
 # Kinds of discrepancy (``Discrepancy.kind``).
 MISSING = "missing"
@@ -93,6 +102,9 @@ SETTLEMENT = "settlement"
 DISPUTE = "dispute"
 """A flag or a ruling that is malformed, names a deal not scored, or a ruling's settlement
 that does not follow from the adjusted scoresheet."""
+LEDGER = "ledger"
+"""A ledger event (``StakesSettled``, ``StakesAdjusted``) whose amounts do not follow from the
+settlement and the stake, or do not sum to zero (docs/STAKES.md)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,10 @@ class AuditReport:
     """Each ``DealFlagged``: version, seat, deal_number, reason."""
     rulings: list[dict[str, Any]] = field(default_factory=list)
     """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment (or None)."""
+    aborted: bool = False
+    """A seat aborted the game (``GameAborted``): ended, with no settlement (``finished`` false)."""
+    money: list[int] | None = None
+    """The game's ledger entries summed per account (cents), for a game with a stake."""
 
     @property
     def verified(self) -> bool:
@@ -142,10 +158,12 @@ class AuditReport:
     def summary(self) -> str:
         if self.discrepancy is not None:
             return self.discrepancy.message
-        status = "finished" if self.finished else "in progress"
+        status = "aborted" if self.aborted else "finished" if self.finished else "in progress"
         text = f"verified: {self.events} events, {self.deals} deals, game {status}"
         if self.settlement is not None:
             text += f"; final settlement {' / '.join(self.settlement)}"
+        elif self.aborted:
+            text += "; aborted before any deal was scored: no settlement, no seed revealed"
         else:
             text += "; the seed is revealed when the game ends (deals checked for fairness then)"
         if self.flags:
@@ -217,6 +235,13 @@ class _Replay:
         self.flags: list[dict[str, Any]] = []
         self.rulings: list[dict[str, Any]] = []
         self.clocks = ClockAudit()
+        self.stake = 0
+        self.accounts: list[str] = []
+        self.money: list[int] | None = None
+        """The money of the settlement in force (cents by account), once settled."""
+        self.aborted = False
+        self.expected_ledger: str | None = None
+        """The event that had to come next when this one came (``check``)."""
 
     def check(self, event: Any) -> None:
         """Check ``event`` (the clocks' checks around the rules' ones, ``domain.audit_clock``)."""
@@ -241,7 +266,7 @@ class _Replay:
             raise _Found(
                 STRUCTURE, f"{name} where {wanted} must follow the deal's score (events are lost)"
             )
-        self.expect_next = None
+        self.expected_ledger, self.expect_next = self.expect_next, None
         if self.game is None and name != "GameCreated":
             raise _Found(STRUCTURE, f"the log must start with GameCreated, not {name}")
         seat = getattr(event, "seat", None)
@@ -267,6 +292,10 @@ class _Replay:
             self._ruled(event)
         elif name in CLOCK_ONLY:
             pass  # checked by ``domain.audit_clock``
+        elif name in ("StakesSettled", "StakesAdjusted"):
+            self._ledger(name, event)
+        elif name == "GameAborted":
+            self._aborted(event)
         elif name in BY_NAME:
             self._decision(name, event)
         else:
@@ -281,6 +310,11 @@ class _Replay:
         except RulesError as exc:
             raise _Found(STRUCTURE, f"the game cannot be created: {exc}") from None
         self.commitment = str(event.seed_commitment)
+        self.accounts = list(event.players)
+        stake = getattr(event, "stake_per_whist", 0)
+        if type(stake) is not int or not 0 <= stake <= MAX_STAKE_PER_WHIST:
+            raise _Found(STRUCTURE, f"the stake {stake!r} is not 0 to {MAX_STAKE_PER_WHIST}")
+        self.stake = stake
         if self.seed is not None and hashlib.sha256(self.seed).hexdigest() == self.commitment:
             return
         self.seed = None  # not revealed, or wrong: GameFinished reports the latter
@@ -421,6 +455,7 @@ class _Replay:
             self.game = replace_player(game, event.seat)
         except (RulesError, TypeError) as exc:
             raise _Found(ILLEGAL, f"PlayerReplaced is not allowed here: {exc}") from None
+        self.accounts.append(player)
 
     def _ordered(self, event: Any) -> None:
         """The order of the game (S000 Classic): legal only as the rules core allows it (the
@@ -488,6 +523,8 @@ class _Replay:
                     f"adjusted scoresheet, which settles to {settlement}",
                 )
             self.settlement = settlement
+            if self.stake:
+                self.expect_next = "StakesAdjusted"
         elif recorded is not None:
             raise _Found(DISPUTE, f"deal {number}: a ruling during the game records a settlement")
         self.rulings.append(
@@ -526,6 +563,32 @@ class _Replay:
             )
         self.settlement = settlement
         self.ended = True
+        if self.stake:
+            self.expect_next = "StakesSettled"
+
+    def _ledger(self, name: str, event: Any) -> None:
+        """A ledger event: only right after the event it follows from (``GameFinished``, a
+        ruling's new settlement), its amounts recomputed from the settlement and the stake."""
+        if self.settlement is None or self.stake == 0 or self.expected_ledger != name:
+            raise _Found(STRUCTURE, f"{name} where no money moves (docs/STAKES.md)")
+        now = money(settlement_from_strings(self.settlement), self.stake)
+        expected = now if self.money is None else difference(self.money, now)
+        problem = ledger_problem(event, self.accounts, expected, self.stake)
+        if problem is not None:
+            raise _Found(LEDGER, problem)
+        self.money = now
+
+    def _aborted(self, event: Any) -> None:
+        """A seat aborted the game: only a seat of the game, before any deal is scored."""
+        game = self.game
+        assert game is not None and self.rules is not None
+        seat = event.seat
+        if type(seat) is not int or not 0 <= seat < self.rules.players:
+            raise _Found(STRUCTURE, f"seat is {seat!r}, but a seat of the game aborts it")
+        if game.finished or self.scored:
+            raise _Found(ILLEGAL, "GameAborted after a deal was scored or the game ended")
+        self.game = aborted(game)
+        self.ended = self.aborted = True
 
     def end_of_log(self) -> None:
         game = self.game
@@ -655,12 +718,14 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
         game_id=game_id,
         events=len(log),
         deals=replay.deals,
-        finished=replay.ended,
+        finished=replay.ended and not replay.aborted,
         settlement=replay.settlement,
         chain_head=head,
         discrepancy=found,
         flags=replay.flags,
         rulings=replay.rulings,
+        aborted=replay.aborted,
+        money=replay.money,
         checked=[
             "versions without gaps",
             "the tamper-evidence chain",
@@ -670,5 +735,7 @@ def verify(game_id: str, log: Sequence[Any]) -> AuditReport:
             "the revealed seed against its commitment, and the settlement",
             "every flag and ruling names a scored deal; each ruling's adjustment re-applied, "
             "and the settlement after rulings",
+            "every ledger event (stakes) recomputed from the settlement and the stake, summing "
+            "to zero",
         ],
     )

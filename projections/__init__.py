@@ -1,4 +1,4 @@
-"""Read models built from the event log: the game list and league statistics.
+"""Read models built from the event log: the game list, league statistics and balances.
 
 ``standard_runners(app, db)`` makes one exactly-once runner per projection over an
 application's notification log; ``queries`` and ``stats_queries`` read the views. What is
@@ -11,13 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from projections.db import Database
+from projections.ledger import Ledger
+from projections.lobby import LobbyTables
 from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner, ProjectionWorker
 from projections.shadow import SUFFIX
 from projections.stats import Stats
 from projections.views import Games
 
-PROJECTION_NAMES = ("games", "stats")
-"""Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``)."""
+PROJECTION_NAMES = ("games", "stats", "ledger", "lobby")
+"""Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``;
+``LedgerService``; ``ListTables`` and ``WatchTables``)."""
 
 RETIRED: dict[str, tuple[str, ...]] = {
     "seat_views": ("seat_views",),
@@ -42,6 +45,10 @@ def standard_runners(
     def make(name: str) -> Projection:
         if name == "stats":
             return Stats(db)
+        if name == "ledger":
+            return Ledger()
+        if name == "lobby":
+            return LobbyTables()
         return Games()
 
     return {name: ProjectionRunner(app, db, make(name), batch) for name in names}

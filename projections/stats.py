@@ -368,6 +368,14 @@ class Stats:
         game["players"] = json.dumps({"accounts": accounts, "seats": seats})
         self.players.get(league, event.player)["games_started"] += 1
 
+    def _aborted(self, event: Any) -> None:
+        """A game aborted before its first deal was scored (AbortGame) is no game started:
+        every account's start, and the league's, is taken back (docs/STATS.md)."""
+        league, accounts = self._game(event.originator_id)
+        for player in accounts:
+            self.players.get(league, player)["games_started"] -= 1
+        self.leagues.get(league)["games_started"] -= 1
+
     # -- Classic (issue 12) ----------------------------------------------------------------
 
     def _classic_state(self, game_id: UUID) -> dict[str, Any] | None:
@@ -469,6 +477,8 @@ class Stats:
             self._resettled(event)
         elif name == "PlayerReplaced":
             self._replaced(event)
+        elif name == "GameAborted":
+            self._aborted(event)
         elif name == "DealDealt":
             self._dealt(event)
         if name in _CLASSIC_EVENTS:

@@ -13,6 +13,7 @@ from uuid import UUID
 
 from domain.model.decisions import event_name
 from domain.model.league import LEAGUE_EVENTS
+from domain.model.table import TABLE_EVENTS
 from projections.db import Cursor
 
 
@@ -49,7 +50,7 @@ class Games:
 
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
-        if name in LEAGUE_EVENTS:
+        if name in LEAGUE_EVENTS or name in TABLE_EVENTS:
             return
         game_id = event.originator_id
         stamp = event.timestamp.isoformat()
@@ -73,6 +74,8 @@ class Games:
         elif name == "GameFinished":
             row["status"] = "finished"
             row["settlement"] = list(event.settlement)
+        elif name == "GameAborted":
+            row["status"] = "aborted"
         elif name == "RulingRecorded" and event.settlement is not None:
             row["settlement"] = list(event.settlement)
         elif name == "PlayerReplaced":  # the settlement is by account: every player, in order

@@ -236,6 +236,7 @@ def _select(out: Record, deal_number: int | None) -> Record:
     out["replacements"] = [r for r in out["replacements"] if r["before_deal"] == deal_number]
     out["complete"] = False
     out["settlement"] = None
+    out.pop("stakes", None)
     return out
 
 
@@ -296,6 +297,11 @@ def record_from_events(
             out["complete"] = True
             out["settlement"] = list(event.settlement)
             out["seed"] = event.seed
+        elif name == "StakesSettled":  # the money of the recorded settlement (docs/STAKES.md)
+            out["stakes"] = {
+                "stake_per_whist": event.stake_per_whist,
+                "amounts": list(event.amounts),
+            }
         elif name in BY_NAME:
             actions.append((event.seat, BY_NAME[name].read(event)))
         state = advance(state, event)

@@ -12,6 +12,7 @@ from typing import Any
 
 from domain.handrecord.build import Record, cards_text, deal_section, robber_before, sheet_of
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.stakes import stakes_problem
 from domain.rules import (
     Action,
     DealtCards,
@@ -333,6 +334,9 @@ def _verify(rec: Record) -> Verdict:
                 f"the recorded settlement {_show(recorded)} is wrong: the sheet settles "
                 f"as {_show(settlement)}",
             )
+        problem = stakes_problem(rec.get("stakes"), settlement)
+        if problem is not None:
+            raise _Discrepancy(None, problem)
     _verify_seed(rec, RuleSet.from_dict(rec["rules"]))
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
 

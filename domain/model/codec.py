@@ -34,6 +34,11 @@ def stop_fingerprint(seat: int) -> str:
     return f"{seat}:stop"
 
 
+def abort_fingerprint(seat: int) -> str:
+    """What a ``GameAborted`` request id stands for."""
+    return f"{seat}:abort"
+
+
 def replace_fingerprint(seat: int, player: str) -> str:
     """What a ``PlayerReplaced`` request id stands for."""
     return f"{seat}:replace:{player}"

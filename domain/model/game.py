@@ -42,11 +42,13 @@ from domain.model.clock import (
 )
 from domain.model.codec import (
     TIME_FINGERPRINT,
+    abort_fingerprint,
     action_fingerprint,
     entry_to_dict,
     order_fingerprint,
     replace_fingerprint,
     score_to_dict,
+    settlement_from_strings,
     settlement_to_strings,
     stop_fingerprint,
 )
@@ -72,6 +74,8 @@ from domain.model.leaving import (
     persons,
     resume_fingerprint,
 )
+from domain.model.replay import aborted
+from domain.model.stakes import difference, money
 from domain.model.terms import TimeControl, bot_player_id
 from domain.rules import (
     Action,
@@ -105,6 +109,10 @@ class RequestReused(InvalidAction):
     """A request id was sent again with a different command."""
 
 
+class AbortRefused(IllegalAction):
+    """A game is aborted only before its first deal is scored (``Game.abort``)."""
+
+
 GAME_ID_NAMESPACE = uuid.UUID("6f1d8a52-0c4b-4b7e-9a59-3d1f0e2a7c11")
 
 
@@ -129,6 +137,15 @@ class _Decided:
 
     def apply(self, aggregate: Any) -> None:
         aggregate._decided(self)
+
+
+class _Ledger:
+    """The body of both ledger events: note the money moved (``Game.ledger``)."""
+
+    def apply(self, aggregate: Any) -> None:
+        event: Any = self  # a ledger event: ``StakesSettled`` or ``StakesAdjusted``
+        aggregate.ledger.append(list(event.amounts))
+        aggregate._note(event.request_id)
 
 
 class Game(Aggregate):
@@ -293,6 +310,33 @@ class Game(Aggregate):
 
         def apply(self, aggregate: Any) -> None:
             aggregate._agreed(self, adjourn=False)
+
+    class StakesSettled(_Ledger, Event):
+        """The game's settlement in virtual money (docs/STAKES.md), recorded by the server (seat
+        -1) right after ``GameFinished`` in the same save, when the game has a stake: per
+        account of the sheet (``players``, the settlement's order), ``amounts`` in hundredths
+        of a coin, ``domain.model.stakes.money`` of the settlement at ``stake_per_whist``."""
+
+        TOPIC = EVENT_PREFIX + "StakesSettled"
+        stake_per_whist: int
+        players: list[str]
+        amounts: list[int]
+
+    class StakesAdjusted(_Ledger, Event):
+        """A ruling after the end changed the settlement of a game with a stake: the money
+        that moves (the new settlement's money minus the previous one's, per account, in
+        hundredths of a coin), recorded right after ``RulingRecorded`` in the same save."""
+
+        TOPIC = EVENT_PREFIX + "StakesAdjusted"
+        stake_per_whist: int
+        players: list[str]
+        amounts: list[int]
+
+    class GameAborted(Event):
+        """A seat aborted the game before its first deal was scored: the game ends with no
+        settlement, no money and no seed revealed (docs/STAKES.md "Aborting a game")."""
+
+        TOPIC = EVENT_PREFIX + "GameAborted"
 
     # Decision events: what each records is its row in ``domain.model.decisions``.
 
@@ -540,6 +584,10 @@ class Game(Aggregate):
         """Each ``DealFlagged``: version, seat, deal_number, reason."""
         self.rulings: list[dict[str, Any]] = []
         """Each ``RulingRecorded``: version, deal_number, reason, auditor, adjustment."""
+        self.ledger: list[list[int]] = []
+        """The amounts of each ``StakesSettled`` and ``StakesAdjusted`` (cents, by account)."""
+        self.aborted = False
+        """A seat aborted the game (``GameAborted``)."""
 
     # ----------------------------------------------------------------------------------
     # queries
@@ -777,12 +825,42 @@ class Game(Aggregate):
         return found
 
     def _end(self, request_id: str, seed: bytes) -> None:
+        settlement = settle_game(self.state)
         self._game_finished(
             seat=-1,
             request_id=request_id,
             seed=seed.hex(),
-            settlement=settlement_to_strings(settle_game(self.state)),
+            settlement=settlement_to_strings(settlement),
         )
+        if self.stake_per_whist:
+            self._move_money(
+                Game.StakesSettled, request_id, money(settlement, self.stake_per_whist)
+            )
+
+    def _move_money(self, kind: type[Game.Event], request_id: str, amounts: list[int]) -> None:
+        """Record a ledger event (server, seat -1) of the game's stake and accounts."""
+        self.trigger_event(
+            kind,
+            seat=-1,
+            request_id=request_id,
+            stake_per_whist=self.stake_per_whist,
+            players=list(self.accounts),
+            amounts=amounts,
+        )
+
+    def abort(self, seat: int, request_id: str) -> None:
+        """A seat aborts the game: only before its first deal is scored (no settlement, no
+        money, no statistics of a played game follow)."""
+        if not 0 <= seat < len(self.players):
+            raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        if self.finished:
+            raise GameOver("the game is over")
+        if self.deal_results:
+            raise AbortRefused(
+                "a game can be aborted only before its first deal is scored; "
+                "stop it by agreement (AgreeEarlyStop) instead"
+            )
+        self._game_aborted(seat=seat, request_id=request_id)
 
     def _check_scored(self, deal_number: int) -> None:
         scored = len(self.deal_results)
@@ -818,9 +896,14 @@ class Game(Aggregate):
         change = check_adjustment(adjustment, self.rule_set.players)
         check_reason(auditor, field="auditor")
         settlement = None
+        moved: list[int] | None = None
         if self.finished:
             sheet = adjusted(self.state.sheet, change)
-            settlement = settlement_to_strings(settle_game(self.state, sheet))
+            after = settle_game(self.state, sheet)
+            settlement = settlement_to_strings(after)
+            if self.stake_per_whist and self.settlement is not None:
+                before = money(settlement_from_strings(self.settlement), self.stake_per_whist)
+                moved = difference(before, money(after, self.stake_per_whist))
         self._ruling_recorded(
             seat=-1,
             request_id=request_id,
@@ -830,6 +913,8 @@ class Game(Aggregate):
             adjustment=change,
             settlement=settlement,
         )
+        if moved is not None:
+            self._move_money(Game.StakesAdjusted, request_id, moved)
 
     def _finish(self, request_id: str, seed: bytes) -> None:
         deal = self.state.deal
@@ -953,6 +1038,12 @@ class Game(Aggregate):
         self.seed_hex = seed
         self.settlement = list(settlement)
         self._note(request_id)
+
+    @event(GameAborted)
+    def _game_aborted(self, seat: int, request_id: str) -> None:
+        self.aborted = True
+        self.state = aborted(self.state)
+        self._note(request_id, abort_fingerprint(seat))
 
     @event(TimeCalled)
     def _time_called(self, seat: int, request_id: str) -> None:

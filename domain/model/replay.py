@@ -32,6 +32,12 @@ CLOCK_ONLY = ("TimeExpired", "AdjournmentAgreed", "ResumptionAgreed")
 """Events that change no rules state (clocks, adjournment: ``domain.model.clock``)."""
 
 
+def aborted(state: GameState) -> GameState:
+    """The game after ``GameAborted``: over, with no deal in progress (like an agreed stop,
+    ``stop_early``, but never settled: docs/STAKES.md)."""
+    return state._replace(deal=None, finished=True)
+
+
 def advance(state: GameState | None, event: Any) -> GameState:
     """The game after ``event`` (``state`` is ``None`` before the creation event)."""
     name = event_name(event)
@@ -43,8 +49,10 @@ def advance(state: GameState | None, event: Any) -> GameState:
         return start_deal(state, Shuffle(tuple(event.deck), event.talon_pair))
     if name == "DealScored":
         return finish_deal(state)[0]
-    if name in ("GameFinished", "DealFlagged", *CLOCK_ONLY):
+    if name in ("GameFinished", "DealFlagged", "StakesSettled", "StakesAdjusted", *CLOCK_ONLY):
         return state
+    if name == "GameAborted":
+        return aborted(state)
     if name == "TimeCalled":
         return call_time(state)
     if name == "EarlyStopAgreed":

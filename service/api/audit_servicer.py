@@ -207,6 +207,8 @@ def report_to_proto(report: AuditReport) -> pb.VerifyGameResponse:
         chain_head=report.chain_head,
         flags=[flag_to_proto(f) for f in report.flags],
         rulings=[ruling_to_proto(r) for r in report.rulings],
+        aborted=report.aborted,
+        money_cents=report.money or [],
     )
     if found is not None:
         response.discrepancy.CopyFrom(

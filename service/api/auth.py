@@ -187,3 +187,9 @@ def caller_for(context: grpc.aio.ServicerContext[Any, Any], app: PreferansApplic
     if caller is None:
         caller = verify(app, bearer_token(context.invocation_metadata()))
     return caller
+
+
+def current_player() -> str:
+    """The player the interceptor verified for this call (a JWT's subject), or
+    UNAUTHENTICATED (``Caller.player``); for read models that default to "me"."""
+    return (_CALLER.get() or Caller()).player()

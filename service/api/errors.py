@@ -9,8 +9,12 @@
 | ``NotYourTurn`` | FAILED_PRECONDITION | ``ErrorInfo`` reason NOT_YOUR_TURN, metadata ``to_act`` |
 | ``Adjourned`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ADJOURNED (a decision refused) |
 | ``BotSeat`` | FAILED_PRECONDITION | ``ErrorInfo`` reason BOT_SEAT (the server's bot plays it) |
+| ``AbortRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` reason ABORT_TOO_LATE |
 | ``IllegalAction`` | FAILED_PRECONDITION | ``ErrorInfo`` RULES_VIOLATION, metadata ``allowed`` |
 | ``LeagueRulesDiffer`` | FAILED_PRECONDITION | ``ErrorInfo`` LEAGUE_RULES, ``league``, ``system`` |
+| ``TableRefused`` | FAILED_PRECONDITION | ``ErrorInfo`` its reason (TABLE_FULL, …), ``table`` |
+| ``TableNotFound`` | NOT_FOUND | ``ResourceInfo`` (the table) |
+| ``NotTableCreator`` | PERMISSION_DENIED | ``ErrorInfo`` reason NOT_TABLE_CREATOR |
 | ``GameNotFound`` | NOT_FOUND | ``ResourceInfo`` |
 | ``Unauthenticated`` | UNAUTHENTICATED | |
 | ``PermissionDenied`` | PERMISSION_DENIED | |
@@ -31,7 +35,9 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from domain.model.game import AbortRefused
 from domain.model.leaving import Adjourned, BotSeat
+from domain.model.table import NotTableCreator, TableRefused
 from domain.rules.actions import Claim
 from domain.rules.errors import GameOver, IllegalAction, InvalidAction, NotYourTurn
 from service.app.application import (
@@ -42,6 +48,7 @@ from service.app.application import (
     StoreUnavailable,
     TokensWithheld,
 )
+from service.app.tables import TableNotFound
 
 DOMAIN = "preferans.v1"
 log = structlog.get_logger(__name__)
@@ -176,6 +183,8 @@ def map_error(error: BaseException) -> Mapped | None:
         return _precondition_failed(error.message, "ADJOURNED", "ADJOURNED", "game")
     if isinstance(error, BotSeat):
         return _precondition_failed(error.message, "BOT_SEAT", "BOT_SEAT", "seat")
+    if isinstance(error, AbortRefused):
+        return _precondition_failed(error.message, "ABORT_TOO_LATE", "ABORT", "game")
     if isinstance(error, IllegalAction):
         # As in the seat view: claims are not listed one by one, a flag says they are allowed.
         listed = [str(a) for a in error.allowed if not isinstance(a, Claim)]
@@ -189,6 +198,16 @@ def map_error(error: BaseException) -> Mapped | None:
             metadata={"league": error.league, "system": error.system},
         )
         return _status(grpc.StatusCode.FAILED_PRECONDITION, str(error), info)
+    if isinstance(error, TableRefused):
+        return _precondition_failed(error.message, error.reason, "TABLE", "table")
+    if isinstance(error, TableNotFound):
+        resource = error_details_pb2.ResourceInfo(
+            resource_type="table", resource_name=f"tables/{error.table_id}", description=str(error)
+        )
+        return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)
+    if isinstance(error, NotTableCreator):
+        info = error_details_pb2.ErrorInfo(reason="NOT_TABLE_CREATOR", domain=DOMAIN)
+        return _status(grpc.StatusCode.PERMISSION_DENIED, str(error), info)
     if isinstance(error, GameNotFound):
         resource = error_details_pb2.ResourceInfo(resource_type="game", description=str(error))
         return _status(grpc.StatusCode.NOT_FOUND, str(error), resource)

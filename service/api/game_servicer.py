@@ -71,8 +71,12 @@ MAX_WAIT_SECONDS = 5.0
 """The longest a read waits for a ``min_version`` (see ``GameServicer._read``)."""
 MAX_VERSIONS_AHEAD = 8
 """How far past the game's stored version a ``min_version`` may be and still be waited for."""
-_STATUS = {"playing": pb.GAME_STATUS_PLAYING, "finished": pb.GAME_STATUS_FINISHED}
-_STATUS_FILTER = {pb.GAME_STATUS_PLAYING: "playing", pb.GAME_STATUS_FINISHED: "finished"}
+_STATUS = {
+    "playing": pb.GAME_STATUS_PLAYING,
+    "finished": pb.GAME_STATUS_FINISHED,
+    "aborted": pb.GAME_STATUS_ABORTED,
+}
+_STATUS_FILTER = {value: name for name, value in _STATUS.items()}
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LIST_GAMES_TOKEN = "games"
@@ -506,6 +510,18 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             ),
         )
         return result.version, result.replayed, bool(result.answer)
+
+    @refusing
+    async def AbortGame(
+        self, request: pb.AbortGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.AbortGameResponse:
+        """The token's seat aborts the game before its first deal is scored."""
+        game_id = parse_game_name(request.name)
+        seat = await self._seat(context, game_id)
+        result = await self._write(
+            game_id, lambda: self.app.abort_game(game_id, seat, request.request_id)
+        )
+        return pb.AbortGameResponse(version=result.version, replayed=result.replayed)
 
     @refusing
     async def OrderGame(

@@ -46,7 +46,7 @@ LIMIT_HELP: dict[str, str] = {
     "open_games": "games a caller may have created here and not yet finished",
     "calls_per_second": "other calls (commands and reads) per caller per second",
     "call_burst": "other calls a caller may make at once (bucket size)",
-    "watch_streams": "concurrent WatchGame and WatchGameBatches streams per caller",
+    "watch_streams": "concurrent WatchGame, WatchGameBatches and WatchTables streams per caller",
     "streams_per_connection": "concurrent calls on one HTTP/2 connection",
     "max_receive_bytes": "largest request message, in bytes",
     "max_send_bytes": "largest response message, in bytes",

@@ -21,6 +21,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from domain.model import Game
 from domain.model.replay import action_of, event_name
+from domain.model.table import Table
 from domain.model.terms import TimeControl
 from domain.rules import (
     ACCEPT,
@@ -119,6 +120,7 @@ from service.api.values import (
 from service.app import validation
 from service.app.rule_options import parse_options_json, rule_set_with
 from service.gen.preferans.v1 import game_pb2 as pb
+from service.gen.preferans.v1 import table_pb2 as table_pb
 
 GAME_PREFIX = "games/"
 
@@ -131,13 +133,18 @@ def game_name(game_id: uuid.UUID) -> str:
 
 def parse_game_name(name: str, field: str = "name") -> uuid.UUID:
     """``games/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    return _parse_name(name, GAME_PREFIX, "game", field)
+
+
+def _parse_name(name: str, prefix: str, kind: str, field: str) -> uuid.UUID:
+    """``{prefix}{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
     name = validation.game_name(name, field)
-    if not name.startswith(GAME_PREFIX):
-        raise BadInput(field, f"{field} must look like 'games/<uuid>'")
+    if not name.startswith(prefix):
+        raise BadInput(field, f"{field} must look like '{prefix}<uuid>'")
     try:
-        return uuid.UUID(name[len(GAME_PREFIX) :])
+        return uuid.UUID(name[len(prefix) :])
     except ValueError:
-        raise BadInput(field, f"{field} does not name a game: the id is not a UUID") from None
+        raise BadInput(field, f"{field} does not name a {kind}: the id is not a UUID") from None
 
 
 def _cards(mask: int) -> list[str]:
@@ -409,7 +416,13 @@ def _orderer(game: Game) -> int:
 
 
 def game_to_proto(game: Game) -> pb.Game:
-    status = pb.GAME_STATUS_FINISHED if game.finished else pb.GAME_STATUS_PLAYING
+    status = (
+        pb.GAME_STATUS_ABORTED
+        if game.aborted
+        else pb.GAME_STATUS_FINISHED
+        if game.finished
+        else pb.GAME_STATUS_PLAYING
+    )
     return pb.Game(
         name=game_name(game.id),
         players=[pb.Player(player_id=p) for p in game.players],
@@ -900,6 +913,17 @@ def _public_part(
     elif name == "EarlyStopAgreed":
         agreed = sorted(game.state.stop_agreed)  # the game just after the event
         out.early_stop_agreed.CopyFrom(pb.EarlyStopAgreedEvent(seat=event.seat, agreed=agreed))
+    elif name == "GameAborted":
+        out.game_aborted.CopyFrom(pb.GameAbortedEvent(seat=event.seat))
+    elif name in ("StakesSettled", "StakesAdjusted"):
+        out.stakes_moved.CopyFrom(
+            pb.StakesMovedEvent(
+                players=list(event.players),
+                amount_cents=list(event.amounts),
+                stake_per_whist=event.stake_per_whist,
+                adjustment=name == "StakesAdjusted",
+            )
+        )
     elif name == "PlayerReplaced":
         out.player_replaced.CopyFrom(
             pb.PlayerReplacedEvent(
@@ -947,3 +971,82 @@ def _for_seat(
         out.talon.extend(str(Card(c)) for c in shown)
         out.talon_values.extend(card_values(shown))
     return out
+
+
+# --- tables (TableService) -----------------------------------------------------------------
+
+TABLE_PREFIX = "tables/"
+_VISIBILITY = {"public": table_pb.VISIBILITY_PUBLIC, "private": table_pb.VISIBILITY_PRIVATE}
+_VISIBILITY_FROM: dict[table_pb.Visibility.ValueType, str] = {
+    table_pb.VISIBILITY_UNSPECIFIED: "public",
+    table_pb.VISIBILITY_PUBLIC: "public",
+    table_pb.VISIBILITY_PRIVATE: "private",
+}
+_TABLE_STATE = {
+    "open": table_pb.TABLE_STATE_OPEN,
+    "started": table_pb.TABLE_STATE_STARTED,
+    "closed": table_pb.TABLE_STATE_CLOSED,
+}
+
+
+def table_name(table_id: uuid.UUID | str) -> str:
+    return f"{TABLE_PREFIX}{table_id}"
+
+
+def parse_table_name(name: str, field: str = "name") -> uuid.UUID:
+    """``tables/{uuid}`` → the id, or ``BadInput`` (which does not repeat the name)."""
+    return _parse_name(name, TABLE_PREFIX, "table", field)
+
+
+def visibility_from_proto(value: table_pb.Visibility.ValueType) -> str:
+    visibility = _VISIBILITY_FROM.get(value)
+    if visibility is None:
+        raise BadInput("visibility", "not a Visibility")
+    return visibility
+
+
+@functools.lru_cache(maxsize=256)
+def _table_rules(recorded: str) -> pb.RuleSet:
+    """A table's recorded rule set (canonical JSON) as sent: cached, since loading a rule set
+    is far dearer than the rest of a lobby row (ListTables sends 50 of them)."""
+    return rules_in_force(RuleSet.from_dict(json.loads(recorded)))
+
+
+def table_to_proto(table: Table) -> table_pb.Table:
+    """A table aggregate as the client sees it (no invitation, ever)."""
+    return table_pb.Table(
+        name=table_name(table.id),
+        creator=table.creator,
+        rules=_table_rules(json.dumps(table.rules, ensure_ascii=False, sort_keys=True)),
+        seats=table.seat_count,
+        player_ids=[p or "" for p in table.players],
+        bot_seats=table.bot_seats,
+        visibility=_VISIBILITY[table.visibility],
+        league=table.league,
+        time_control=time_control_to_proto(TimeControl.from_dict(table.time_control)),
+        stake_per_whist=table.stake_per_whist,
+        state=_TABLE_STATE[table.state],
+        game=game_name(table.game_id),
+        version=table.version,
+    )
+
+
+def lobby_row_to_proto(row: dict[str, Any]) -> table_pb.Table:
+    """A row of the lobby read model (``projections.lobby``) as a table."""
+    control = json.loads(row["time_control"]) if row["time_control"] else None
+    return table_pb.Table(
+        name=table_name(row["table_id"]),
+        creator=row["creator"],
+        rules=_table_rules(row["rules"]),
+        seats=row["seats"],
+        player_ids=[p or "" for p in row["players"]],
+        bot_seats=row["bot_seats"],
+        visibility=_VISIBILITY[row["visibility"]],
+        league=row["league"],
+        time_control=time_control_to_proto(TimeControl.from_dict(control)),
+        stake_per_whist=row["stake_per_whist"],
+        state=_TABLE_STATE[row["state"]],
+        game=f"{GAME_PREFIX}{row['game_id']}",
+        version=row["version"],
+        position=row["seq"],
+    )

@@ -1,5 +1,6 @@
 """gRPC health of the read models: one health service name per projection,
-``preferans.v1.projections.<name>`` (``games``, ``stats``: ``projections.PROJECTION_NAMES``).
+``preferans.v1.projections.<name>`` (``games``, ``stats``, ``ledger``:
+``projections.PROJECTION_NAMES``).
 
 Each is SERVING while its projection keeps up and NOT_SERVING while its runner fails (an event
 it cannot apply, or the store failing); the whole server ("") stays SERVING, since commands and

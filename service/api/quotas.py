@@ -14,7 +14,7 @@ Who a caller is, most specific first:
 
 Each caller has two token buckets — game creations, and every other call (commands and reads) —
 and two quotas: games created here and not yet finished, and concurrent watch streams
-(``WatchGame`` and ``WatchGameBatches`` together).
+(``WatchGame``, ``WatchGameBatches`` and ``WatchTables`` together).
 Over a limit, the call is refused before the method runs (nothing is recorded) with
 RESOURCE_EXHAUSTED, ``google.rpc.RetryInfo`` and ``QuotaFailure`` (``service.api.errors``).
 Health checks and reflection are not counted. The buckets live in bounded TTL/LRU caches
@@ -47,8 +47,14 @@ from service.app.application import GameNotFound, PreferansApplication
 from service.app.identity import looks_like_jwt
 
 CREATE_METHOD = "/preferans.v1.GameService/CreateGame"
+CREATE_TABLE_METHOD = "/preferans.v1.TableService/CreateTable"
+"""Table openings count in the creations budget, per player (``QuotaInterceptor._create_table``)."""
 WATCH_METHODS = frozenset(
-    {"/preferans.v1.GameService/WatchGame", "/preferans.v1.GameService/WatchGameBatches"}
+    {
+        "/preferans.v1.GameService/WatchGame",
+        "/preferans.v1.GameService/WatchGameBatches",
+        "/preferans.v1.TableService/WatchTables",
+    }
 )
 EXEMPT_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
@@ -265,7 +271,9 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     ) -> grpc.RpcMethodHandler[Any, Any]:
         """``handler`` charging its caller first (built once per method, not per call)."""
         if handler.unary_unary is not None:
-            behavior = self._create if method == CREATE_METHOD else self._unary
+            behavior = {CREATE_METHOD: self._create, CREATE_TABLE_METHOD: self._create_table}.get(
+                method, self._unary
+            )
             return grpc.unary_unary_rpc_method_handler(
                 _bind(behavior, handler.unary_unary),
                 request_deserializer=handler.request_deserializer,
@@ -305,6 +313,19 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
             return response
         finally:
             self.open_games.settle(caller, game_id)
+
+    async def _create_table(
+        self, inner: Behavior, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> Any:
+        """A table opening is charged to its player's creations budget (to the peer when the
+        call proves no player: the method then refuses it as UNAUTHENTICATED)."""
+        player = caller_for(context, self.identify.app).player_id
+        caller = f"player {player}" if player is not None else self.identify(context, seats=False)
+        try:
+            self.creates.charge(caller)
+        except ResourceExhausted as exc:
+            await refuse(context, exc)
+        return await inner(request, context)
 
     async def _stream(
         self,

@@ -32,6 +32,7 @@ from service.api.audit_servicer import AuditServicer
 from service.api.auth import AuthInterceptor
 from service.api.game_servicer import GameServicer, batch_bytes
 from service.api.game_servicer import add_to_server as add_game_servicer
+from service.api.ledger_servicer import LedgerServicer
 from service.api.limits import Limits
 from service.api.logs import RequestIdInterceptor
 from service.api.malformed import MalformedRequestInterceptor
@@ -39,23 +40,31 @@ from service.api.pagetoken import PageTokens
 from service.api.projection_health import report_projection_health
 from service.api.quotas import CallerIdentity, QuotaInterceptor, still_open_games
 from service.api.stats_servicer import StatsServicer
+from service.api.table_servicer import TableServicer
 from service.api.tls import ServerTls, is_loopback
 from service.app.application import PreferansApplication
 from service.app.config import StoreConfig
 from service.app.hub import EventHub
 from service.app.keeper import Keeper
+from service.app.tables import Lobby
 from service.gen.preferans.v1 import (
     audit_pb2,
     audit_pb2_grpc,
     game_pb2,
+    ledger_pb2,
+    ledger_pb2_grpc,
     stats_pb2,
     stats_pb2_grpc,
+    table_pb2,
+    table_pb2_grpc,
 )
 
 log = structlog.get_logger(__name__)
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 STATS_SERVICE_NAME = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 AUDIT_SERVICE_NAME = audit_pb2.DESCRIPTOR.services_by_name["AuditService"].full_name
+LEDGER_SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
+TABLE_SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 AUDITOR_TOKEN_ENV = "PREF_AUDITOR_TOKEN"
 
 KEEPALIVE_OPTIONS = [
@@ -126,6 +135,8 @@ class Server:
     health_server: grpc.aio.Server | None = None
     keeper: Keeper | None = None
     stopped: bool = field(default=False)
+    sweeper: asyncio.Task[None] | None = None
+    """Finishes the starts of full tables a crash interrupted (``sweep_starts``)."""
 
     async def stop(self, grace: float = 5.0) -> None:
         if self.stopped:
@@ -135,6 +146,8 @@ class Server:
         self.hub.close_watchers()
         if self.keeper is not None:
             self.keeper.stop()
+        if self.sweeper is not None:
+            self.sweeper.cancel()
         await self.server.stop(grace)
         if self.health_server is not None:
             await self.health_server.stop(0)
@@ -215,12 +228,21 @@ async def create_server(
     add_game_servicer(game_servicer, server)
     stats_servicer = StatsServicer(app.db, executor, page_tokens)
     stats_pb2_grpc.add_StatsServiceServicer_to_server(stats_servicer, server)
+    ledger_servicer = LedgerServicer(app.db, executor, page_tokens)
+    ledger_pb2_grpc.add_LedgerServiceServicer_to_server(ledger_servicer, server)
     audit_servicer = AuditServicer(app, executor, auditor_token, page_tokens)
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
+    lobby = Lobby(app)
+    if projections is not None:  # the lobby read model follows each change at once
+        worker = projections
+        lobby.on_change = lambda table_id: worker.poke()
+    table_servicer = TableServicer(lobby, executor, page_tokens, hub)
+    table_pb2_grpc.add_TableServiceServicer_to_server(table_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    for name in ("", SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME):
+    services = (SERVICE_NAME, STATS_SERVICE_NAME, AUDIT_SERVICE_NAME, LEDGER_SERVICE_NAME)
+    for name in ("", *services, TABLE_SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if projections is not None:
         await report_projection_health(projections, health_servicer)
@@ -229,6 +251,8 @@ async def create_server(
             SERVICE_NAME,
             STATS_SERVICE_NAME,
             AUDIT_SERVICE_NAME,
+            LEDGER_SERVICE_NAME,
+            TABLE_SERVICE_NAME,
             health.SERVICE_NAME,
             reflection.SERVICE_NAME,
         ),
@@ -253,9 +277,31 @@ async def create_server(
         keeper.after_write = game_servicer.after_write
         keeper.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
-    return Server(
+    running = Server(
         server, port, app, hub, executor, health_servicer, projections, health_server, keeper
     )
+    running.sweeper = asyncio.create_task(sweep_starts(table_servicer.lobby, executor))
+    return running
+
+
+SWEEP_SECONDS = 30.0
+"""How often a server looks for full tables whose game a crash kept from starting."""
+
+
+async def sweep_starts(lobby: Lobby, executor: ThreadPoolExecutor) -> None:
+    """Every ``SWEEP_SECONDS`` (and at once), finish the starts the lobby read model shows as
+    due (``Lobby.sweep_pending``); a failure is logged and tried again next time."""
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            started = await loop.run_in_executor(executor, lobby.sweep_pending)
+            if started:
+                log.info("finished interrupted table starts", tables=started)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("sweeping table starts failed; retrying later", exc_info=True)
+        await asyncio.sleep(SWEEP_SECONDS)
 
 
 async def serve(store: StoreConfig, address: str, **options: Any) -> None:

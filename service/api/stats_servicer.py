@@ -45,7 +45,10 @@ class StatsNotFound(NotFound):
     """No such league, player in a league, or pair of players who met in a league."""
 
 
-class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
+class ReadModelServicer(Delegating):
+    """A servicer of a read model's queries (``StatsService``, ``LedgerService``): the
+    database, the application's thread pool, the page tokens."""
+
     def __init__(
         self, db: Database, executor: ThreadPoolExecutor, page_tokens: PageTokens | None = None
     ) -> None:
@@ -53,6 +56,8 @@ class StatsServicer(Delegating, stats_pb2_grpc.StatsServiceServicer):
         self.executor = executor
         self.page_tokens = page_tokens or PageTokens.random()
 
+
+class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
     # -- plumbing -------------------------------------------------------------------------
 
     def _league_or_not_found(self, league: str) -> dict[str, Any]:

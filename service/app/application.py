@@ -30,6 +30,7 @@ from domain.bots import make_bot, order_choice
 from domain.model import Game, League, league_id_for
 from domain.model.codec import (
     TIME_FINGERPRINT,
+    abort_fingerprint,
     action_fingerprint,
     order_fingerprint,
     replace_fingerprint,
@@ -714,6 +715,25 @@ class PreferansApplication(Application[uuid.UUID]):
             judged_again_on=IllegalAction,
         )
 
+    def abort_game(
+        self,
+        game_id: uuid.UUID,
+        seat: int,
+        request_id: str,
+        then: Callable[[Game], T] | None = None,
+    ) -> CommandResult:
+        """A seat aborts the game before its first deal is scored (docs/STAKES.md "Aborting a
+        game"): it ends with no settlement and no money. Idempotent by request id."""
+        request_id = validation.request_id(request_id)
+        return self._command(
+            game_id,
+            request_id,
+            abort_fingerprint(seat),
+            lambda game: game.abort(seat, request_id),
+            then,
+            judged_again_on=IllegalAction,
+        )
+
     def record_ruling(
         self,
         game_id: uuid.UUID,
@@ -963,23 +983,34 @@ class PreferansApplication(Application[uuid.UUID]):
         if cache is None or self._changes:
             raise NotInMemory(str(game_id))
         try:
-            return cast("Game", cache.get(game_id))
+            game = cache.get(game_id)
         except KeyError:
             raise NotInMemory(str(game_id)) from None
+        if not isinstance(game, Game):  # a table or league: the store path says NOT_FOUND
+            raise NotInMemory(str(game_id))
+        return game
 
     def _load(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Game:
-        """The game from memory (no store round trip), or from the store when ``fresh`` or when
-        the copy in memory is older than ``min_version`` (then only its newer events are read).
-        A stale copy is safe for commands:
-        its save fails the store's version check, and the command is judged again. On SQLite,
-        games that another process changed are forgotten first (``SqliteChanges``)."""
+        """The game (``_load_any``); ``GameNotFound`` when the id names another aggregate (a
+        league, a table)."""
+        game = self._load_any(game_id, min_version=min_version, fresh=fresh)
+        if not isinstance(game, Game):
+            raise GameNotFound(f"no game {game_id}")
+        return game
+
+    def _load_any(self, game_id: uuid.UUID, *, min_version: int = 0, fresh: bool = False) -> Any:
+        """The aggregate (a game, or a league or table) from memory (no store round trip), or
+        from the store when ``fresh`` or when the copy in memory is older than ``min_version``
+        (then only its newer events are read). A stale copy is safe for commands: its save
+        fails the store's version check, and the command is judged again. On SQLite, games
+        that another process changed are forgotten first (``SqliteChanges``)."""
         try:
             for changes in self._changes:
                 for changed, version in changes.poll():
                     self.invalidate(changed, version)
             if fresh:
                 self._evict(game_id)
-            game: Game = self.repository.get(game_id, deepcopy_from_cache=False)
+            game: Any = self.repository.get(game_id, deepcopy_from_cache=False)
             if game.version < min_version:
                 game = self._fast_forward(game)
         except AggregateNotFoundError:

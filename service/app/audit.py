@@ -16,7 +16,10 @@ from eventsourcing.persistence import PersistenceError
 
 from domain.audit import AuditReport, Undecodable, verify
 from domain.model.chain import ENVELOPE, stored_chain
+from domain.model.decisions import EVENT_PREFIX
+from domain.model.league import LEAGUE_EVENTS
 from domain.model.shape import event_topics, malformed
+from domain.model.table import TABLE_EVENTS
 from service.app.application import GameNotFound, PreferansApplication, StoreUnavailable
 
 
@@ -44,6 +47,15 @@ def _select(
 
 
 _TOPICS = event_topics()
+NOT_GAMES = frozenset(EVENT_PREFIX + name for name in LEAGUE_EVENTS | TABLE_EVENTS)
+"""Topics of the log's other streams (leagues, tables): such a stream is no game to audit."""
+
+
+def _game_rows(rows: list[Any], game_id: uuid.UUID, after: int = 0) -> list[Any]:
+    """The rows of a game's stream (``GameNotFound`` for none, or for a league or table)."""
+    if (not rows and after == 0) or (rows and str(rows[0].topic) in NOT_GAMES):
+        raise GameNotFound(f"no game {game_id}")
+    return rows
 
 
 def _decode(app: PreferansApplication, stored: Any) -> Any:
@@ -60,9 +72,7 @@ def _decode(app: PreferansApplication, stored: Any) -> Any:
 
 def read_log(app: PreferansApplication, game_id: uuid.UUID) -> list[Any]:
     """The game's events decoded one by one from the stored rows (``GameNotFound`` if none)."""
-    rows = _select(app, game_id)
-    if not rows:
-        raise GameNotFound(f"no game {game_id}")
+    rows = _game_rows(_select(app, game_id), game_id)
     return [_decode(app, row) for row in rows]
 
 
@@ -75,9 +85,7 @@ def event_log(
     app: PreferansApplication, game_id: uuid.UUID, after: int, limit: int
 ) -> tuple[list[LogEntry], bool]:
     """Up to ``limit`` entries after version ``after``, and whether more follow."""
-    rows = _select(app, game_id, after, limit + 1)
-    if not rows and after == 0:
-        raise GameNotFound(f"no game {game_id}")
+    rows = _game_rows(_select(app, game_id, after, limit + 1), game_id, after)
     entries = [log_entry(_decode(app, row), row) for row in rows[:limit]]
     return entries, len(rows) > limit
 

@@ -139,6 +139,27 @@ class Keyring:
                 return seed
         return None
 
+    # -- the lobby's tables (service/app/tables.py) ---------------------------------------
+
+    def _derive(self, label: bytes, *parts: str) -> bytes:
+        """An HMAC under the current key of ``parts``, for ``label``'s use only."""
+        message = label + b"\x00" + "\x00".join(parts).encode()
+        return hmac.new(self.current[1], message, hashlib.sha256).digest()
+
+    def table_id(self, creator: str, request_id: str) -> uuid.UUID:
+        """A table's id, from its creator and request id (a retry finds it; nobody can guess
+        a private table's id)."""
+        return uuid.UUID(bytes=self._derive(b"table-id", creator, request_id)[:16], version=4)
+
+    def table_game_secret(self, table_id: uuid.UUID) -> str:
+        """The creator secret of the game a table starts (64 hex digits)."""
+        return self._derive(b"table-game", str(table_id)).hex()
+
+    def invitation_code(self, table_id: uuid.UUID, player: str, request_id: str) -> str:
+        """An invitation's code (43 base64url characters): the same for a retried request."""
+        raw = self._derive(b"invitation", str(table_id), player, request_id)
+        return base64.urlsafe_b64encode(raw).decode()[:43]
+
     # -- seat tokens ----------------------------------------------------------------------
 
     def mint(self, game_id: uuid.UUID, seat: int, issued_ms: int | None = None) -> str:

@@ -43,6 +43,8 @@ MAX_ACTION_TEXT = 16
 """A card or a bid as text ("10♠", "misère", "7nt")."""
 MAX_LABEL = 64
 """Who recorded a ruling (``pref rule --auditor``)."""
+INVITATION_CODE_LENGTH = 43
+"""An invitation code (``service.app.tables``): 43 base64url characters (256 bits)."""
 MAX_LOGGED = 200
 """Longest client-derived string a log line holds (``bounded``)."""
 MAX_SEATS = 5
@@ -59,6 +61,7 @@ LIMITS: dict[str, int] = {
     "rule_set_name": MAX_RULE_SET_NAME,
     "action_text": MAX_ACTION_TEXT,
     "label": MAX_LABEL,
+    "invitation_code": INVITATION_CODE_LENGTH,
     "logged": MAX_LOGGED,
 }
 """Maximum length of each kind of client string (code points), in one table."""
@@ -157,6 +160,17 @@ def action_text(value: str, field: str = "action") -> str:
 def label(value: str, field: str = "auditor") -> str:
     """A short label such as who recorded a ruling: 1 to 64 characters."""
     return text(value, field, MAX_LABEL)
+
+
+def invitation_code(value: str, field: str = "invitation_code") -> str:
+    """An invitation code: empty, or exactly ``INVITATION_CODE_LENGTH`` base64url characters."""
+    value = text(value, field, INVITATION_CODE_LENGTH, required=False)
+    if value and (
+        len(value) != INVITATION_CODE_LENGTH
+        or not all(c.isascii() and (c.isalnum() or c in "-_") for c in value)
+    ):
+        _refuse(field, f"{field} is not an invitation code")
+    return value
 
 
 def bounded(value: str, limit: int = MAX_LOGGED) -> str:

@@ -282,12 +282,14 @@ def build_parser() -> argparse.ArgumentParser:
     proj_sub = proj.add_subparsers(dest="action", required=True)
     rebuild = proj_sub.add_parser("rebuild", help="drop and rebuild projections from the log")
     rebuild.add_argument(
-        "names", nargs="*", type=projection_name, help="games, stats (default: all)"
+        "names", nargs="*", type=projection_name, help="games, stats, ledger, lobby (default: all)"
     )
     rebuild.add_argument("--store", help=store_help)
     rebuild.set_defaults(func=cmd_rebuild)
     run = proj_sub.add_parser("run", help="keep projections caught up (a worker process)")
-    run.add_argument("names", nargs="*", type=projection_name, help="games, stats (default: all)")
+    run.add_argument(
+        "names", nargs="*", type=projection_name, help="games, stats, ledger, lobby (default: all)"
+    )
     run.add_argument("--store", help=store_help)
     run.add_argument("--interval", type=float, default=0.2, help="seconds between polls")
     metrics_options(run)

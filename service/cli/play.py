@@ -812,6 +812,10 @@ class PlaySession:
             elif kind == "game_finished":
                 self._game_over(message.game_finished, message.version)
                 return True
+            elif kind == "game_aborted":
+                seat = message.game_aborted.seat
+                self.console.print(f"{self.names[seat]} aborted the game: nothing is settled")
+                return True
             if message.version < self.head:
                 continue  # more events of the last command are on their way
             view = me.view(min_version=self.head)

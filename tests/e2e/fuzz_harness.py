@@ -34,7 +34,7 @@ from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.app.application import PreferansApplication
-from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
+from service.gen.preferans.v1 import audit_pb2, game_pb2, ledger_pb2, stats_pb2
 from tests.e2e.fuzz_strategies import Game, World
 
 T = TypeVar("T")
@@ -42,6 +42,7 @@ SERVICES: dict[str, ServiceDescriptor] = {
     "GameService": game_pb2.DESCRIPTOR.services_by_name["GameService"],
     "StatsService": stats_pb2.DESCRIPTOR.services_by_name["StatsService"],
     "AuditService": audit_pb2.DESCRIPTOR.services_by_name["AuditService"],
+    "LedgerService": ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],
 }
 METHODS: list[MethodDescriptor] = [m for s in SERVICES.values() for m in s.methods]
 COMMANDS = frozenset({"CreateGame", "SubmitAction", "FlagDeal", "RecordRuling"})

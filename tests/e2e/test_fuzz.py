@@ -1,5 +1,6 @@
-"""The fuzz suite: every RPC of GameService, StatsService and AuditService against a real
-server on each store, with Hypothesis-drawn requests, raw malformed bytes and hostile metadata.
+"""The fuzz suite: every RPC of GameService, StatsService, AuditService and LedgerService
+against a real server on each store, with Hypothesis-drawn requests, raw malformed bytes and
+hostile metadata.
 
 For every call (``tests.e2e.fuzz_harness``): never INTERNAL or UNKNOWN, no internals in the
 status message, and nothing recorded unless it is an accepted command; an accepted command
@@ -324,6 +325,10 @@ def test_fuzz_stats_service(target: Target) -> None:
 
 def test_fuzz_audit_service(target: Target) -> None:
     _run(target, "AuditService", list(SERVICES["AuditService"].methods))
+
+
+def test_fuzz_ledger_service(target: Target) -> None:
+    _run(target, "LedgerService", list(SERVICES["LedgerService"].methods))
 
 
 # -- raw bytes ------------------------------------------------------------------------------

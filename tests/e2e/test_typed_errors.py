@@ -20,7 +20,7 @@ from service.app.application import StoreUnavailable
 from service.app.config import StoreConfig
 from service.cli.botplay import play_with_bots
 from service.client import GameClient
-from service.gen.preferans.v1 import audit_pb2, game_pb2, stats_pb2
+from service.gen.preferans.v1 import audit_pb2, game_pb2, ledger_pb2, stats_pb2
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import UNTHROTTLED, ServerFactory, ServerThread
 from tests.e2e.helpers import PLAYERS, StreamReader, refusal, refused
@@ -29,6 +29,7 @@ SERVICES = [
     game_pb2.DESCRIPTOR.services_by_name["GameService"],
     stats_pb2.DESCRIPTOR.services_by_name["StatsService"],
     audit_pb2.DESCRIPTOR.services_by_name["AuditService"],
+    ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"],
 ]
 GARBAGE = [
     b"\xff",  # a truncated varint tag

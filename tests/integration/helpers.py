@@ -60,6 +60,10 @@ VIEW_TABLES = (
     "stats_leagues",
     "stats_pairs",
     "stats_results",
+    "ledger_games",
+    "ledger_entries",
+    "ledger_balances",
+    "lobby_tables",
 )
 """The tables of the read models (``projections.PROJECTION_NAMES``)."""
 CARD_TEXTS = frozenset(str(card) for card in CARDS)
@@ -270,8 +274,14 @@ def replay_in_domain(events: Sequence[Any]) -> DomainReplay:
             replay.game = after
             if after.finished:
                 replay.settlement = settlement_to_strings(settle_game(after))
-        elif name in ("GameFinished", "GameCreated", *CLOCK_ONLY):
-            pass
+        elif name in (
+            "GameFinished",
+            "GameCreated",
+            "StakesSettled",
+            "StakesAdjusted",
+            *CLOCK_ONLY,
+        ):
+            pass  # the ledger moves money, not the game (docs/STAKES.md)
         elif name == "PlayerReplaced":
             replay.game = replace_player(game, event.seat)
         elif name in ("TimeCalled", "EarlyStopAgreed", "GameOrdered"):

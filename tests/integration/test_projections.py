@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from domain.rules import RuleSet
+from domain.rules import DEFAULT, RuleSet
 from projections import (
     PROJECTION_NAMES,
     RETIRED,
@@ -21,6 +21,7 @@ from projections import (
 )
 from projections.queries import list_games
 from service.app.application import PreferansApplication
+from service.app.tables import Lobby
 from service.cli import main as pref
 from tests.integration.helpers import (
     create,
@@ -33,10 +34,12 @@ from tests.integration.helpers import (
 
 
 def _played_games(app: PreferansApplication, count: int = 2) -> list[Any]:
-    """A couple of finished short games and one in progress (the views of a live deal too)."""
+    """A couple of finished short games (the first with a stake, so the ledger has rows) and
+    one in progress (the views of a live deal too)."""
     ids = []
-    for _ in range(count):
-        game_id = create(app, RuleSet(pool_target=6)).game_id
+    for index in range(count):
+        stake = 3 if index == 0 else 0
+        game_id = create(app, RuleSet(pool_target=6), stake_per_whist=stake).game_id
         play(app, game_id)
         ids.append(game_id)
     live = create(app, RuleSet(pool_target=6)).game_id
@@ -61,6 +64,7 @@ def test_rebuilt_views_equal_the_live_ones_and_catch_up_is_exactly_once(
     app: PreferansApplication,
 ) -> None:
     game_ids = _played_games(app)
+    Lobby(app).create_table("ann", "a table", DEFAULT, take_seat=True)  # the lobby's rows
     runners = standard_runners(app, app.db, batch=50)
     assert set(runners) == set(PROJECTION_NAMES)
     last = app.recorder.max_notification_id()

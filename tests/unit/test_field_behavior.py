@@ -1,15 +1,21 @@
-"""``google.api.field_behavior`` on the contract (issue 14 item 7): every field of a
-GameService request says REQUIRED or OPTIONAL, seat numbers excepted (proto3 cannot tell seat 0
+"""``google.api.field_behavior`` on the contract (issue 14 item 7): every field of every
+service's requests says REQUIRED or OPTIONAL, seat numbers excepted (proto3 cannot tell seat 0
 from unset: game.proto's header); the structured twins are OUTPUT_ONLY."""
 
 from __future__ import annotations
 
+import pytest
 from google.api import field_behavior_pb2
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, ServiceDescriptor
 
+from service.gen.preferans.v1 import audit_pb2, ledger_pb2, stats_pb2
 from service.gen.preferans.v1 import game_pb2 as pb
 
-SERVICE = pb.DESCRIPTOR.services_by_name["GameService"]
+SERVICES = [
+    service
+    for module in (pb, stats_pb2, audit_pb2, ledger_pb2)
+    for service in module.DESCRIPTOR.services_by_name.values()
+]
 TWINS = ("_value", "_values")
 
 
@@ -23,9 +29,12 @@ def _behavior(field: FieldDescriptor) -> list[int]:
     return list(field.GetOptions().Extensions[field_behavior_pb2.field_behavior])
 
 
-def test_every_request_field_but_a_seat_says_required_or_optional() -> None:
-    requests: set[Descriptor] = {method.input_type for method in SERVICE.methods}
-    assert len(requests) == len(SERVICE.methods)
+@pytest.mark.parametrize("service", SERVICES, ids=lambda s: s.name)
+def test_every_request_field_but_a_seat_says_required_or_optional(
+    service: ServiceDescriptor,
+) -> None:
+    requests: set[Descriptor] = {method.input_type for method in service.methods}
+    assert len(requests) == len(service.methods)
     allowed = {field_behavior_pb2.REQUIRED, field_behavior_pb2.OPTIONAL}
     for request in requests:
         for field in request.fields:

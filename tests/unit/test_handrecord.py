@@ -302,7 +302,8 @@ def test_the_schema_the_reader_checks_is_the_documented_one_and_fits_every_expor
     assert documented == schema()
     deal = documented["$defs"]["deal"]
     rec = golden_record()
-    envelope_optional = {"order"}  # issue 12: only in a game ordered (S000 Classic)
+    # issue 12: only in a game ordered (S000 Classic); issue 14: only with a stake
+    envelope_optional = {"order", "stakes"}
     assert set(rec) | envelope_optional == set(documented["properties"])
     assert set(rec) == set(documented["required"])
     optional = {"dealer_run"}  # added by issue 11 (RULES.md §3.3); older records lack it

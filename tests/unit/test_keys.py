@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.app.keys import KeyConfigError, Keyring, load_keyring, parse_keys
+from service.app.validation import invitation_code
 
 A = "a:" + base64.b64encode(b"a" * 32).decode()
 B = "b:" + base64.b64encode(b"b" * 32).decode()
@@ -113,3 +114,16 @@ def test_a_remembered_token_still_expires_and_a_forged_one_is_still_refused() ->
     commitment = hashlib.sha256(seed).hexdigest()
     assert ring.seed_for(GAME, commitment) == seed == ring.seed_for(GAME, commitment)
     assert ring.seed_for(GAME, "0" * 64) is None
+
+
+def test_the_lobbys_secrets_derive_from_the_current_key() -> None:
+    table = RING.table_id("ann", "t1")
+    assert table == RING.table_id("ann", "t1") != RING.table_id("bob", "t1")
+    other = Keyring(tuple(reversed(RING.keys)))
+    assert other.table_id("ann", "t1") != table  # unguessable without the key
+    assert len(RING.table_game_secret(table)) == 64
+    code = RING.invitation_code(table, "ann", "i")
+    assert (
+        code == RING.invitation_code(table, "ann", "i") != RING.invitation_code(table, "ann", "j")
+    )
+    assert invitation_code(code) == code

@@ -32,7 +32,7 @@ from service.api.server import Server, create_server
 from service.app.application import PreferansApplication
 from service.app.config import sqlite_store
 from service.cli import main
-from service.cli.play import parse_choice, play_game, render_view
+from service.cli.play import PlaySession, parse_choice, play_game, render_view
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -206,6 +206,30 @@ def server_port(tmp_path: Path) -> Iterator[int]:
         asyncio.run_coroutine_threadsafe(server.stop(grace=0.5), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+class _NoSeats:
+    """A client whose seats are never called (the stream alone decides)."""
+
+    def seat(self, name: str, token: str) -> None:
+        return None
+
+
+def test_an_aborted_game_ends_the_session() -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+    session = PlaySession(
+        client=_NoSeats(),  # type: ignore[arg-type]
+        name="games/x",
+        tokens=["t0", "t1", "t2"],
+        seat=0,
+        console=console,
+        read=lambda prompt: "",
+        names=("ann", "bob", "cid"),
+    )
+    aborted = pb.WatchGameResponse(version=3, game_aborted=pb.GameAbortedEvent(seat=2))
+    assert session.run(iter([aborted]))
+    assert "cid aborted the game: nothing is settled" in buffer.getvalue()
 
 
 def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:

@@ -175,3 +175,13 @@ def test_all_refused_characters_are_really_not_printable() -> None:
     # The documented rule is Python's str.isprintable after NFC: check the table agrees.
     for char in REFUSED_CHARACTERS.values():
         assert not unicodedata.normalize("NFC", char).isprintable()
+
+
+def test_invitation_codes_are_43_base64url_characters() -> None:
+    code = "Ab-_" + "x" * 39
+    assert validation.invitation_code(code) == code
+    assert validation.invitation_code("") == ""
+    for bad in ("short", code + "x", "é" + code[1:], code[:-1] + "=", code[:-1] + "\u202e"):
+        with pytest.raises(InvalidAction) as refused:
+            validation.invitation_code(bad)
+        assert refused.value.field == "invitation_code"

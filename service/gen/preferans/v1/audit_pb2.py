@@ -22,10 +22,11 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from service.gen.preferans.v1 import game_pb2 as preferans_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18preferans/v1/audit.proto\x12\x0cpreferans.v1\x1a\x17preferans/v1/game.proto\"\x8d\x01\n\x13RecordRulingRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12/\n\nadjustment\x18\x04 \x03(\x0b\x32\x1b.preferans.v1.ScoresheetRow\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"g\n\x14RecordRulingResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\x12,\n\nscoresheet\x18\x03 \x01(\x0b\x32\x18.preferans.v1.Scoresheet\"!\n\x11VerifyGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"L\n\x0b\x44iscrepancy\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\"\xa9\x02\n\x12VerifyGameResponse\x12+\n\x07verdict\x18\x01 \x01(\x0e\x32\x1a.preferans.v1.AuditVerdict\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x01(\x03\x12\r\n\x05\x64\x65\x61ls\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x12\n\nsettlement\x18\x06 \x03(\t\x12\x12\n\nchain_head\x18\x07 \x01(\t\x12.\n\x0b\x64iscrepancy\x18\x08 \x01(\x0b\x32\x19.preferans.v1.Discrepancy\x12%\n\x05\x66lags\x18\t \x03(\x0b\x32\x16.preferans.v1.DealFlag\x12%\n\x07rulings\x18\n \x03(\x0b\x32\x14.preferans.v1.Ruling\"I\n\x12GetEventLogRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"|\n\rEventLogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\t\x12\x13\n\x0b\x66ields_json\x18\x04 \x01(\t\x12\r\n\x05\x63hain\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65\x63ode_error\x18\x06 \x01(\t\"\\\n\x13GetEventLogResponse\x12,\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1b.preferans.v1.EventLogEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"l\n\x17\x45xportHandRecordRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x12.\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.preferans.v1.HandRecordFormat\"(\n\x18\x45xportHandRecordResponse\x12\x0c\n\x04text\x18\x01 \x01(\t*\x85\x01\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x41UDIT_VERDICT_VERIFIED\x10\x01\x12\x1d\n\x19\x41UDIT_VERDICT_DISCREPANCY\x10\x02\x12\x1b\n\x17\x41UDIT_VERDICT_UNCHAINED\x10\x03*p\n\x10HandRecordFormat\x12\"\n\x1eHAND_RECORD_FORMAT_UNSPECIFIED\x10\x00\x12\x1b\n\x17HAND_RECORD_FORMAT_JSON\x10\x01\x12\x1b\n\x17HAND_RECORD_FORMAT_TEXT\x10\x02\x32\xed\x02\n\x0c\x41uditService\x12O\n\nVerifyGame\x12\x1f.preferans.v1.VerifyGameRequest\x1a .preferans.v1.VerifyGameResponse\x12R\n\x0bGetEventLog\x12 .preferans.v1.GetEventLogRequest\x1a!.preferans.v1.GetEventLogResponse\x12\x61\n\x10\x45xportHandRecord\x12%.preferans.v1.ExportHandRecordRequest\x1a&.preferans.v1.ExportHandRecordResponse\x12U\n\x0cRecordRuling\x12!.preferans.v1.RecordRulingRequest\x1a\".preferans.v1.RecordRulingResponseBR\n\x10org.preferans.v1P\x01Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18preferans/v1/audit.proto\x12\x0cpreferans.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x17preferans/v1/game.proto\"\xab\x01\n\x13RecordRulingRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x19\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x02\x12\x14\n\x06reason\x18\x03 \x01(\tB\x04\xe2\x41\x01\x02\x12\x35\n\nadjustment\x18\x04 \x03(\x0b\x32\x1b.preferans.v1.ScoresheetRowB\x04\xe2\x41\x01\x01\x12\x18\n\nrequest_id\x18\x05 \x01(\tB\x04\xe2\x41\x01\x02\"g\n\x14RecordRulingResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\x12,\n\nscoresheet\x18\x03 \x01(\x0b\x32\x18.preferans.v1.Scoresheet\"\'\n\x11VerifyGameRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\"L\n\x0b\x44iscrepancy\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\"\xcf\x02\n\x12VerifyGameResponse\x12+\n\x07verdict\x18\x01 \x01(\x0e\x32\x1a.preferans.v1.AuditVerdict\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x0e\n\x06\x65vents\x18\x03 \x01(\x03\x12\r\n\x05\x64\x65\x61ls\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x12\n\nsettlement\x18\x06 \x03(\t\x12\x12\n\nchain_head\x18\x07 \x01(\t\x12.\n\x0b\x64iscrepancy\x18\x08 \x01(\x0b\x32\x19.preferans.v1.Discrepancy\x12%\n\x05\x66lags\x18\t \x03(\x0b\x32\x16.preferans.v1.DealFlag\x12%\n\x07rulings\x18\n \x03(\x0b\x32\x14.preferans.v1.Ruling\x12\x0f\n\x07\x61\x62orted\x18\x0b \x01(\x08\x12\x13\n\x0bmoney_cents\x18\x0c \x03(\x03\"[\n\x12GetEventLogRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x17\n\tpage_size\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x01\x12\x18\n\npage_token\x18\x03 \x01(\tB\x04\xe2\x41\x01\x01\"|\n\rEventLogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x11\n\ttimestamp\x18\x03 \x01(\t\x12\x13\n\x0b\x66ields_json\x18\x04 \x01(\t\x12\r\n\x05\x63hain\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65\x63ode_error\x18\x06 \x01(\t\"\\\n\x13GetEventLogResponse\x12,\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x1b.preferans.v1.EventLogEntry\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"~\n\x17\x45xportHandRecordRequest\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x02\x12\x19\n\x0b\x64\x65\x61l_number\x18\x02 \x01(\x05\x42\x04\xe2\x41\x01\x01\x12\x34\n\x06\x66ormat\x18\x03 \x01(\x0e\x32\x1e.preferans.v1.HandRecordFormatB\x04\xe2\x41\x01\x01\"(\n\x18\x45xportHandRecordResponse\x12\x0c\n\x04text\x18\x01 \x01(\t*\x85\x01\n\x0c\x41uditVerdict\x12\x1d\n\x19\x41UDIT_VERDICT_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x41UDIT_VERDICT_VERIFIED\x10\x01\x12\x1d\n\x19\x41UDIT_VERDICT_DISCREPANCY\x10\x02\x12\x1b\n\x17\x41UDIT_VERDICT_UNCHAINED\x10\x03*p\n\x10HandRecordFormat\x12\"\n\x1eHAND_RECORD_FORMAT_UNSPECIFIED\x10\x00\x12\x1b\n\x17HAND_RECORD_FORMAT_JSON\x10\x01\x12\x1b\n\x17HAND_RECORD_FORMAT_TEXT\x10\x02\x32\xed\x02\n\x0c\x41uditService\x12O\n\nVerifyGame\x12\x1f.preferans.v1.VerifyGameRequest\x1a .preferans.v1.VerifyGameResponse\x12R\n\x0bGetEventLog\x12 .preferans.v1.GetEventLogRequest\x1a!.preferans.v1.GetEventLogResponse\x12\x61\n\x10\x45xportHandRecord\x12%.preferans.v1.ExportHandRecordRequest\x1a&.preferans.v1.ExportHandRecordResponse\x12U\n\x0cRecordRuling\x12!.preferans.v1.RecordRulingRequest\x1a\".preferans.v1.RecordRulingResponseBR\n\x10org.preferans.v1P\x01Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,30 +34,54 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'preferans.v1.audit_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\020org.preferans.v1P\001Z<github.com/preferans/service/gen/go/preferans/v1;preferansv1'
-  _globals['_AUDITVERDICT']._serialized_start=1177
-  _globals['_AUDITVERDICT']._serialized_end=1310
-  _globals['_HANDRECORDFORMAT']._serialized_start=1312
-  _globals['_HANDRECORDFORMAT']._serialized_end=1424
-  _globals['_RECORDRULINGREQUEST']._serialized_start=68
-  _globals['_RECORDRULINGREQUEST']._serialized_end=209
-  _globals['_RECORDRULINGRESPONSE']._serialized_start=211
-  _globals['_RECORDRULINGRESPONSE']._serialized_end=314
-  _globals['_VERIFYGAMEREQUEST']._serialized_start=316
-  _globals['_VERIFYGAMEREQUEST']._serialized_end=349
-  _globals['_DISCREPANCY']._serialized_start=351
-  _globals['_DISCREPANCY']._serialized_end=427
-  _globals['_VERIFYGAMERESPONSE']._serialized_start=430
-  _globals['_VERIFYGAMERESPONSE']._serialized_end=727
-  _globals['_GETEVENTLOGREQUEST']._serialized_start=729
-  _globals['_GETEVENTLOGREQUEST']._serialized_end=802
-  _globals['_EVENTLOGENTRY']._serialized_start=804
-  _globals['_EVENTLOGENTRY']._serialized_end=928
-  _globals['_GETEVENTLOGRESPONSE']._serialized_start=930
-  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1022
-  _globals['_EXPORTHANDRECORDREQUEST']._serialized_start=1024
-  _globals['_EXPORTHANDRECORDREQUEST']._serialized_end=1132
-  _globals['_EXPORTHANDRECORDRESPONSE']._serialized_start=1134
-  _globals['_EXPORTHANDRECORDRESPONSE']._serialized_end=1174
-  _globals['_AUDITSERVICE']._serialized_start=1427
-  _globals['_AUDITSERVICE']._serialized_end=1792
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002'
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['deal_number']._loaded_options = None
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['deal_number']._serialized_options = b'\342A\001\002'
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['reason']._loaded_options = None
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['reason']._serialized_options = b'\342A\001\002'
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['adjustment']._loaded_options = None
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['adjustment']._serialized_options = b'\342A\001\001'
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['request_id']._loaded_options = None
+  _globals['_RECORDRULINGREQUEST'].fields_by_name['request_id']._serialized_options = b'\342A\001\002'
+  _globals['_VERIFYGAMEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_VERIFYGAMEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002'
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002'
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['page_size']._serialized_options = b'\342A\001\001'
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_GETEVENTLOGREQUEST'].fields_by_name['page_token']._serialized_options = b'\342A\001\001'
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002'
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['deal_number']._loaded_options = None
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['deal_number']._serialized_options = b'\342A\001\001'
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['format']._loaded_options = None
+  _globals['_EXPORTHANDRECORDREQUEST'].fields_by_name['format']._serialized_options = b'\342A\001\001'
+  _globals['_AUDITVERDICT']._serialized_start=1320
+  _globals['_AUDITVERDICT']._serialized_end=1453
+  _globals['_HANDRECORDFORMAT']._serialized_start=1455
+  _globals['_HANDRECORDFORMAT']._serialized_end=1567
+  _globals['_RECORDRULINGREQUEST']._serialized_start=101
+  _globals['_RECORDRULINGREQUEST']._serialized_end=272
+  _globals['_RECORDRULINGRESPONSE']._serialized_start=274
+  _globals['_RECORDRULINGRESPONSE']._serialized_end=377
+  _globals['_VERIFYGAMEREQUEST']._serialized_start=379
+  _globals['_VERIFYGAMEREQUEST']._serialized_end=418
+  _globals['_DISCREPANCY']._serialized_start=420
+  _globals['_DISCREPANCY']._serialized_end=496
+  _globals['_VERIFYGAMERESPONSE']._serialized_start=499
+  _globals['_VERIFYGAMERESPONSE']._serialized_end=834
+  _globals['_GETEVENTLOGREQUEST']._serialized_start=836
+  _globals['_GETEVENTLOGREQUEST']._serialized_end=927
+  _globals['_EVENTLOGENTRY']._serialized_start=929
+  _globals['_EVENTLOGENTRY']._serialized_end=1053
+  _globals['_GETEVENTLOGRESPONSE']._serialized_start=1055
+  _globals['_GETEVENTLOGRESPONSE']._serialized_end=1147
+  _globals['_EXPORTHANDRECORDREQUEST']._serialized_start=1149
+  _globals['_EXPORTHANDRECORDREQUEST']._serialized_end=1275
+  _globals['_EXPORTHANDRECORDRESPONSE']._serialized_start=1277
+  _globals['_EXPORTHANDRECORDRESPONSE']._serialized_end=1317
+  _globals['_AUDITSERVICE']._serialized_start=1570
+  _globals['_AUDITSERVICE']._serialized_end=1935
 # @@protoc_insertion_point(module_scope)

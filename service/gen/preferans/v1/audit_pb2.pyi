@@ -190,7 +190,7 @@ class Discrepancy(_message.Message):
     """The event's name, such as "CardPlayed" ("" when the event is missing)."""
     kind: _builtins.str
     """One of: missing, chain, reordered, unchained, unreadable, structure, fairness, illegal,
-    score, settlement, dispute, clock (a time-out, resignation or adjournment the recorded
+    score, settlement, dispute, ledger (docs/STAKES.md), clock (a time-out, resignation or adjournment the recorded
     times and the game's course do not justify; docs/AUDIT.md "Time-outs").
     """
     message: _builtins.str
@@ -229,6 +229,8 @@ class VerifyGameResponse(_message.Message):
     DISCREPANCY_FIELD_NUMBER: _builtins.int
     FLAGS_FIELD_NUMBER: _builtins.int
     RULINGS_FIELD_NUMBER: _builtins.int
+    ABORTED_FIELD_NUMBER: _builtins.int
+    MONEY_CENTS_FIELD_NUMBER: _builtins.int
     verdict: Global___AuditVerdict.ValueType
     """Verified, a discrepancy, or unchained (see AuditVerdict)."""
     summary: _builtins.str
@@ -244,6 +246,10 @@ class VerifyGameResponse(_message.Message):
     chain_head: _builtins.str
     """The chain of the last event: compare it with a copy kept outside the store to detect a
     log cut short or rewritten with recomputed chains.
+    """
+    aborted: _builtins.bool
+    """Whether the log ends with GameAborted (a seat aborted the game before its first deal was
+    scored: no settlement; `finished` is false).
     """
     @_builtins.property
     def settlement(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -261,6 +267,13 @@ class VerifyGameResponse(_message.Message):
     def rulings(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Ruling]:
         """The auditors' rulings found in the log, in the order recorded."""
 
+    @_builtins.property
+    def money_cents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """A game with a stake: each account's virtual money moved by its ledger events, summed
+        (hundredths of a coin, in the order of `settlement`; docs/STAKES.md), as far as the log
+        was checked; empty for a game without a stake or not yet settled.
+        """
+
     def __init__(
         self,
         *,
@@ -274,10 +287,12 @@ class VerifyGameResponse(_message.Message):
         discrepancy: Global___Discrepancy | None = ...,
         flags: _abc.Iterable[_game_pb2.DealFlag] | None = ...,
         rulings: _abc.Iterable[_game_pb2.Ruling] | None = ...,
+        aborted: _builtins.bool = ...,
+        money_cents: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["discrepancy", b"discrepancy"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chain_head", b"chain_head", "deals", b"deals", "discrepancy", b"discrepancy", "events", b"events", "finished", b"finished", "flags", b"flags", "rulings", b"rulings", "settlement", b"settlement", "summary", b"summary", "verdict", b"verdict"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["aborted", b"aborted", "chain_head", b"chain_head", "deals", b"deals", "discrepancy", b"discrepancy", "events", b"events", "finished", b"finished", "flags", b"flags", "money_cents", b"money_cents", "rulings", b"rulings", "settlement", b"settlement", "summary", b"summary", "verdict", b"verdict"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

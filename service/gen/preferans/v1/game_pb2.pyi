@@ -255,6 +255,10 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
     and rulings can still be recorded.
     """
+    GAME_STATUS_ABORTED: _GameStatus.ValueType  # 3
+    """A seat aborted the game before its first deal was scored (AbortGame): it has ended with no
+    settlement and no seed revealed. Servers before AbortGame never return it.
+    """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
     """Whether a game is still being played."""
@@ -267,6 +271,10 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
 """The game has ended (every pool closed, or its rule set's other ending, time called, or
 a stop agreed by every seat); the seed is revealed and the settlement known. Only flags
 and rulings can still be recorded.
+"""
+GAME_STATUS_ABORTED: GameStatus.ValueType  # 3
+"""A seat aborted the game before its first deal was scored (AbortGame): it has ended with no
+settlement and no seed revealed. Servers before AbortGame never return it.
 """
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
@@ -718,7 +726,7 @@ class Game(_message.Message):
     league: _builtins.str
     """The league tag given at creation ("" for none)."""
     status: Global___GameStatus.ValueType
-    """Playing or finished."""
+    """Playing, finished or aborted (AbortGame)."""
     deal_number: _builtins.int
     """Number of the current deal (1-based); once finished, the number of the last deal."""
     dealer: _builtins.int
@@ -1127,7 +1135,7 @@ class GameSummary(_message.Message):
     league: _builtins.str
     """The league tag ("" for none)."""
     status: Global___GameStatus.ValueType
-    """Playing or finished."""
+    """Playing, finished or aborted."""
     deal_number: _builtins.int
     """The current (or, once finished, the last) deal's number."""
     version: _builtins.int
@@ -2210,6 +2218,60 @@ class AgreeEarlyStopRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AgreeEarlyStopRequest: _TypeAlias = AgreeEarlyStopRequest  # noqa: Y015
+
+@_typing.final
+class AbortGameRequest(_message.Message):
+    """AbortGame's input; the aborting seat is the token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """`games/{game_id}`."""
+    request_id: _builtins.str
+    """Client-chosen id of this command (1–128 printable characters); a retry with the same id
+    has no second effect and returns the first answer.
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameRequest: _TypeAlias = AbortGameRequest  # noqa: Y015
+
+@_typing.final
+class AbortGameResponse(_message.Message):
+    """AbortGame's answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the command (the same on a retry)."""
+    replayed: _builtins.bool
+    """True if this is the stored answer of an earlier request with the same id."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameResponse: _TypeAlias = AbortGameResponse  # noqa: Y015
 
 @_typing.final
 class AgreeEarlyStopResponse(_message.Message):
@@ -3633,6 +3695,8 @@ class WatchGameResponse(_message.Message):
     GAME_ORDERED_FIELD_NUMBER: _builtins.int
     TIME_EXPIRED_FIELD_NUMBER: _builtins.int
     ADJOURNMENT_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    STAKES_MOVED_FIELD_NUMBER: _builtins.int
     REVEALED_FIELD_NUMBER: _builtins.int
     TALON_FIELD_NUMBER: _builtins.int
     TALON_VALUES_FIELD_NUMBER: _builtins.int
@@ -3701,6 +3765,16 @@ class WatchGameResponse(_message.Message):
         """A person's seat agreed to adjourn (AdjournGame) or asked to resume (ResumeGame)."""
 
     @_builtins.property
+    def game_aborted(self) -> Global___GameAbortedEvent:
+        """A seat aborted the game before its first deal was scored (AbortGame): nothing follows."""
+
+    @_builtins.property
+    def stakes_moved(self) -> Global___StakesMovedEvent:
+        """Virtual money moved between the accounts of a game with a stake (StakesSettled with
+        the game's end, StakesAdjusted after a ruling that changed the settlement).
+        """
+
+    @_builtins.property
     def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatCards]:
         """Hands that became visible to this seat with this event: its own hand when dealt, the
         defenders' hands when they are laid open; with two seats the dummy's (seat 2) when the
@@ -3741,15 +3815,17 @@ class WatchGameResponse(_message.Message):
         game_ordered: Global___GameOrder | None = ...,
         time_expired: Global___TimeExpiredEvent | None = ...,
         adjournment: Global___AdjournmentEvent | None = ...,
+        game_aborted: Global___GameAbortedEvent | None = ...,
+        stakes_moved: Global___StakesMovedEvent | None = ...,
         revealed: _abc.Iterable[Global___SeatCards] | None = ...,
         talon: _abc.Iterable[_builtins.str] | None = ...,
         talon_values: _abc.Iterable[Global___Card] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_aborted", b"game_aborted", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "ruling_recorded", b"ruling_recorded", "stakes_moved", b"stakes_moved", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "talon", b"talon", "talon_values", b"talon_values", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "adjournment", b"adjournment", "deal_dealt", b"deal_dealt", "deal_flagged", b"deal_flagged", "deal_scored", b"deal_scored", "early_stop_agreed", b"early_stop_agreed", "event", b"event", "game_aborted", b"game_aborted", "game_created", b"game_created", "game_finished", b"game_finished", "game_ordered", b"game_ordered", "heartbeat", b"heartbeat", "player_replaced", b"player_replaced", "revealed", b"revealed", "ruling_recorded", b"ruling_recorded", "stakes_moved", b"stakes_moved", "talon", b"talon", "talon_values", b"talon_values", "time", b"time", "time_called", b"time_called", "time_expired", b"time_expired", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered", "time_expired", "adjournment"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_created", "deal_dealt", "action", "deal_scored", "game_finished", "heartbeat", "deal_flagged", "ruling_recorded", "time_called", "early_stop_agreed", "player_replaced", "game_ordered", "time_expired", "adjournment", "game_aborted", "stakes_moved"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -4036,6 +4112,69 @@ class GameFinishedEvent(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameFinishedEvent: _TypeAlias = GameFinishedEvent  # noqa: Y015
+
+@_typing.final
+class GameAbortedEvent(_message.Message):
+    """A seat aborted the game (AbortGame): it has ended, with no settlement and no seed revealed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that aborted it."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameAbortedEvent: _TypeAlias = GameAbortedEvent  # noqa: Y015
+
+@_typing.final
+class StakesMovedEvent(_message.Message):
+    """Virtual money moved between a game's accounts (docs/STAKES.md; never real money)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    AMOUNT_CENTS_FIELD_NUMBER: _builtins.int
+    STAKE_PER_WHIST_FIELD_NUMBER: _builtins.int
+    ADJUSTMENT_FIELD_NUMBER: _builtins.int
+    stake_per_whist: _builtins.int
+    """The game's virtual coins per whist."""
+    adjustment: _builtins.bool
+    """False for the game's end (StakesSettled), true after a ruling (StakesAdjusted)."""
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The player of each account, in the order of the settlement (Scoresheet.accounts)."""
+
+    @_builtins.property
+    def amount_cents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """What each account gains (negative: pays), in hundredths of a virtual coin; they sum to
+        zero. At the end: the settlement × `stake_per_whist`, rounded to the cent by largest
+        remainder; after a ruling: the new settlement's amounts minus the previous ones.
+        """
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[_builtins.str] | None = ...,
+        amount_cents: _abc.Iterable[_builtins.int] | None = ...,
+        stake_per_whist: _builtins.int = ...,
+        adjustment: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["adjustment", b"adjustment", "amount_cents", b"amount_cents", "players", b"players", "stake_per_whist", b"stake_per_whist"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StakesMovedEvent: _TypeAlias = StakesMovedEvent  # noqa: Y015
 
 @_typing.final
 class TimeCalledEvent(_message.Message):

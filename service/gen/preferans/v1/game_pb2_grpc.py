@@ -176,6 +176,11 @@ class GameServiceStub:
                 request_serializer=preferans_dot_v1_dot_game__pb2.ResumeGameRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_game__pb2.ResumeGameResponse.FromString,
                 _registered_method=True)
+        self.AbortGame = channel.unary_unary(
+                '/preferans.v1.GameService/AbortGame',
+                request_serializer=preferans_dot_v1_dot_game__pb2.AbortGameRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_game__pb2.AbortGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -432,6 +437,18 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AbortGame(self, request, context):
+        """The token's seat aborts the game before its first deal is scored (as an online abort;
+        docs/STAKES.md "Aborting a game"): the game ends at once (GameAborted) with status
+        GAME_STATUS_ABORTED — no settlement, no money moved, no seed revealed, not counted as a
+        played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
+        ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
+        has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -519,6 +536,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ResumeGame,
                     request_deserializer=preferans_dot_v1_dot_game__pb2.ResumeGameRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_game__pb2.ResumeGameResponse.SerializeToString,
+            ),
+            'AbortGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbortGame,
+                    request_deserializer=preferans_dot_v1_dot_game__pb2.AbortGameRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_game__pb2.AbortGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1037,6 +1059,33 @@ class GameService:
             '/preferans.v1.GameService/ResumeGame',
             preferans_dot_v1_dot_game__pb2.ResumeGameRequest.SerializeToString,
             preferans_dot_v1_dot_game__pb2.ResumeGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbortGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.GameService/AbortGame',
+            preferans_dot_v1_dot_game__pb2.AbortGameRequest.SerializeToString,
+            preferans_dot_v1_dot_game__pb2.AbortGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

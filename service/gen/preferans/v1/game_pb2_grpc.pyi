@@ -213,6 +213,14 @@ class GameServiceStub:
     count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
     asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
     """
+    AbortGame: _grpc.UnaryUnaryMultiCallable[_game_pb2.AbortGameRequest, _game_pb2.AbortGameResponse]
+    """The token's seat aborts the game before its first deal is scored (as an online abort;
+    docs/STAKES.md "Aborting a game"): the game ends at once (GameAborted) with status
+    GAME_STATUS_ABORTED — no settlement, no money moved, no seed revealed, not counted as a
+    played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
+    ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
+    has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -398,6 +406,14 @@ class GameServiceAsyncStub(GameServiceStub):
     play resumes and the clocks restart where they stopped (the adjourned interval does not
     count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
     asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
+    """
+    AbortGame: _aio.UnaryUnaryMultiCallable[_game_pb2.AbortGameRequest, _game_pb2.AbortGameResponse]  # type: ignore[assignment]
+    """The token's seat aborts the game before its first deal is scored (as an online abort;
+    docs/STAKES.md "Aborting a game"): the game ends at once (GameAborted) with status
+    GAME_STATUS_ABORTED — no settlement, no money moved, no seed revealed, not counted as a
+    played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
+    ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
+    has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -683,6 +699,20 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         play resumes and the clocks restart where they stopped (the adjourned interval does not
         count). FAILED_PRECONDITION RULES_VIOLATION if the game is not adjourned or the seat has
         asked already, BOT_SEAT for a bot's seat. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def AbortGame(
+        self,
+        request: _game_pb2.AbortGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.AbortGameResponse, _abc.Awaitable[_game_pb2.AbortGameResponse]]:
+        """The token's seat aborts the game before its first deal is scored (as an online abort;
+        docs/STAKES.md "Aborting a game"): the game ends at once (GameAborted) with status
+        GAME_STATUS_ABORTED — no settlement, no money moved, no seed revealed, not counted as a
+        played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
+        ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
+        has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
