@@ -121,22 +121,3 @@ def add_token_parser(
     token.add_argument("--store", help=store_help)
     token.add_argument("--dev-issuer-key", help=DEV_KEY_HELP)
     token.set_defaults(func=cmd_token)
-
-
-def add_online_options(play: argparse.ArgumentParser) -> None:
-    """``pref play``'s options for a person signed in with a JWT."""
-    play.add_argument(
-        "--token", help=f"your JWT (default: ${TOKEN_ENV}); the server must trust its issuer"
-    )
-    play.add_argument(
-        "--as",
-        dest="as_player",
-        metavar="NAME",
-        help="sign in as NAME with a token of the development issuer (as `pref token NAME`; "
-        "NOT FOR PRODUCTION: for a local `pref serve --dev-auth`)",
-    )
-    play.add_argument("--store", help="with --as: the store whose development key to use")
-    play.add_argument("--dev-issuer-key", help=DEV_KEY_HELP)
-    play.add_argument(
-        "--game", help="play your seat of this game (games/<id>), signed in with your JWT"
-    )

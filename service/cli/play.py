@@ -1094,6 +1094,10 @@ def run(args: Any) -> int:
     client = client_for(args)
     try:
         online = run_online(args, client, console)
+        if online is None:
+            from service.cli.lobby import run_lobby
+
+            online = run_lobby(args, client, console)
         if online is not None:
             return online
         return play_game(

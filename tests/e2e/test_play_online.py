@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def create(client: GameClient, control: pb.TimeControl | None = None) -> pb.Game
     return response.game
 
 
-def scripted(answers: list[str]) -> tuple[list[str], object]:
+def scripted(answers: list[str]) -> tuple[list[str], Callable[[str], str]]:
     prompts: list[str] = []
     queue = list(answers)
 
@@ -69,7 +70,7 @@ def test_a_person_plays_their_seat_by_jwt_against_the_servers_bots(
     game = create(dev_client, pb.TimeControl(move_seconds=600))
     prompts, read = scripted(["bananas"])
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)  # type: ignore[arg-type]
+    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
     text = output(out)
     assert code == 0, text[-3000:]
     assert "Game over" in text and "Settlement:" in text
@@ -85,7 +86,7 @@ def test_a_person_who_resigns_leaves_the_seat_to_the_servers_bot(
     game = create(dev_client)
     prompts, read = scripted(["resign", "n", "resign", "y"])
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)  # type: ignore[arg-type]
+    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
     text = output(out)
     assert code == 0, text[-3000:]
     assert "You resigned" in text
