@@ -129,3 +129,19 @@ def test_pref_play_mints_a_development_token_with_as(
         code = main(argv)
     assert code == 0, capsys.readouterr().out[-2000:]
     assert "You resigned" in capsys.readouterr().out
+
+
+def test_a_person_alone_among_bots_adjourns_and_resumes_at_the_prompt(
+    dev_client: GameClient, dev_key: Path
+) -> None:
+    game = create(dev_client, pb.TimeControl(move_seconds=600))
+    _, read = scripted(["adjourn", "resume", "q"])
+    out = console()
+    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
+    text = output(out)
+    assert code == 1, text[-3000:]  # quit after resuming: the game goes on without her
+    # The bots are not asked: her agreement adjourns the game, her request resumes it.
+    assert "You agreed to adjourn: the game is adjourned." in text
+    assert "The game is adjourned: type resume to play on." in text
+    assert "You agreed to resume: play resumes." in text
+    assert not dev_client.get_game(game.name).adjourned
