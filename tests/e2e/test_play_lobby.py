@@ -19,7 +19,7 @@ from rich.console import Console
 from domain.rules.errors import InvalidAction
 from service.app import devissuer
 from service.cli import build_parser, main
-from service.cli.lobby import parse_invitation, run_lobby
+from service.cli.lobby import parse_invitation, run_lobby, wait_for_start
 from service.client import GameClient
 from service.client.tables import TableClient
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -144,3 +144,21 @@ def test_the_lobby_needs_a_jwt(
         patch.delenv("PREF_TOKEN", raising=False)
         assert main(["play", "--server", dev_server.address, "--join", "tables/x"]) == 2
     assert "needs your JWT" in capsys.readouterr().out
+
+
+def test_ctrl_c_while_waiting_leaves_the_table(dev_client: GameClient, dev_key: Path) -> None:
+    issuer = devissuer.load({devissuer.DEV_KEY_FILE_ENV: str(dev_key)})
+    bob = TableClient(dev_client, issuer.mint("bob"))
+    ann = TableClient(dev_client, issuer.mint("ann"))
+    table = bob.create_table().table
+    joined = ann.join_table(table.name).table
+    assert list(joined.player_ids) == ["bob", "ann", ""]
+
+    def interrupted(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    out = Console(file=io.StringIO(), width=120, color_system=None)
+    with pytest.raises(KeyboardInterrupt):
+        wait_for_start(ann, joined, out, sleep=interrupted)
+    assert list(ann.get_table(table.name).player_ids) == ["bob", "", ""]
+    assert f"You left {table.name}." in out.file.getvalue()  # type: ignore[attr-defined]
