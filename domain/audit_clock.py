@@ -6,12 +6,14 @@ rule the aggregate follows), and each ``TimeExpired`` must be justified by them.
   deadline is the replayed one, and the event's timestamp is not before it (an early time-out
   is a forgery). Then, at once, its consequence: under ``on_timeout=default_move`` that seat's
   decision, which must be the rules' default (``clock.default_action``) of the seat's legal
-  actions; under ``forfeit`` that seat's ``PlayerReplaced`` with reason ``"time"``.
+  actions; under ``forfeit`` that seat's ``PlayerReplaced`` with reason ``"time"`` (or its
+  default move once no more players may join the game, ``MAX_REPLACEMENTS``).
 - ``PlayerReplaced`` with reason ``"time"`` only right after a ``TimeExpired``; with
-  ``"resigned"`` or ``"time"`` the newcomer is the server's bot of the seat, and the seat was a
+  ``"resigned"`` or ``"time"`` the newcomer is one of the server's bot accounts of the seat
+  (``terms.is_bot_of``), and the seat was a
   person's; either way the seat is the bot's from then on.
 - ``AdjournmentAgreed`` / ``ResumptionAgreed``: by a person's seat, once each, while the game
-  is (not) adjourned; no decision while adjourned.
+  is (not) adjourned; no decision (nor a Classic game's order) while adjourned.
 
 ``ClockAudit`` raises ``ClockDiscrepancy`` (its kind and message); ``domain.audit`` reports it
 at the event's position.
@@ -31,8 +33,9 @@ from domain.model.leaving import (
     bot_seats_after,
     persons,
 )
-from domain.model.terms import TimeControl, bot_player_id
+from domain.model.terms import TimeControl, is_bot_of
 from domain.rules import GameState, legal_actions
+from domain.rules.game import MAX_REPLACEMENTS
 
 CLOCK = "clock"
 """A time-out the recorded times do not justify, a consequence that is not the rules' default,
@@ -79,7 +82,7 @@ class ClockAudit:
             raise ClockDiscrepancy("a forfeit on time without a TimeExpired before it")
         if name == "TimeExpired":
             self._expired(event, seat)
-        elif name in BY_NAME and self.adjourned:
+        elif (name in BY_NAME or name == "GameOrdered") and self.adjourned:
             raise ClockDiscrepancy("a decision while the game is adjourned")
         elif name == "PlayerReplaced":
             self._replaced(event, seat)
@@ -117,7 +120,11 @@ class ClockAudit:
 
     def _consequence(self, name: str, event: Any, game: GameState, seat: int) -> None:
         assert self.control is not None
-        forfeit = self.control.on_timeout == ON_FORFEIT and seat not in self.bots
+        forfeit = (
+            self.control.on_timeout == ON_FORFEIT
+            and seat not in self.bots
+            and len(game.sheet.departed) < MAX_REPLACEMENTS  # else no one may join: the default
+        )
         if forfeit:
             if name != "PlayerReplaced" or event.seat != seat or event.reason != FORFEIT:
                 raise ClockDiscrepancy(f"{name} where seat {seat}'s forfeit on time must follow")
@@ -143,7 +150,7 @@ class ClockAudit:
         if reason and isinstance(seat, int):
             if seat in self.bots:
                 raise ClockDiscrepancy(f"seat {seat} left, but the server's bot played it")
-            if event.player != bot_player_id(seat):
+            if not isinstance(event.player, str) or not is_bot_of(event.player, seat):
                 raise ClockDiscrepancy(
                     f"the server's bot must take seat {seat}, not {event.player}"
                 )

@@ -18,7 +18,8 @@ The arithmetic of one turn (the seat ``s`` to act, from the moment ``start`` its
 
 A turn begins with the event after which its seat must decide: any decision (also when the same
 seat decides again, e.g. the declarer's discard after taking the talon), a new deal, a change of
-the seat to act, a seat's new occupant (a replacement or a resignation). Moments are taken
+the seat to act, the acting seat's new occupant (a replacement or a resignation; another seat's
+new occupant leaves the running turn alone). Moments are taken
 monotonically (an event stamped before the latest one counts at the latest one), so two
 replicas' slightly different clocks never make a turn negative.
 """
@@ -30,7 +31,17 @@ from datetime import datetime
 
 from domain.model.decisions import BY_NAME
 from domain.model.terms import TimeControl
-from domain.rules import PASS, Action, GameState, Phase, PlayCard, actor, awaiting_order
+from domain.rules import (
+    PASS,
+    REFUSE,
+    REJECT,
+    Action,
+    GameState,
+    Phase,
+    PlayCard,
+    actor,
+    awaiting_order,
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,16 @@ def turn_of(state: GameState) -> int:
 
 
 NEW_TURN = frozenset({"DealDealt", "PlayerReplaced"})
-"""Events that start a turn even for the same seat to act (a new deal, a new occupant)."""
+"""Events that start a turn even for the same seat to act (a new deal, a new occupant); a
+``PlayerReplaced`` only when its seat is the one to act (``starts_turn``): another seat changing
+hands leaves the running turn alone."""
+
+
+def starts_turn(name: str, seat: int, actor: int) -> bool:
+    """Whether the event ``name`` by ``seat`` starts a turn even for the same ``actor``."""
+    if name == "PlayerReplaced":
+        return seat == actor
+    return name in NEW_TURN
 
 
 def clock_after(
@@ -136,18 +156,26 @@ def clock_after(
         actor=turn_of(state),
         adjourned=adjourned,
         decided_by=seat if name in BY_NAME else -1,
-        new_turn=name in NEW_TURN,
+        new_turn=starts_turn(name, seat, clock.actor),
     )
 
 
+CONCEDING_NOTHING: tuple[Action, ...] = (PASS, REJECT, REFUSE)
+"""The automatic answers, in order of preference, that concede nothing: the pass (the auction's,
+the whist pass, the dealer's or an own whist's "no"), rejecting a claim or an invitation to share
+a misère (play goes on), the declarer refusing an own whist (the game is given to him)."""
+
+
 def default_action(legal: tuple[Action, ...]) -> Action:
-    """The automatic move of a seat out of time (issue 14): pass where passing is legal (the
-    auction's pass, the whist pass), else the lowest legal card (the lowest rank, then the
-    lowest suit in the deck's order), else the first legal action in the rules core's order."""
+    """The automatic move of a seat out of time (issue 14, docs/CLOCKS.md): the first legal of
+    ``CONCEDING_NOTHING`` (pass, reject a claim or invitation, refuse an own whist), else the
+    lowest legal card (the lowest rank, then the lowest suit in the deck's order), else the
+    first legal action in the rules core's order."""
     if not legal:
         raise ValueError("no legal action to default to")
-    if PASS in legal:
-        return PASS
+    for answer in CONCEDING_NOTHING:
+        if answer in legal:
+            return answer
     cards = [a for a in legal if isinstance(a, PlayCard)]
     if cards:
         return min(cards, key=lambda a: (a.card.rank, a.card.suit))

@@ -76,7 +76,7 @@ from domain.model.leaving import (
 )
 from domain.model.replay import aborted
 from domain.model.stakes import difference, money
-from domain.model.terms import TimeControl, bot_player_id
+from domain.model.terms import TimeControl, fresh_bot_id
 from domain.rules import (
     Action,
     Card,
@@ -703,6 +703,8 @@ class Game(Aggregate):
         time is in the future); the first deal of the pool proper is dealt with it."""
         if not 0 <= seat < len(self.players):
             raise InvalidAction(f"no seat {seat} in this game", field="seat")
+        if self.adjourned:
+            raise Adjourned("the game is adjourned: every player must ask to resume first")
         after = order_game(self.state, seat, pool, ends_at, obligations or {})  # raises
         assert after.order is not None
         imposed = after.order.obligations.as_dict() or None
@@ -751,28 +753,38 @@ class Game(Aggregate):
                 reason=reason,
             )
 
+    def bot_for(self, seat: int) -> str:
+        """The bot account that takes ``seat`` if its person leaves now (``fresh_bot_id``: the
+        seat's first bot id, or a fresh one if that bot has played in this game already)."""
+        return fresh_bot_id(seat, self.accounts)
+
     def check_resignation(self, seat: int) -> None:
         """Why ``seat`` may not resign now, if it may not (nothing is recorded)."""
         if not 0 <= seat < len(self.players):
             raise InvalidAction(f"no seat {seat} in this game", field="seat")
         check_person(seat, self.bot_seats)
-        self.check_replacement(seat, bot_player_id(seat))
+        self.check_replacement(seat, self.bot_for(seat))
 
     def resign(self, seat: int, reason: str, replaced_ms: int, request_id: str) -> None:
         """The person at ``seat`` leaves (``reason``: resigned, or forfeit on time) and the
-        server's bot takes the seat (``domain.model.leaving``)."""
+        server's bot takes the seat (``domain.model.leaving``), under ``bot_for(seat)``."""
         self.check_resignation(seat)
-        self.replace_player(seat, bot_player_id(seat), replaced_ms, request_id, reason)
+        self.replace_player(seat, self.bot_for(seat), replaced_ms, request_id, reason)
 
     @property
     def deadline_ms(self) -> int | None:
         """When the seat to act runs out of time (ms since the epoch), if a clock runs."""
         return None if self.clock is None else self.clock.deadline_ms
 
-    def time_out(self, version: int, now_ms: int, request_id: str, seed: bytes) -> None:
+    def time_out(
+        self, version: int, now_ms: int, request_id: str, seed: bytes, time_up: bool = False
+    ) -> None:
         """The seat to act is out of time at ``now_ms`` (the service's clock): record
         ``TimeExpired`` stamped ``now_ms`` and its consequence, the seat's default move or its
-        forfeit. ``Moot`` if the game has left ``version``; ``NotDue`` before the deadline."""
+        forfeit. ``Moot`` if the game has left ``version``; ``NotDue`` before the deadline.
+        The consequence is decided before anything is recorded: a forfeit the rules refuse
+        (``check_resignation``: no more players may join) gives the default move instead.
+        ``time_up`` as for ``act`` (the default move of a game past its end time calls time)."""
         if self.version != version:
             raise Moot(f"the game is at version {self.version}, not {version}")
         if self.finished:
@@ -783,16 +795,35 @@ class Game(Aggregate):
         assert self.clock is not None and self.time_control is not None
         seat = self.clock.actor
         at = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
-        self.trigger_event(
-            Game.TimeExpired, seat=seat, request_id=request_id, deadline_ms=deadline, timestamp=at
-        )
-        if self.time_control.on_timeout == ON_FORFEIT and seat not in self.bot_seats:
+        if self._forfeits(seat):
+            self.trigger_event(
+                Game.TimeExpired,
+                seat=seat,
+                request_id=request_id,
+                deadline_ms=deadline,
+                timestamp=at,
+            )
             self.resign(seat, FORFEIT, now_ms, request_id)
             return
         deal = self.state.deal
         assert deal is not None
         action = default_action(legal_actions(deal))
-        self.act(seat, action, request_id, seed, at=at)
+        apply(deal, action, seat)  # raises if the rules refuse it; nothing recorded yet
+        self.trigger_event(
+            Game.TimeExpired, seat=seat, request_id=request_id, deadline_ms=deadline, timestamp=at
+        )
+        self.act(seat, action, request_id, seed, time_up=time_up, at=at)
+
+    def _forfeits(self, seat: int) -> bool:
+        """Whether ``seat`` out of time forfeits: ``on_timeout=forfeit``, a person's seat, and
+        the resignation possible (else its default move is played)."""
+        if self.time_control is None or self.time_control.on_timeout != ON_FORFEIT:
+            return False
+        try:
+            self.check_resignation(seat)
+        except (IllegalAction, InvalidAction):  # a bot's seat, or no more players may join
+            return False
+        return True
 
     def agree_adjournment(self, seat: int, request_id: str, adjourn: bool) -> None:
         """A person's seat agrees to adjourn (``adjourn``) or asks to resume."""

@@ -5,7 +5,7 @@ refusals. The events are the ``Game``'s (``PlayerReplaced`` with a reason, ``Tim
 
 A seat that resigns (or forfeits on time) leaves as a player who leaves early does (RULES.md
 §3.4 "Early stop", the ``replace_player`` accounting: his missing pool points go to his gora,
-his account is settled after the pool) and the server's bot (``bot_player_id``) takes the seat
+his account is settled after the pool) and the server's bot (``fresh_bot_id``) takes the seat
 and plays on. When every person has left, the bots play the game to its end: each leaver's
 result is his account's, fixed when he left.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from domain.model.terms import bot_player_id
+from domain.model.terms import is_bot_of
 from domain.rules.errors import IllegalAction
 
 RESIGNED = "resigned"
@@ -92,7 +92,7 @@ def agreement(agreed: set[int], adjourned: bool, people: frozenset[int]) -> tupl
 
 def bot_seats_after(bot_seats: list[int], seat: int, player: str) -> list[int]:
     """The bot seats after ``player`` takes ``seat`` (``PlayerReplaced``): the seat is the
-    server bot's if he is its bot (a resignation, a forfeit), else a person's (the creator may
-    seat a person in a bot's place)."""
+    server bot's if he is one of its bot accounts (a resignation, a forfeit: ``is_bot_of``),
+    else a person's (the creator may seat a person in a bot's place)."""
     others = [s for s in bot_seats if s != seat]
-    return sorted([*others, seat]) if player == bot_player_id(seat) else others
+    return sorted([*others, seat]) if is_bot_of(player, seat) else others

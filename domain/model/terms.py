@@ -101,9 +101,30 @@ BOT_PREFIX = "bot:"
 """The start of every server bot's player id; no person's id starts with it."""
 
 
-def bot_player_id(seat: int) -> str:
-    """The player id of the server's bot at ``seat`` (unique at a table)."""
-    return f"{BOT_PREFIX}seat{seat}"
+def bot_player_id(seat: int, nth: int = 1) -> str:
+    """The player id of the server's bot at ``seat`` (unique at a table): ``bot:seat<N>``; the
+    ``nth`` bot account of the seat, when the seat went to the bot again after a person took it
+    from the bot (one account per player of the sheet), is ``bot:seat<N>.<nth>``."""
+    base = f"{BOT_PREFIX}seat{seat}"
+    return base if nth == 1 else f"{base}.{nth}"
+
+
+def is_bot_of(player: str, seat: int) -> bool:
+    """Whether ``player`` is one of the server's bot accounts of ``seat`` (``bot_player_id``)."""
+    base = bot_player_id(seat)
+    if player == base:
+        return True
+    nth = player[len(base) + 1 :] if player.startswith(base + ".") else ""
+    return nth.isascii() and nth.isdigit() and not nth.startswith("0") and int(nth) >= 2
+
+
+def fresh_bot_id(seat: int, accounts: list[str]) -> str:
+    """The bot account that takes ``seat`` now: the first of the seat's bot ids
+    (``bot_player_id``) not yet among the game's ``accounts``."""
+    nth = 1
+    while bot_player_id(seat, nth) in accounts:
+        nth += 1
+    return bot_player_id(seat, nth)
 
 
 def check_bot_players(players: list[str], bot_seats: list[int]) -> None:

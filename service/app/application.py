@@ -48,8 +48,8 @@ from domain.model.leaving import (
     timeout_request,
 )
 from domain.model.terms import (
+    BOT_PREFIX,
     TimeControl,
-    bot_player_id,
     check_bot_players,
     check_bot_seats,
     check_stake,
@@ -80,8 +80,9 @@ from service.app.shards import ShardedCommitter, Shards, recorders_of
 T = TypeVar("T")
 
 ORDER_MINUTES = 60
-"""How far ahead a bot orders the end time of a game played until time (a bot has no clock:
-the server's, or the simulation's)."""
+"""How far ahead a bot orders the end time of a game played until time (a bot has no clock): the
+keeper's bot from the game's last event's moment (so every replica orders the same end time),
+the simulation from its own clock."""
 
 
 class ServiceError(Exception):
@@ -540,6 +541,12 @@ class PreferansApplication(Application[uuid.UUID]):
         created_with = validation.request_id(created_with, field="created_with")
         _check_creator_secret(creator_secret)
         player = validation.player_id(player, "player.player_id")
+        if player.startswith(BOT_PREFIX):  # the server bots' house accounts (docs/STAKES.md)
+            raise InvalidAction(
+                f"ids starting with {BOT_PREFIX!r} are the server's bots: "
+                "a bot takes a seat when its person resigns",
+                field="player.player_id",
+            )
         if isinstance(seat, bool) or seat not in range(validation.MAX_SEATS):  # at no table
             raise InvalidAction(
                 f"no table has a seat {seat}: seats are 0 to {validation.MAX_SEATS - 1} at most",
@@ -602,20 +609,21 @@ class PreferansApplication(Application[uuid.UUID]):
         since the epoch; ``clock()`` by default): ``TimeExpired`` and its consequence, in one
         save. Its request id derives from ``version``, so replicas and retries record it once;
         ``Moot`` if a decision landed first, ``NotDue`` before the deadline (nothing recorded).
-        A forfeit revokes the leaver's seat tokens once recorded."""
+        A forfeit revokes the leaver's seat tokens once recorded, and again on every replay
+        while the bot still holds the seat (a revocation lost to a crash is made by the retry)."""
         now_ms = int((self.clock() if now is None else now) * 1000)
         request_id = timeout_request(version)
         result = self._command(
             game_id,
             request_id,
             TIMEOUT_FINGERPRINT,
-            lambda game: game.time_out(version, now_ms, request_id, self._seed_of(game)),
-            lambda game: next(
-                (r["seat"] for r in game.replacements if r["request_id"] == request_id), None
+            lambda game: game.time_out(
+                version, now_ms, request_id, self._seed_of(game), time_up=self._time_up(game)
             ),
+            lambda game: _forfeited_seat(game, request_id),
             judged_again_on=IllegalAction,
         )
-        if result.answer is not None and not result.replayed:
+        if result.answer is not None:  # also on a replay: the first revocation may have been lost
             self.revocations.revoke(game_id, [result.answer])
         return result
 
@@ -644,7 +652,10 @@ class PreferansApplication(Application[uuid.UUID]):
             if seat not in game.bot_seats:
                 raise Moot("the orderer is a person")
             rules = state.rules
-            ends_at = int(self.clock()) + ORDER_MINUTES * 60 if rules.ending_by_time else 0
+            # From the game's last event (the deal scored), not this replica's clock: every
+            # replica and retry computes the same order, so the same fingerprint.
+            last = int(game.modified_on.timestamp())
+            ends_at = last + ORDER_MINUTES * 60 if rules.ending_by_time else 0
             pool = order_choice(rules, state.sheet, seat)
             fingerprint = order_fingerprint(seat, pool, ends_at)
 
@@ -680,7 +691,9 @@ class PreferansApplication(Application[uuid.UUID]):
         request_id = validation.request_id(request_id)
         game = self.get_game(game_id)
         check_seats(game, [seat])
-        fingerprint = replace_fingerprint(seat, bot_player_id(seat))
+        done = next((r for r in game.replacements if r["request_id"] == request_id), None)
+        bot = game.bot_for(seat) if done is None else done["player"]
+        fingerprint = replace_fingerprint(seat, bot)
         now_ms = 0
         if game.answer_for(request_id, fingerprint) is None:
             game.check_resignation(seat)  # a refusal revokes nothing
@@ -811,19 +824,20 @@ class PreferansApplication(Application[uuid.UUID]):
             done = game.answer_for(request_id, fingerprint)
             if done is not None:
                 return self._result(game, done, True, then)
+            version = game.version
             try:
-                decide(game)
+                self._decide(game, decide)
             except judged_again_on:
                 if in_memory:  # to be judged again on a fresh copy: that reads the store
                     raise NotInMemory(str(game_id)) from None
                 fresh = self._load(game_id, fresh=True)
-                if fresh.version == game.version:
+                if fresh.version == version:
                     raise
                 game = fresh
                 done = game.answer_for(request_id, fingerprint)
                 if done is not None:
                     return self._result(game, done, True, then)
-                decide(game)
+                self._decide(game, decide)
             failure = yield game  # saved by the driver (``drive``), which sends what it raised
             if isinstance(failure, IntegrityError):
                 fresh = self._load(game_id, fresh=True)
@@ -836,6 +850,17 @@ class PreferansApplication(Application[uuid.UUID]):
             if failure is not None:
                 raise failure
             return self._result(game, game.version, False, then)
+
+    def _decide(self, game: Game, decide: Callable[[Game], None]) -> None:
+        """``decide(game)``; if it raises after triggering events (a command refused half-way),
+        the game in memory is forgotten: its pending events must never reach a later save."""
+        version = game.version
+        try:
+            decide(game)
+        except BaseException:
+            if game.version != version:
+                self._evict(game.id)
+            raise
 
     @staticmethod
     def _result(
@@ -1073,6 +1098,14 @@ class PreferansApplication(Application[uuid.UUID]):
         if cache is not None:
             with contextlib.suppress(KeyError):
                 cache.get(game_id, evict=True)
+
+
+def _forfeited_seat(game: Game, request_id: str) -> int | None:
+    """The seat the time-out ``request_id`` forfeited, while its bot still holds it (a later
+    replacement of the seat gives it to someone whose tokens must not be revoked)."""
+    if game.replaced_ms(request_id) is None:
+        return None
+    return next(cast(int, r["seat"]) for r in game.replacements if r["request_id"] == request_id)
 
 
 def seats_are(seats: int) -> str:

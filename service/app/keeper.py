@@ -21,6 +21,7 @@ Its clock is injectable (tests call ``run_once`` with a clock of their own, with
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -31,8 +32,8 @@ from cachetools import LRUCache
 
 from domain.model import Game
 from domain.model.decisions import event_name
-from domain.model.leaving import Moot
-from domain.model.terms import bot_player_id
+from domain.model.leaving import Moot, NotDue
+from domain.model.terms import is_bot_of
 from domain.rules.errors import RulesError
 from projections.queries import list_games
 from service.app.application import (
@@ -49,7 +50,13 @@ MAX_MOVES = 64
 IDLE_SECONDS = 1.0
 """The longest the thread sleeps without being woken (a new event, a deadline)."""
 RETRY_SECONDS = 1.0
-"""How soon a game whose command failed (a lost race, the store down) is looked at again."""
+"""How soon a game whose command failed (a lost race, the store down) is looked at again; each
+further failure in a row doubles the wait, up to ``MAX_RETRY_SECONDS``."""
+MAX_RETRY_SECONDS = 300.0
+"""The longest wait before a game that keeps failing (one that cannot be loaded) is tried."""
+SWEEP_RETRY_SECONDS = 0.5
+"""How soon a failed start-up sweep (the store or read model not up yet) is tried again; each
+further failure doubles the wait, up to ``MAX_RETRY_SECONDS``, until a sweep succeeds."""
 SWEEP_PAGE = 500
 PLAIN_GAMES = 100_000
 """Games remembered as needing no keeper (so their events cost one small read, not a load)."""
@@ -74,6 +81,12 @@ class Keeper:
         version looked at (``_still_plain``). Used by the keeper's thread only."""
         self._due: dict[uuid.UUID, float] = {}
         """Each followed game → when to look at it again (seconds since the epoch)."""
+        self._failures: dict[uuid.UUID, int] = {}
+        """Each followed game whose last looks failed → how many failed in a row (backoff)."""
+        self._unfinished: dict[uuid.UUID, int] = {}
+        """Each game whose time-out (at this version) failed after maybe being recorded: it is
+        tried again first, so a forfeit's revocation lost after the save is made (a replay
+        revokes too, ``PreferansApplication.time_out``)."""
         self._guard = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -118,16 +131,30 @@ class Keeper:
             try:
                 done += self._step(game_id)
             except Exception as exc:  # one game's failure never stops the others
-                log.exception("keeper: step failed", game=str(game_id), error=str(exc))
-                self._schedule(game_id, self._clock() + RETRY_SECONDS)
+                self._retry(game_id, exc, unexpected=True)
         return done
 
     def _schedule(self, game_id: uuid.UUID, at: float | None) -> None:
         with self._guard:
+            self._failures.pop(game_id, None)
             if at is None:
                 self._due.pop(game_id, None)
+                self._unfinished.pop(game_id, None)
             else:
                 self._due[game_id] = at
+
+    def _retry(self, game_id: uuid.UUID, exc: Exception, unexpected: bool = False) -> None:
+        """Look at a game whose step failed again later: ``RETRY_SECONDS``, doubled by each
+        failure in a row up to ``MAX_RETRY_SECONDS`` (a game that cannot be loaded is not
+        tried, nor logged, every second for ever). Logged at the 1st, 2nd, 4th, 8th... failure."""
+        with self._guard:
+            failures = self._failures.get(game_id, 0) + 1
+            self._failures[game_id] = failures
+            wait = min(MAX_RETRY_SECONDS, RETRY_SECONDS * 2 ** min(failures - 1, 20))
+            self._due[game_id] = self._clock() + wait
+        if failures & (failures - 1) == 0:
+            report = log.exception if unexpected else log.info
+            report("keeper: will retry", game=str(game_id), error=str(exc), failures=failures)
 
     def _still_plain(self, game_id: uuid.UUID) -> bool:
         """Whether a game known to need no keeper (no clock, no bot seat, or no game at all)
@@ -139,7 +166,7 @@ class Keeper:
         new = self._app.game_events(game_id, after=seen)
         for event in new:
             player = getattr(event, "player", None)
-            if event_name(event) == "PlayerReplaced" and player == bot_player_id(event.seat):
+            if event_name(event) == "PlayerReplaced" and is_bot_of(str(player), event.seat):
                 del self._plain[game_id]
                 return False
         if new:
@@ -153,6 +180,11 @@ class Keeper:
             if self._still_plain(game_id):
                 self._schedule(game_id, None)
                 return done
+            unfinished = self._unfinished.get(game_id)
+            if unfinished is not None:
+                with contextlib.suppress(Moot, NotDue):  # not recorded: the game moved on
+                    app.time_out(game_id, unfinished, self._clock())
+                del self._unfinished[game_id]
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
                 version = game.version
@@ -183,14 +215,16 @@ class Keeper:
                     app.time_out(game_id, version, now)
                 except Moot:
                     continue
+                except Exception:  # recorded or not: tried again first (``_unfinished``)
+                    self._unfinished[game_id] = version
+                    raise
                 done += 1
                 self._wrote(game_id)
             self._schedule(game_id, 0.0)  # more to do: after the other games due
         except GameNotFound:
             self._schedule(game_id, None)
         except (Conflict, StoreUnavailable, RulesError) as exc:
-            log.info("keeper: will retry", game=str(game_id), error=str(exc))
-            self._schedule(game_id, self._clock() + RETRY_SECONDS)
+            self._retry(game_id, exc)
         return done
 
     def _wrote(self, game_id: uuid.UUID) -> None:
@@ -200,15 +234,25 @@ class Keeper:
     # -- the thread -----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Sweep, then follow games in a background thread until ``stop``."""
+        """Sweep, then follow games in a background thread until ``stop``. A failed sweep is
+        tried again (``SWEEP_RETRY_SECONDS``, doubled by each failure) until one succeeds;
+        the games' events are followed meanwhile."""
 
         def run() -> None:
-            try:
-                self.sweep()
-            except Exception as exc:  # the read model is not there yet: events still come
-                log.warning("keeper: cannot sweep the game list", error=str(exc))
+            swept, backoff, sweep_at = False, SWEEP_RETRY_SECONDS, time.monotonic()
             while not self._stopping.is_set():
                 self._wake.clear()
+                if not swept and time.monotonic() >= sweep_at:
+                    try:
+                        self.sweep()
+                    except Exception as exc:  # the store or read model is not up yet: again
+                        log.warning(
+                            "keeper: cannot sweep the game list", error=str(exc), retry_in=backoff
+                        )
+                        sweep_at = time.monotonic() + backoff
+                        backoff = min(MAX_RETRY_SECONDS, backoff * 2)
+                    else:
+                        swept = True
                 try:
                     self.run_once()
                 except Exception as exc:  # never let one game stop the keeper
@@ -218,6 +262,8 @@ class Keeper:
                 wait = IDLE_SECONDS
                 if soonest is not None:
                     wait = max(0.0, min(IDLE_SECONDS, soonest - self._clock()))
+                if not swept:
+                    wait = max(0.0, min(wait, sweep_at - time.monotonic()))
                 if wait:
                     self._wake.wait(wait)
 

@@ -210,7 +210,7 @@ def test_a_replaced_player_and_a_bot_are_settled_on_their_own_accounts(
     ).game_id
     play(app, game_id, stop=lambda g: g.state.deal_number >= 2)
     bot = bot_player_id(1)
-    app.replace_player(game_id, 1, bot, request_id, secret, "replace-1")
+    app.resign(game_id, 1, "resign-1")  # ReplacePlayer refuses bot ids: the bot comes by resigning
     play(app, game_id)
     settled = app.game_events(game_id)[-1]
     assert topic(settled) == "StakesSettled"

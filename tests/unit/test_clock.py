@@ -7,7 +7,7 @@ from __future__ import annotations
 from domain.model.clock import after_event, default_action, start_clock
 from domain.model.terms import TimeControl
 from domain.rules import PASS, Card, PlayCard, Rank, Suit
-from domain.rules.actions import ACCEPT, REJECT
+from domain.rules.actions import ACCEPT, ALLOW, REFUSE, REJECT
 
 CONTROL = TimeControl(move_ms=10_000, bank_ms=60_000, increment_ms=2_000)
 
@@ -65,4 +65,5 @@ def test_the_default_move() -> None:
     cards = (PlayCard(Card.of(Rank(3), Suit(0))), low_heart, PlayCard(Card.of(Rank(0), Suit(3))))
     assert default_action((*cards, PASS)) == PASS
     assert default_action(cards) == low_heart
-    assert default_action((ACCEPT, REJECT)) == ACCEPT
+    assert default_action((ACCEPT, REJECT)) == REJECT  # a claim or invitation: concede nothing
+    assert default_action((ALLOW, REFUSE)) == REFUSE  # an own whist: the game is given

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from domain.model.leaving import agreement, bot_seats_after, persons
-from domain.model.terms import bot_player_id
+from domain.model.terms import bot_player_id, fresh_bot_id, is_bot_of
 
 
 def test_the_bot_seats_after_a_replacement() -> None:
@@ -36,3 +36,16 @@ def test_only_the_first_child_process_runs_the_keeper() -> None:
     assert [child_args(args, i).no_keeper for i in range(3)] == [False, True, True]
     args.no_keeper = True
     assert child_args(args, 0).no_keeper
+
+
+def test_a_seat_that_goes_to_the_bot_again_gets_a_fresh_bot_account() -> None:
+    """docs/CLOCKS.md "Resignation": one account per player of the sheet, so a seat's second
+    bot is ``bot:seat<N>.2``; only the seat's own bot ids make it a bot seat."""
+    assert fresh_bot_id(1, ["ann", "bob", "cid"]) == "bot:seat1"
+    assert fresh_bot_id(1, ["ann", "bob", "cid", "bot:seat1", "dan"]) == "bot:seat1.2"
+    assert fresh_bot_id(1, ["bot:seat1", "bot:seat1.2"]) == "bot:seat1.3"
+    assert is_bot_of("bot:seat1", 1) and is_bot_of("bot:seat1.2", 1)
+    for other in ("bot:seat2", "bot:seat1.", "bot:seat1.1", "bot:seat1.02", "bot:seat1.x", "dan"):
+        assert not is_bot_of(other, 1), other
+    assert bot_seats_after([], 1, "bot:seat1.2") == [1]
+    assert bot_seats_after([1], 1, "dan") == []

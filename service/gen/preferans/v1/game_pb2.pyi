@@ -217,8 +217,9 @@ class _TimeoutActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Timeout
     TIMEOUT_ACTION_UNSPECIFIED: _TimeoutAction.ValueType  # 0
     """As TIMEOUT_ACTION_DEFAULT_MOVE."""
     TIMEOUT_ACTION_DEFAULT_MOVE: _TimeoutAction.ValueType  # 1
-    """The server decides for it: pass where a pass is legal, else the lowest legal card (or the
-    first legal action), recorded after a TimeExpired event.
+    """The server decides for it, conceding nothing: pass where a pass is legal, else reject a
+    claim or an invitation to share a misère, refuse an own whist, else the lowest legal card
+    (or the first legal action), recorded after a TimeExpired event (docs/CLOCKS.md).
     """
     TIMEOUT_ACTION_FORFEIT: _TimeoutAction.ValueType  # 2
     """The seat loses the game: it leaves as a player who resigns (its missing pool points to
@@ -231,8 +232,9 @@ class TimeoutAction(_TimeoutAction, metaclass=_TimeoutActionEnumTypeWrapper):
 TIMEOUT_ACTION_UNSPECIFIED: TimeoutAction.ValueType  # 0
 """As TIMEOUT_ACTION_DEFAULT_MOVE."""
 TIMEOUT_ACTION_DEFAULT_MOVE: TimeoutAction.ValueType  # 1
-"""The server decides for it: pass where a pass is legal, else the lowest legal card (or the
-first legal action), recorded after a TimeExpired event.
+"""The server decides for it, conceding nothing: pass where a pass is legal, else reject a
+claim or an invitation to share a misère, refuse an own whist, else the lowest legal card
+(or the first legal action), recorded after a TimeExpired event (docs/CLOCKS.md).
 """
 TIMEOUT_ACTION_FORFEIT: TimeoutAction.ValueType  # 2
 """The seat loses the game: it leaves as a player who resigns (its missing pool points to

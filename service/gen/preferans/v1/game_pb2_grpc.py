@@ -376,7 +376,8 @@ class GameServiceServicer:
         token; FAILED_PRECONDITION once the seat has gone to yet another player since).
         Errors: PERMISSION_DENIED NOT_CREATOR without the creator's credential;
         FAILED_PRECONDITION GAME_OVER once the game has ended, ILLEGAL_ACTION past 16 replacements;
-        INVALID_ARGUMENT for a bad seat or player id, or a player already at the table.
+        INVALID_ARGUMENT for a bad seat or player id (also one starting with "bot:", the server
+        bots' ids), or a player already at the table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -405,7 +406,8 @@ class GameServiceServicer:
         """The token's seat resigns (issue 14; docs/CLOCKS.md): the player leaves as a player who
         leaves early does (RULES.md §3.4: his pool is closed, his missing pool points go to his
         gora, his account is settled with the others at the end, as ReplacePlayer) and the
-        server's bot (player id "bot:seat<N>") takes the seat and plays on; the seat joins
+        server's bot (player id "bot:seat<N>", or "bot:seat<N>.<k>" when that bot has played in
+        this game already: docs/CLOCKS.md) takes the seat and plays on; the seat joins
         Game.bot_seats. Every token of the seat issued until now is refused from now on. When
         every person has resigned, the bots play the game to its end. Recorded as PlayerReplaced
         with reason "resigned". Errors: FAILED_PRECONDITION GAME_OVER once the game has ended,
