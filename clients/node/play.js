@@ -13,207 +13,41 @@
 // Exit status: 0 when the deal was played and scored, 1 on any gRPC error or check failure.
 'use strict';
 
-const fs = require('node:fs');
-const path = require('node:path');
 const crypto = require('node:crypto');
+const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
+const {
+  CALL_DEADLINE_MS,
+  PROTO_DIR,
+  callOf,
+  channelCredentials,
+  chooseAction,
+  errorInfo,
+  loadContract,
+  newRequestId,
+  parseArgs,
+  runMain,
+  toProtoAction,
+} = require('./lib');
 
 const OVERALL_TIMEOUT_MS = Number(process.env.PREF_TIMEOUT_MS || 60_000);
-const CALL_DEADLINE_MS = 10_000;
 const WATCH_BATCH_SIZE = 5; // small, so that the watch below spans several batches
 const MAX_ACTIONS = 500; // a deal needs about 40 decisions; this only guards against a loop
-const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
-const PROTO_FILE = path.join(PROTO_ROOT, 'preferans', 'v1', 'game.proto');
+const PROTO_FILE = path.join(PROTO_DIR, 'game.proto');
 
 // Arguments: an optional HOST:PORT and the --tls-* options (each also an environment variable).
-const options = {
-  ca: process.env.PREF_TLS_CA,
-  cert: process.env.PREF_TLS_CLIENT_CERT,
-  key: process.env.PREF_TLS_CLIENT_KEY,
-};
-const positional = [];
-for (let i = 2; i < process.argv.length; i++) {
-  const arg = process.argv[i];
-  const flag = { '--tls-ca': 'ca', '--tls-cert': 'cert', '--tls-key': 'key' }[arg];
-  if (flag) options[flag] = process.argv[++i];
-  else positional.push(arg);
-}
+const { options, positional } = parseArgs(process.argv);
 const address = positional[0] || process.env.PREF_SERVER || '127.0.0.1:50051';
-
-function channelCredentials() {
-  if (!options.ca && !options.cert && !options.key) return grpc.credentials.createInsecure();
-  if (!options.cert !== !options.key) {
-    console.error('a client certificate needs both --tls-cert and --tls-key');
-    process.exit(1);
-  }
-  const read = (file) => (file ? fs.readFileSync(file) : null);
-  return grpc.credentials.createSsl(read(options.ca), read(options.key), read(options.cert));
-}
 
 const overall = setTimeout(() => {
   console.error(`timeout: no result after ${OVERALL_TIMEOUT_MS / 1000} s (server ${address})`);
   process.exit(1);
 }, OVERALL_TIMEOUT_MS);
 
-// ---------------------------------------------------------------------------------------
 // The contract, loaded from the .proto file (no generated code).
-
-const definition = protoLoader.loadSync(PROTO_FILE, {
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-  includeDirs: [PROTO_ROOT],
-});
-const proto = grpc.loadPackageDefinition(definition);
-const GameService = proto.preferans.v1.GameService;
-const client = new GameService(address, channelCredentials());
-
-function call(method, request, token) {
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set('authorization', `Bearer ${token}`);
-  // The server logs every call under the `x-request-id` metadata (its own id otherwise); send
-  // the command's request_id there too so both ends' logs line up.
-  if (request.request_id) metadata.set('x-request-id', request.request_id);
-  const deadline = new Date(Date.now() + CALL_DEADLINE_MS);
-  return new Promise((resolve, reject) => {
-    client[method](request, metadata, { deadline }, (err, response) => {
-      if (err) {
-        err.method = method;
-        reject(err);
-      } else {
-        resolve(response);
-      }
-    });
-  });
-}
-
-const newRequestId = () => `node-${crypto.randomUUID()}`;
-
-// ---------------------------------------------------------------------------------------
-// Error details: the server sends a google.rpc.Status in the `grpc-status-details-bin`
-// trailer. Its protos are not part of the contract file, so decode the few fields needed
-// (Status.details → Any → google.rpc.ErrorInfo {reason, domain, metadata}) from the wire format.
-
-function readFields(buf) {
-  const fields = [];
-  let i = 0;
-  const varint = () => {
-    let result = 0;
-    let shift = 0;
-    for (;;) {
-      const b = buf[i++];
-      result += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) return result;
-      shift += 7;
-    }
-  };
-  while (i < buf.length) {
-    const key = varint();
-    const field = Math.floor(key / 8);
-    const wire = key & 7;
-    if (wire === 0) fields.push([field, varint()]);
-    else if (wire === 2) {
-      const len = varint();
-      fields.push([field, buf.subarray(i, i + len)]);
-      i += len;
-    } else if (wire === 1) i += 8;
-    else if (wire === 5) i += 4;
-    else throw new Error(`unsupported wire type ${wire}`);
-  }
-  return fields;
-}
-
-function errorInfo(err) {
-  const raw = err.metadata && err.metadata.get('grpc-status-details-bin')[0];
-  if (!raw) return null;
-  try {
-    for (const [field, any] of readFields(Buffer.from(raw))) {
-      if (field !== 3) continue; // Status.details
-      const parts = Object.fromEntries(readFields(any)); // Any {type_url = 1, value = 2}
-      if (!String(parts[1]).endsWith('/google.rpc.ErrorInfo')) continue;
-      const info = { reason: '', domain: '', metadata: {} };
-      for (const [f, v] of readFields(parts[2] || Buffer.alloc(0))) {
-        if (f === 1) info.reason = v.toString('utf8');
-        else if (f === 2) info.domain = v.toString('utf8');
-        else if (f === 3) {
-          const entry = Object.fromEntries(readFields(v));
-          info.metadata[String(entry[1] || '')] = String(entry[2] || '');
-        }
-      }
-      return info;
-    }
-  } catch (e) {
-    return null;
-  }
-  return null;
-}
-
-// ---------------------------------------------------------------------------------------
-// The policy: a random legal choice, never a claim, passing often in the auction.
-
-function pick(list) {
-  return list[crypto.randomInt(list.length)];
-}
-
-function chooseAction(view) {
-  const legal = view.legal_actions.filter((a) => !a.startsWith('claim'));
-  if (legal.length === 0) throw new Error(`seat ${view.seat} has only claims: ${view.legal_actions}`);
-  if (view.phase === 'PHASE_BIDDING' && legal.includes('pass') && crypto.randomInt(3) > 0) {
-    return 'pass';
-  }
-  if (view.phase === 'PHASE_BIDDING') {
-    // Not misère (only to keep most deals ordinary), and the cheapest call otherwise.
-    const calls = legal.filter((a) => a !== 'misère');
-    return calls.find((a) => a !== 'pass') || calls[0] || legal[0];
-  }
-  if (view.phase === 'PHASE_CONTRACT') return legal[0]; // the lowest contract allowed
-  return pick(legal);
-}
-
-function toProtoAction(notation, phase) {
-  switch (notation) {
-    case 'pass':
-      return { pass: {} };
-    case 'here':
-      return { here: {} };
-    case 'whist':
-      return { whist: {} };
-    case 'half-whist':
-      return { half_whist: {} };
-    case 'own whist':
-      return { own_whist: {} };
-    case 'allow':
-      return { own_whist_answer: { allow: true } };
-    case 'refuse':
-      return { own_whist_answer: { allow: false } };
-    case 'take talon':
-      return { take_talon: {} };
-    case 'open':
-      return { choose_defence: { open: true } };
-    case 'closed':
-      return { choose_defence: { open: false } };
-    case 'accept':
-      return { accept_claim: {} };
-    case 'reject':
-      return { reject_claim: {} };
-    case 'write off':
-      return { write_off: { off: true } };
-    case 'to pool':
-      return { write_off: { off: false } };
-    default:
-      break;
-  }
-  if (notation.startsWith('discard ')) return { discard: { cards: notation.split(' ').slice(1) } };
-  if (notation.startsWith('declare ')) return { declare: notation.slice('declare '.length) };
-  if (notation.startsWith('claim ')) {
-    return { claim: { tricks: notation.slice('claim '.length).split('-').map(Number) } };
-  }
-  if (phase === 'PHASE_PLAY') return { play_card: notation };
-  return { bid: notation };
-}
+const { GameService } = loadContract(['game.proto']);
+const client = new GameService(address, channelCredentials(options));
+const call = (method, request, token) => callOf(client, method, request, token);
 
 // ---------------------------------------------------------------------------------------
 
@@ -375,17 +209,7 @@ function watchBatches(name, token, latest, maxBatchSize) {
   });
 }
 
-main()
-  .then(() => {
-    clearTimeout(overall);
-    client.close();
-    process.exit(0);
-  })
-  .catch((err) => {
-    if (typeof err.code === 'number' && err.method) {
-      console.error(`gRPC error in ${err.method}: ${grpc.status[err.code]} (${err.code}): ${err.details}`);
-    } else {
-      console.error(`error: ${err.message}`);
-    }
-    process.exit(1);
-  });
+runMain(main, () => {
+  clearTimeout(overall);
+  client.close();
+});

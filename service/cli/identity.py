@@ -11,10 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from typing import TYPE_CHECKING
 
 from service.app.devissuer import AUDIENCE, DEFAULT_TTL, DEV_AUTH_ENV, DEV_KEY_FILE_ENV, MAX_TTL
 from service.app.identity import AUDIENCE_ENV, ISSUER_ENV, JWKS_URL_ENV
 
+if TYPE_CHECKING:
+    from service.app import devissuer
+
+TOKEN_ENV = "PREF_TOKEN"
+"""Where ``pref play`` finds the person's JWT when ``--token`` is not given."""
 DEV_AUTH_HELP = (
     "NOT FOR PRODUCTION: also trust the local development issuer, whose tokens anyone who can "
     f"read its key file mints for any name (`pref token NAME`; default: ${DEV_AUTH_ENV})"
@@ -65,13 +71,25 @@ def ttl_arg(text: str) -> int:
     return int(text)
 
 
-def cmd_token(args: argparse.Namespace) -> int:
-    """Print a development issuer's token for NAME (or its JWKS with ``--jwks``)."""
+def _dev_issuer(args: argparse.Namespace) -> devissuer.DevIssuer:
+    """The development issuer ``pref serve --dev-auth`` with the same options uses."""
     from service.app import devissuer
-    from service.app.config import ConfigError, store_config
+    from service.app.config import store_config
 
     env = {**os.environ, **store_config(args.store).env, **identity_env(args)}
-    issuer = devissuer.load(env)
+    return devissuer.load(env)
+
+
+def mint_dev_token(args: argparse.Namespace, name: str) -> str:
+    """A development issuer's token for ``name`` (``pref play --as NAME``)."""
+    return _dev_issuer(args).mint(name)
+
+
+def cmd_token(args: argparse.Namespace) -> int:
+    """Print a development issuer's token for NAME (or its JWKS with ``--jwks``)."""
+    from service.app.config import ConfigError
+
+    issuer = _dev_issuer(args)
     if args.jwks:
         print(json.dumps(issuer.jwks(), indent=2))
         return 0

@@ -28,6 +28,7 @@ from service.cli.operate import (
     projection_name,
     shards_arg,
 )
+from service.cli.playopts import add_lobby_options, add_online_options
 from service.cli.referee import cmd_audit, cmd_export, cmd_flag, cmd_import, cmd_replay, cmd_rule
 from service.cli.rules import SEATS_HELP, add_rules_options
 from service.cli.tables import cmd_bots, cmd_demo, cmd_play
@@ -192,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="a game played until time (Classic): call time after this many deals of the "
         "ordered pool (default: 0, play until the ordered end time)",
     )
+    add_online_options(play)
+    add_lobby_options(play)
     tls_client_options(play)
     play.set_defaults(func=cmd_play)
 

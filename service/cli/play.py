@@ -755,9 +755,17 @@ class PlaySession:
     """A game played until time: time is called after this many deals of the ordered pool
     (0: play until the ordered end time, when the server calls it)."""
     clock: Callable[[], float] = time.time
+    remote: bool = False
+    """The other seats are not played here (people elsewhere, the server's bots): ``tokens``
+    holds only the person's credential (a seat token or a JWT), the move prompt also takes the
+    commands of ``service.cli.online`` and the clock is shown."""
 
     def __post_init__(self) -> None:
-        self.seats: list[SeatClient] = [self.client.seat(self.name, t) for t in self.tokens]
+        if self.remote:
+            tokens = [self.tokens[0]] * (self.seat + 1)
+            self.seats: list[SeatClient] = [self.client.seat(self.name, t) for t in tokens]
+        else:
+            self.seats = [self.client.seat(self.name, t) for t in self.tokens]
         self.bots = [make_bot() for _ in self.seats]
         self.head = 0
         self.dealer = -1
@@ -813,6 +821,9 @@ class PlaySession:
             view = me.view(min_version=self.head)
             if view.actor < 0:
                 continue
+            if self.remote and view.actor != self.seat:
+                self._waiting(view)
+                continue
             if view.orderer >= 0:
                 if not self._order(view):
                     return False
@@ -836,6 +847,14 @@ class PlaySession:
             else:
                 self._bot_moves(view.actor)
         return False
+
+    def _waiting(self, view: pb.SeatView) -> None:
+        """Another seat decides (remote play): ``service.cli.online`` says so."""
+
+    def _command(self, me: SeatClient, view: pb.SeatView, line: str) -> bool | None:
+        """A command of the move prompt besides an action (``service.cli.online``): ``True``
+        when done and play goes on, ``False`` to leave, ``None`` if the line is no command."""
+        return None
 
     def _time_is_up(self, view: pb.SeatView) -> bool:
         """Whether this client calls time now (``time_deals`` pool deals have been dealt)."""
@@ -938,9 +957,12 @@ class PlaySession:
     def _person_moves(self, me: SeatClient, view: pb.SeatView) -> bool:
         in_play = view.phase == pb.PHASE_PLAY
         while True:
-            line = self._ask("Your move> ")
+            line = self._ask(self.move_prompt)
             if line is None:
                 return False
+            command = self._command(me, view, line)
+            if command is not None:
+                return command
             choice = parse_choice(line, list(view.legal_actions), in_play=in_play)
             if choice.quit:
                 return False
@@ -958,9 +980,13 @@ class PlaySession:
                 self.console.print(
                     Text(f"Refused by the server — {describe_rpc_error(exc)}", "red")
                 )
+                if self.remote and me.view().actor != self.seat:
+                    return True  # too late: out of time, the server moved for the seat
                 continue
             self.head = max(self.head, response.version)
             return True
+
+    move_prompt = "Your move> "
 
     def _deal_over(self, event: pb.DealScoredEvent, version: int) -> bool:
         sheet = self.client.scoresheet(self.name, min_version=version)
@@ -975,8 +1001,8 @@ class PlaySession:
                 log=list(self.log),
             )
         )
-        if sheet.settlement:
-            return True  # the game is over: the final sheet follows at once
+        if sheet.settlement or self.remote:
+            return True  # over, or played on by the others (a prompt would hold the clock)
         line = self._ask("Enter: next deal, q: quit> ")
         return line is not None and line.strip().lower() not in QUIT_WORDS
 
@@ -1061,10 +1087,19 @@ def play_game(
 
 def run(args: Any) -> int:
     """``pref play``: the command-line entry point."""
+    from service.cli.online import run_online
+
     console = Console()
     player = args.name or _default_name()
     client = client_for(args)
     try:
+        online = run_online(args, client, console)
+        if online is None:
+            from service.cli.lobby import run_lobby
+
+            online = run_lobby(args, client, console)
+        if online is not None:
+            return online
         return play_game(
             client,
             seat=args.seat,

@@ -179,6 +179,36 @@ def client(server: ServerThread) -> Iterator[GameClient]:
     game_client.close()
 
 
+def with_dev_auth(store: StoreConfig, key: Path) -> StoreConfig:
+    """``store`` with the development issuer trusted (``pref serve --dev-auth``), its key at
+    ``key`` (``devissuer.load`` mints the tokens it accepts)."""
+    from service.app import devissuer
+
+    env = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(key)}
+    return StoreConfig({**store.env, **env})
+
+
+@pytest.fixture
+def dev_key(tmp_path: Path) -> Path:
+    """Where the development issuer's key of ``dev_server`` is (created on first use)."""
+    return tmp_path / "dev-issuer.pem"
+
+
+@pytest.fixture
+def dev_server(
+    sqlite_only: StoreConfig, start_server: ServerFactory, dev_key: Path
+) -> ServerThread:
+    """A server on SQLite that trusts the development issuer, unthrottled."""
+    return start_server(with_dev_auth(sqlite_only, dev_key), limits=UNTHROTTLED)
+
+
+@pytest.fixture
+def dev_client(dev_server: ServerThread) -> Iterator[GameClient]:
+    game_client = GameClient(dev_server.address)
+    yield game_client
+    game_client.close()
+
+
 @pytest.fixture
 def open_app() -> Iterator[Callable[[StoreConfig], PreferansApplication]]:
     """Applications opened by the test itself on a server's store (to read the log)."""
