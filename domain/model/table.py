@@ -275,7 +275,8 @@ class Table(Aggregate):
 
     def join(self, player: str, request_id: str, code_hash: str, now_ms: int) -> int:
         """Seat ``player``: at an invitation's seat (``code_hash``), else at the lowest free
-        seat. Returns the seat."""
+        seat (at a private table only its creator sits without an invitation). Returns the
+        seat."""
         self._check_open()
         if self.seat_of(player) is not None:
             raise TableRefused("ALREADY_SEATED", "you already sit at this table")
@@ -289,7 +290,7 @@ class Table(Aggregate):
                 raise TableRefused("SEAT_TAKEN", "the invitation's seat is taken")
             seat = invitation.seat
         else:
-            if self.visibility == "private":
+            if self.visibility == "private" and player != self.creator:
                 raise TableRefused(
                     "INVITATION_REQUIRED", "a private table is joined with an invitation"
                 )

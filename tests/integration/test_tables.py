@@ -134,6 +134,21 @@ def test_invitations_hold_a_seat_and_private_tables_need_one(app: PreferansAppli
         lobby.join_table(table_id, "cid", "j", code=inv.code)  # good for one seat
 
 
+def test_the_creator_of_a_private_table_sits_without_an_invitation(
+    app: PreferansApplication,
+) -> None:
+    """Only the creator: opening a private table with ``take_seat``, or sitting down later."""
+    lobby = Lobby(app)
+    opened = lobby.create_table(
+        "ann", "private-seat", DEFAULT, visibility="private", take_seat=True
+    )
+    assert isinstance(opened, Seated) and opened.seat == 0
+    table_id = open_table(lobby, "dan", visibility="private")
+    assert lobby.join_table(table_id, "dan", "sit").seat == 0
+    with _Reason("INVITATION_REQUIRED"):
+        lobby.join_table(table_id, "bob", "j")
+
+
 def test_an_invitation_expires(app: PreferansApplication) -> None:
     now = [1_000_000.0]
     lobby = Lobby(app, clock=lambda: now[0])
