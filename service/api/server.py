@@ -275,6 +275,7 @@ async def create_server(
         await health_server.start()
     if keeper is not None:
         keeper.after_write = game_servicer.after_write
+        game_servicer.on_write = keeper.watch
         keeper.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
     running = Server(
