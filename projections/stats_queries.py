@@ -32,10 +32,20 @@ def fraction_text(numerator: int, denominator: int) -> str:
     return str(Fraction(int(numerator), int(denominator)))
 
 
-def leagues(db: Database) -> list[str]:
-    """Every league tag that has at least one game (``""`` is the untagged league)."""
+def leagues(db: Database, after: str | None = None, limit: int | None = None) -> list[str]:
+    """The league tags that have at least one game (``""`` is the untagged league), in name
+    order: after ``after`` (keyset paging), at most ``limit`` of them."""
+    sql = "SELECT league FROM stats_leagues"
+    params: list[Any] = []
+    if after is not None:
+        sql += " WHERE league > ?"
+        params.append(after)
+    sql += " ORDER BY league"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
     with db.reading() as c:
-        c.execute("SELECT league FROM stats_leagues ORDER BY league")
+        c.execute(sql, params)
         return [str(row[0]) for row in c.fetchall()]
 
 

@@ -31,6 +31,7 @@ log = structlog.get_logger(__name__)
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LEADERBOARD_TOKEN = "leaderboard"
+LEAGUES_TOKEN = "leagues"
 ORDERS = {
     pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
     pb.LEADERBOARD_ORDER_RATING: "rating",
@@ -176,9 +177,29 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
     async def ListLeagues(  # noqa: N802 (the proto's method name)
         self, request: pb.ListLeaguesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListLeaguesResponse:
-        """Reads the ``stats`` projection (every league's name)."""
-        names = await self._run(stats_queries.leagues, self.db)
-        return pb.ListLeaguesResponse(leagues=sorted(names))
+        """Reads the ``stats`` projection (the leagues' names, in pages by name)."""
+        size = page_size(request.page_size, MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+        position = self.page_tokens.decode(request.page_token, LEAGUES_TOKEN, ())
+        after = None if position is None else str(position[0])
+
+        def read() -> Page[str, str]:
+            return fill_page(
+                keyset_rows(
+                    lambda key, limit: stats_queries.leagues(self.db, key, limit),
+                    lambda name: name,
+                    after,
+                ),
+                size,
+                lambda name: name,
+                lambda name: len(name.encode()) + 2,
+                lambda name: self.page_tokens.fits(LEAGUES_TOKEN, (), [name]),
+            )
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            token = self.page_tokens.encode(LEAGUES_TOKEN, (), [page.last])
+        return pb.ListLeaguesResponse(leagues=page.messages, next_page_token=token)
 
 
 # -----------------------------------------------------------------------------------------

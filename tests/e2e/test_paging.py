@@ -256,3 +256,40 @@ def test_an_event_log_token_is_bound_to_its_game(audited: ServerThread) -> None:
         assert rest.entries[0].version == page.entries[-1].version + 1
     finally:
         client.close()
+
+
+def test_list_leagues_pages_by_name_and_is_stable_under_inserts(audited: ServerThread) -> None:
+    """ListLeagues in pages (AIP-158): every league once, in name order, a page at a time; a
+    league added meanwhile before the position is not sent again, nor one skipped; a hostile
+    or foreign token is INVALID_ARGUMENT; no page size means up to 500 (the unpaged answer)."""
+    client = GameClient(audited.address)
+    stats: Any = stats_pb2_grpc.StatsServiceStub(client.channel)
+    try:
+        for league in ("pb", "pd", "pf"):
+            client.create_game(PLAYERS, RuleSet(pool_target=2), league=league)
+        deadline = time.monotonic() + 30
+        while len(stats.ListLeagues(spb.ListLeaguesRequest()).leagues) < 3:
+            assert time.monotonic() < deadline, "the stats projection did not list the leagues"
+            time.sleep(0.1)
+        assert list(stats.ListLeagues(spb.ListLeaguesRequest()).leagues) == ["pb", "pd", "pf"]
+        first = stats.ListLeagues(spb.ListLeaguesRequest(page_size=2))
+        assert list(first.leagues) == ["pb", "pd"] and first.next_page_token
+        client.create_game(PLAYERS, RuleSet(pool_target=2), league="pa")  # before the position
+        client.create_game(PLAYERS, RuleSet(pool_target=2), league="pe")  # after it
+        while len(stats.ListLeagues(spb.ListLeaguesRequest()).leagues) < 5:
+            assert time.monotonic() < deadline, "the stats projection did not list the leagues"
+            time.sleep(0.1)
+        rest = stats.ListLeagues(
+            spb.ListLeaguesRequest(page_size=2, page_token=first.next_page_token)
+        )
+        assert list(rest.leagues) == ["pe", "pf"] and not rest.next_page_token
+        for token in (*HOSTILE_TOKENS, first.next_page_token[:-2] + "AA"):
+            error = refused(stats.ListLeagues, spb.ListLeaguesRequest(page_token=token))
+            assert error.code == grpc.StatusCode.INVALID_ARGUMENT and error.fields == ["page_token"]
+        board = stats.ListLeaderboard(spb.ListLeaderboardRequest(league="pb", page_size=1))
+        foreign = refused(
+            stats.ListLeagues, spb.ListLeaguesRequest(page_token=board.next_page_token)
+        )
+        assert foreign.code == grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        client.close()

@@ -843,16 +843,29 @@ Global___GetLeagueResponse: _TypeAlias = GetLeagueResponse  # noqa: Y015
 
 @_typing.final
 class ListLeaguesRequest(_message.Message):
-    """ListLeagues' input: no fields (every league is listed)."""
+    """ListLeagues' input: paging as AIP-158 (an opaque token bound to this method, continuing
+    after the last league of the page before: stable when leagues are added meanwhile).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """League tags per page: 1 to 500; 0 means 500 (so a client of the version without paging,
+    which sends none, still gets every league while there are at most 500).
+    """
+    page_token: _builtins.str
+    """A previous answer's `next_page_token`; empty for the first page."""
     def __init__(
         self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -865,6 +878,9 @@ class ListLeaguesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LEAGUES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last page."""
     @_builtins.property
     def leagues(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """League tags, in name order."""
@@ -873,10 +889,11 @@ class ListLeaguesResponse(_message.Message):
         self,
         *,
         leagues: _abc.Iterable[_builtins.str] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["leagues", b"leagues"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["leagues", b"leagues", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
