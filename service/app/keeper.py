@@ -62,6 +62,12 @@ PLAIN_GAMES = 100_000
 """Games remembered as needing no keeper (so their events cost one small read, not a load)."""
 
 
+def needs_keeper(game: object) -> bool:
+    """Whether the keeper has work in a game: a clock to enforce or a bot seat to play (never
+    in a table's or a league's aggregate, which share the store)."""
+    return isinstance(game, Game) and (game.time_control is not None or bool(game.bot_seats))
+
+
 class Keeper:
     """Plays bot seats and times out seats whose deadline has passed (see the module)."""
 
@@ -158,11 +164,19 @@ class Keeper:
 
     def _still_plain(self, game_id: uuid.UUID) -> bool:
         """Whether a game known to need no keeper (no clock, no bot seat, or no game at all)
-        still needs none: only a bot taking a seat changes that, so only the game's new events
-        are read (one small query, not the whole game)."""
+        still needs none: only a bot taking a seat changes that. Asked of the game in memory
+        when it is there (no read); else only its new events are read (one small query)."""
         seen = self._plain.get(game_id)
         if seen is None:
             return False
+        peeked = self._app.peek_game(game_id, needs_keeper)  # in memory: no read at all
+        if peeked is not None:
+            version, needed = peeked
+            if needed:
+                del self._plain[game_id]
+                return False
+            self._plain[game_id] = max(seen, version)
+            return True
         new = self._app.game_events(game_id, after=seen)
         for event in new:
             player = getattr(event, "player", None)
@@ -188,7 +202,7 @@ class Keeper:
             for _ in range(MAX_MOVES):
                 game = app.get_game(game_id)
                 version = game.version
-                if not isinstance(game, Game) or (game.time_control is None and not game.bot_seats):
+                if not needs_keeper(game):
                     self._plain[game_id] = version
                     self._schedule(game_id, None)
                     return done
