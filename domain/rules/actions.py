@@ -465,7 +465,7 @@ def parse_action(text: str, *, cards_first: bool = False) -> Action:
         cards = parse_cards(rest)
         if len(cards) != 2:
             raise InvalidAction("a gift is exactly two cards, like 'give 7♣ 8♦'")
-        return GIFTS[min(cards[0], cards[1]), max(cards[0], cards[1])]
+        return GiveCards((cards[0], cards[1]))
     if head == "declare":
         return DECLARES[Bid.parse(rest).index]
     if head == "play":

@@ -452,6 +452,8 @@ def test_rules_3_6_new_actions_read_back_from_their_notation() -> None:
     for text in ("retract pass", "whist own cards", "give 7♣ 8♦"):
         assert str(parse_action(text)) == text
     assert parse_action("give 8♦ 7♣") == parse_action("give 7♣ 8♦")
+    with pytest.raises(InvalidAction, match="two different cards"):
+        parse_action("give 7♣ 7♣")  # as a discard of one card twice
 
 
 # --- random whole games -------------------------------------------------------------------
