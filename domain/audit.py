@@ -40,7 +40,7 @@ from domain.model.disputes import adjusted, check_adjustment, check_reason
 from domain.model.replay import CLOCK_ONLY, aborted
 from domain.model.shape import malformed
 from domain.model.stakes import difference, ledger_problem, money
-from domain.model.terms import MAX_STAKE_PER_WHIST
+from domain.model.terms import check_stake
 from domain.rules import (
     Card,
     GameState,
@@ -61,7 +61,7 @@ from domain.rules import (
     start_deal,
 )
 from domain.rules.cards import card_list
-from domain.rules.errors import IllegalAction, NotYourTurn, RulesError
+from domain.rules.errors import IllegalAction, InvalidAction, NotYourTurn, RulesError
 from domain.rules.game import with_deal
 
 SERVER_EVENTS = (
@@ -312,9 +312,12 @@ class _Replay:
         self.commitment = str(event.seed_commitment)
         self.accounts = list(event.players)
         stake = getattr(event, "stake_per_whist", 0)
-        if type(stake) is not int or not 0 <= stake <= MAX_STAKE_PER_WHIST:
-            raise _Found(STRUCTURE, f"the stake {stake!r} is not 0 to {MAX_STAKE_PER_WHIST}")
-        self.stake = stake
+        if type(stake) is not int:
+            raise _Found(STRUCTURE, f"the stake {stake!r:.20} is not a whole number")
+        try:
+            self.stake = check_stake(stake)
+        except InvalidAction as exc:
+            raise _Found(STRUCTURE, f"the stake {stake}: {exc}") from None
         if self.seed is not None and hashlib.sha256(self.seed).hexdigest() == self.commitment:
             return
         self.seed = None  # not revealed, or wrong: GameFinished reports the latter

@@ -16,7 +16,7 @@ that contradicts its deal.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,21 +137,17 @@ def _talon(action: TakeTalon, deal: DealState) -> Fields:
     return {"cards": " ".join(str(Card(c)) for c in deal.talon)}
 
 
-def _discard_of(event: Any) -> Action:
-    a, b = parse_cards(event.cards)
-    return DISCARDS[min(a, b), max(a, b)]
+def _pair_of(table: Mapping[tuple[int, int], Action]) -> Callable[[Any], Action]:
+    """The reader of a recorded pair of cards (a discard, a gift): the table's shared value."""
 
+    def read(event: Any) -> Action:
+        a, b = parse_cards(event.cards)
+        return table[min(a, b), max(a, b)]
 
-def _gift_of(event: Any) -> Action:
-    a, b = parse_cards(event.cards)
-    return GIFTS[min(a, b), max(a, b)]
+    return read
 
 
 def _cards(action: Discard | GiveCards, deal: DealState) -> Fields:
-    return {"cards": f"{action.cards[0]} {action.cards[1]}"}
-
-
-def _discard(action: Discard, deal: DealState) -> Fields:
     return {"cards": f"{action.cards[0]} {action.cards[1]}"}
 
 
@@ -285,8 +281,8 @@ DECISIONS: tuple[Decision, ...] = (
         misfit=lambda d: f"an invitation rejected in the {_phase_name(d)} phase",
     ),
     # Two players "с вареником": the first hand gives two cards of the talon and his hand.
-    Decision("CardsGiven", GiveCards, _gift_of, _cards),
-    Decision("CardsDiscarded", Discard, _discard_of, _discard),
+    Decision("CardsGiven", GiveCards, _pair_of(GIFTS), _cards),
+    Decision("CardsDiscarded", Discard, _pair_of(DISCARDS), _cards),
     Decision("PreferansDeclared", DeclarePreferans, lambda e: PREFERANS),
     Decision(
         "ContractDeclared",
