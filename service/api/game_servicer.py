@@ -146,9 +146,6 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.executor = executor
         self.hub = hub
         self.projections = projections
-        self.on_write: Callable[[uuid.UUID], None] | None = None
-        """Told of every write this process makes (the keeper: a bot whose turn a person's
-        move brought looks at once, not at the store's next poll)."""
         self.page_tokens = page_tokens or PageTokens.random()
         self.streams = GameStreams(app, executor, hub)
         self.batch_bytes = batch_bytes
@@ -719,8 +716,6 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self.hub.notify(game_id)
         if self.projections is not None:
             self.projections.poke()
-        if self.on_write is not None:
-            self.on_write(game_id)
 
 
 def _given_away(

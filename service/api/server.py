@@ -234,6 +234,7 @@ async def create_server(
     audit_servicer.after_write = game_servicer.after_write
     audit_pb2_grpc.add_AuditServiceServicer_to_server(audit_servicer, server)
     lobby = Lobby(app)
+    lobby.on_game_created = hub.notify  # a started table's game: its bots play at once
     if projections is not None:  # the lobby read model follows each change at once
         worker = projections
         lobby.on_change = lambda table_id: worker.poke()
@@ -275,7 +276,7 @@ async def create_server(
         await health_server.start()
     if keeper is not None:
         keeper.after_write = game_servicer.after_write
-        game_servicer.on_write = keeper.watch
+        hub.on_notify = keeper.watch
         keeper.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
     running = Server(

@@ -75,6 +75,9 @@ class SqliteChanges:
 class EventHub:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.on_notify: Callable[[uuid.UUID], None] | None = None
+        """Told of every write this process makes, at once (the keeper: a bot whose turn a
+        person's move, or a table's start, brought looks then, not at the store's next poll)."""
         self._waiters: dict[uuid.UUID, set[asyncio.Event]] = defaultdict(set)
         self._threads: list[threading.Thread] = []
         self._subscriptions: list[Any] = []
@@ -102,7 +105,9 @@ class EventHub:
             event.set()
 
     def notify(self, game_id: uuid.UUID) -> None:
-        """Wake the game's watchers (from any thread)."""
+        """This process wrote to the game: wake its watchers (from any thread)."""
+        if self.on_notify is not None:
+            self.on_notify(game_id)
         loop = self._loop
         if loop is None or loop.is_closed():
             return

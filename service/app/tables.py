@@ -93,6 +93,8 @@ class Lobby:
         self.app = app
         self.clock = clock
         self.on_change: Callable[[uuid.UUID], None] = lambda table_id: None
+        self.on_game_created: Callable[[uuid.UUID], None] = lambda game_id: None
+        """Told of each game this lobby creates (the server: its watchers and the keeper)."""
         """Called after each recorded change of a table (the server wakes the projections)."""
         lobby = LobbyTables()
         with app.db.transaction() as c:  # the sweep reads it, even before its worker runs
@@ -423,6 +425,8 @@ class Lobby:
                 return True, None
 
             return self._write(table.id, close)[0]
+
+        self.on_game_created(created.game_id)
 
         def step(current: Table) -> tuple[bool, None]:
             if current.state != OPEN:
