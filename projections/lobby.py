@@ -49,7 +49,12 @@ class LobbyTables:
 
     name = "lobby"
     tables: tuple[str, ...] = ("lobby_tables",)
-    indexes: tuple[str, ...] = ("lobby_tables_listing", "lobby_tables_seq", "lobby_tables_creator")
+    indexes: tuple[str, ...] = (
+        "lobby_tables_listing",
+        "lobby_tables_seq",
+        "lobby_tables_private",
+        "lobby_tables_creator",
+    )
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
@@ -201,14 +206,6 @@ def changes_after(db: Database, position: int, limit: int = 100) -> list[dict[st
             (position, limit),
         )
         return [_row(r) for r in c.fetchall()]
-
-
-def lobby_position(db: Database) -> int:
-    """The lobby's latest position (0 before any table)."""
-    with db.reading() as c:
-        c.execute("SELECT COALESCE(MAX(seq), 0) FROM lobby_tables")
-        found = c.fetchone()
-    return int(found[0]) if found else 0
 
 
 def pending_starts(db: Database, limit: int = 1000) -> list[str]:
