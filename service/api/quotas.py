@@ -319,8 +319,7 @@ class QuotaInterceptor(grpc.aio.ServerInterceptor):
     ) -> Any:
         """A table opening is charged to its player's creations budget (to the peer when the
         call proves no player: the method then refuses it as UNAUTHENTICATED)."""
-        player = caller_for(context, self.identify.app).player_id
-        caller = f"player {player}" if player is not None else self.identify(context, seats=False)
+        caller = self.identify(context, seats=False)  # "player <id>" for a JWT
         try:
             self.creates.charge(caller)
         except ResourceExhausted as exc:
