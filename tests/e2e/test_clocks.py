@@ -44,10 +44,6 @@ def create(client: GameClient, control: pb.TimeControl | None) -> pb.CreateGameR
     return response
 
 
-def seat(token: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {token}"),)
-
-
 def test_a_seat_out_of_time_gets_its_automatic_move(
     store: StoreConfig, start_server: ServerFactory
 ) -> None:

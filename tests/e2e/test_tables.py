@@ -339,7 +339,21 @@ def test_bots_fill_a_table_and_the_keeper_plays_their_seats(lobby: Any) -> None:
             metadata=me,
         )
         decisions += 1
-    assert games.GetGame(game_pb2.GetGameRequest(name=game_name)).game.version > decisions
+    # The bots' seats were played by the keeper: the game holds their decisions too.
+    game = games.GetGame(game_pb2.GetGameRequest(name=game_name)).game
+    stream = games.WatchGame(
+        game_pb2.WatchGameRequest(name=game_name, from_version=0, heartbeat_seconds=300),
+        metadata=me,
+        timeout=60,
+    )
+    deciders = set()
+    for message in stream:
+        if message.HasField("action"):
+            deciders.add(message.action.decider)
+        if message.version >= game.version:
+            break
+    stream.cancel()
+    assert {0, 1, 2} <= deciders
 
 
 def test_get_balance_without_a_player_id_is_the_caller_s(lobby_server: ServerThread) -> None:
