@@ -1,5 +1,5 @@
 """ListTables with 10,000 open tables: open-loop latency through gRPC, against ListGames in the
-same run (see /work/shared/BENCHMARKS.md; issue 14: ListTables p99 ≤ 20 ms).
+same run (results and command in docs/PERFORMANCE.md; issue 14: ListTables p99 ≤ 20 ms).
 
 Run: ``.venv/bin/python bench/tables_bench.py [--tables 10000] [--rate 100] [--seconds 15]``.
 
