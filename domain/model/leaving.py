@@ -22,9 +22,10 @@ RESIGNED = "resigned"
 FORFEIT = "time"
 """``PlayerReplaced.reason`` of a seat that ran out of time under ``on_timeout=forfeit``."""
 REASONS = ("", RESIGNED, FORFEIT)
+"""Every ``PlayerReplaced.reason``; ``""``: the creator's replacement of a player by another
+(TV-27)."""
 ON_FORFEIT = "forfeit"
 """``TimeControl.on_timeout`` of a table where a seat out of time forfeits."""
-"""``""``: the creator's replacement of a player by another (TV-27)."""
 
 
 class NotDue(IllegalAction):

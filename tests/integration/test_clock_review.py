@@ -151,9 +151,8 @@ def test_a_default_move_after_the_ordered_end_time_calls_time(
 ) -> None:
     """A game played until its ordered end time: every decision after the end time records
     ``TimeCalled`` first, so the deal in progress is the last (``Game.act(time_up=...)``; the
-    bots' ``play_bot`` passes it). ``time_out`` does not: its default moves never call time,
-    so a table whose persons stopped answering plays deal after deal past the end time, and
-    ``play_until_time`` games (which end only by time) never end."""
+    bots' ``play_bot`` passes it), and so does a time-out's default move: a table whose persons
+    stopped answering still ends at its end time."""
     from datetime import UTC, datetime
 
     from domain.rules import awaiting_order

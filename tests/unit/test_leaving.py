@@ -27,17 +27,6 @@ def test_a_game_without_persons_is_never_adjourned() -> None:
     assert agreement(set(), True, persons(3, [0, 1, 2])) == (set(), False)
 
 
-def test_only_the_first_child_process_runs_the_keeper() -> None:
-    import argparse
-
-    from service.cli.supervise import child_args
-
-    args = argparse.Namespace(no_projections=False, no_keeper=False, metrics_port=None)
-    assert [child_args(args, i).no_keeper for i in range(3)] == [False, True, True]
-    args.no_keeper = True
-    assert child_args(args, 0).no_keeper
-
-
 def test_a_seat_that_goes_to_the_bot_again_gets_a_fresh_bot_account() -> None:
     """docs/CLOCKS.md "Resignation": one account per player of the sheet, so a seat's second
     bot is ``bot:seat<N>.2``; only the seat's own bot ids make it a bot seat."""
