@@ -203,34 +203,6 @@ def test_list_tables_pages_are_bound_to_their_query(lobby: Any) -> None:
     assert other.code == grpc.StatusCode.INVALID_ARGUMENT and other.fields == ["page_token"]
 
 
-def test_twenty_racing_joins_over_grpc(lobby: Any) -> None:
-    tables, _ = lobby
-    name = tables.CreateTable(
-        table_pb2.CreateTableRequest(request_id="race", take_seat=True), metadata=auth("ann")
-    ).table.name
-    tables.JoinTable(table_pb2.JoinTableRequest(name=name, request_id="j"), metadata=auth("bob"))
-    barrier = threading.Barrier(20)
-    outcomes: list[Any] = []
-
-    def join(i: int) -> None:
-        barrier.wait()
-        try:
-            tables.JoinTable(
-                table_pb2.JoinTableRequest(name=name, request_id="j"), metadata=auth(f"p{i}")
-            )
-            outcomes.append("won")
-        except grpc.RpcError as error:
-            outcomes.append(error.code())
-
-    threads = [threading.Thread(target=join, args=(i,)) for i in range(20)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert outcomes.count("won") == 1
-    assert outcomes.count(grpc.StatusCode.FAILED_PRECONDITION) == 19
-
-
 def test_watch_tables_streams_the_lobby_and_resumes(lobby: Any) -> None:
     tables, _ = lobby
     reader = Lobby(tables.WatchTables(table_pb2.WatchTablesRequest()))
