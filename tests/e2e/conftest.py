@@ -9,12 +9,15 @@ expected); each test gets a fresh schema, dropped afterwards.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -186,6 +189,41 @@ def with_dev_auth(store: StoreConfig, key: Path) -> StoreConfig:
 
     env = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(key)}
     return StoreConfig({**store.env, **env})
+
+
+def dev_token(key: Path, player: str) -> str:
+    """A player's JWT from the development issuer whose key is at ``key``, as ``pref token``
+    mints it."""
+    from service.app import devissuer
+
+    return devissuer.load({devissuer.DEV_KEY_FILE_ENV: str(key)}).mint(player)
+
+
+LOBBY_KEY = Path(tempfile.mkdtemp(prefix="e2e-lobby-issuer-")) / "issuer.pem"
+"""The development issuer's key of every ``lobby_server`` (``auth`` mints with it)."""
+atexit.register(shutil.rmtree, LOBBY_KEY.parent, True)
+
+
+def auth(player: str) -> tuple[tuple[str, str | bytes], ...]:
+    """Metadata carrying ``player``'s JWT for a ``lobby_server``."""
+    return (("authorization", f"Bearer {dev_token(LOBBY_KEY, player)}"),)
+
+
+@pytest.fixture
+def lobby_server(store: StoreConfig, start_server: ServerFactory) -> ServerThread:
+    """A server (both stores) trusting the development issuer of ``auth``, unthrottled."""
+    running: ServerThread = start_server(with_dev_auth(store, LOBBY_KEY), limits=UNTHROTTLED)
+    return running
+
+
+@pytest.fixture
+def lobby(lobby_server: ServerThread) -> Iterator[tuple[Any, Any]]:
+    """The table and game stubs of a ``lobby_server``."""
+    from service.gen.preferans.v1 import game_pb2_grpc, table_pb2_grpc
+
+    channel = grpc.insecure_channel(lobby_server.address)
+    yield table_pb2_grpc.TableServiceStub(channel), game_pb2_grpc.GameServiceStub(channel)
+    channel.close()
 
 
 @pytest.fixture

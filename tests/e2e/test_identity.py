@@ -25,7 +25,7 @@ from service.app import devissuer
 from service.app.config import StoreConfig
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import REPO, ServeProcess, ServerFactory, ServerThread
+from tests.e2e.conftest import REPO, ServeProcess, ServerFactory, ServerThread, with_dev_auth
 from tests.e2e.helpers import PLAYERS, StreamReader, refused
 
 SECRET = "e2e-identity-creator-secret-01"
@@ -46,8 +46,7 @@ def pref_token(key: Path, *argv: str) -> str:
 
 
 def dev_server(store: StoreConfig, start_server: ServerFactory, key: Path) -> ServerThread:
-    env = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(key)}
-    return start_server(StoreConfig({**store.env, **env}))
+    return start_server(with_dev_auth(store, key))
 
 
 def create(client: GameClient, request_id: str) -> pb.CreateGameResponse:

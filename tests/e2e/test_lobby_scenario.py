@@ -45,7 +45,7 @@ from service.client import GameClient, SeatClient
 from service.client.tables import TableClient
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import table_pb2 as tpb
-from tests.e2e.conftest import REPO, UNTHROTTLED, ServerFactory, ServerThread
+from tests.e2e.conftest import REPO, UNTHROTTLED, ServerFactory, ServerThread, with_dev_auth
 from tests.e2e.helpers import StreamReader, message_cards, public_by_version, refused
 
 pytestmark = pytest.mark.slow
@@ -99,9 +99,8 @@ class Scenario:
 @pytest.fixture
 def scenario(store: StoreConfig, start_server: ServerFactory, tmp_path: Path) -> Iterator[Scenario]:
     key = tmp_path / "dev-issuer.pem"
-    env = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(key)}
     clock = KeeperClock()
-    server = start_server(StoreConfig({**store.env, **env}), limits=UNTHROTTLED, keeper_clock=clock)
+    server = start_server(with_dev_auth(store, key), limits=UNTHROTTLED, keeper_clock=clock)
     client = GameClient(server.address)
     try:
         issuer = devissuer.load({devissuer.DEV_KEY_FILE_ENV: str(key)})

@@ -23,7 +23,7 @@ from service.cli.lobby import parse_invitation, run_lobby, wait_for_start
 from service.client import GameClient
 from service.client.tables import TableClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerThread
+from tests.e2e.conftest import ServerThread, dev_token
 
 WAIT = 60.0
 
@@ -74,9 +74,7 @@ def test_pref_play_lists_the_open_public_tables(
     dev_server: ServerThread, dev_key: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = GameClient(dev_server.address)
-    bob = TableClient(
-        client, devissuer.load({devissuer.DEV_KEY_FILE_ENV: str(dev_key)}).mint("bob")
-    )
+    bob = TableClient(client, dev_token(dev_key, "bob"))
     control = pb.TimeControl(move_seconds=60, bank_seconds=300)
     table = bob.create_table(pb.RuleSet(name="default", pool_target=10), time_control=control)
     hidden = bob.create_table(public=False, take_seat=False).table

@@ -17,16 +17,11 @@ from rich.console import Console
 from domain.model.terms import bot_player_id
 from domain.rules import DEFAULT
 from service.api.mapping import rules_to_proto
-from service.app import devissuer
 from service.cli import main
 from service.cli.online import clock_text, play_seat
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
-from tests.e2e.conftest import ServerThread
-
-
-def token(key: Path, name: str) -> str:
-    return devissuer.load({devissuer.DEV_KEY_FILE_ENV: str(key)}).mint(name)
+from tests.e2e.conftest import ServerThread, dev_token
 
 
 def create(client: GameClient, control: pb.TimeControl | None = None) -> pb.Game:
@@ -70,7 +65,7 @@ def test_a_person_plays_their_seat_by_jwt_against_the_servers_bots(
     game = create(dev_client, pb.TimeControl(move_seconds=600))
     prompts, read = scripted(["bananas"])
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
+    code = play_seat(dev_client, game.name, dev_token(dev_key, "ann"), read=read, console=out)
     text = output(out)
     assert code == 0, text[-3000:]
     assert "Game over" in text and "Settlement:" in text
@@ -86,7 +81,7 @@ def test_a_person_who_resigns_leaves_the_seat_to_the_servers_bot(
     game = create(dev_client)
     prompts, read = scripted(["resign", "n", "resign", "y"])
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
+    code = play_seat(dev_client, game.name, dev_token(dev_key, "ann"), read=read, console=out)
     text = output(out)
     assert code == 0, text[-3000:]
     assert "You resigned" in text
@@ -100,7 +95,9 @@ def test_a_jwt_for_a_game_where_the_player_does_not_sit_is_refused_in_words(
 ) -> None:
     game = create(dev_client)
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "dan"), read=lambda _: "q", console=out)
+    code = play_seat(
+        dev_client, game.name, dev_token(dev_key, "dan"), read=lambda _: "q", console=out
+    )
     assert code == 2
     assert "PERMISSION_DENIED" in output(out)
 
@@ -137,7 +134,7 @@ def test_a_person_alone_among_bots_adjourns_and_resumes_at_the_prompt(
     game = create(dev_client, pb.TimeControl(move_seconds=600))
     _, read = scripted(["adjourn", "resume", "q"])
     out = console()
-    code = play_seat(dev_client, game.name, token(dev_key, "ann"), read=read, console=out)
+    code = play_seat(dev_client, game.name, dev_token(dev_key, "ann"), read=read, console=out)
     text = output(out)
     assert code == 1, text[-3000:]  # quit after resuming: the game goes on without her
     # The bots are not asked: her agreement adjourns the game, her request resumes it.

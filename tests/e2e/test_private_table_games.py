@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from service.gen.preferans.v1 import game_pb2, table_pb2
-from tests.e2e.test_tables import auth, lobby, lobby_server  # noqa: F401 - fixtures
+from tests.e2e.conftest import auth
 
 
 def _started(tables: Any, creator: str, visibility: Any) -> str:
@@ -27,7 +27,7 @@ def _started(tables: Any, creator: str, visibility: Any) -> str:
     return str(filled.game)
 
 
-def test_list_games_leaves_out_the_games_of_private_tables(lobby: Any) -> None:  # noqa: F811
+def test_list_games_leaves_out_the_games_of_private_tables(lobby: Any) -> None:
     tables, games = lobby
     private = _started(tables, "bob", table_pb2.VISIBILITY_PRIVATE)
     public = _started(tables, "ann", table_pb2.VISIBILITY_PUBLIC)  # after the private one

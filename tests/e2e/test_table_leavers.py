@@ -9,14 +9,14 @@ import grpc
 import pytest
 
 from service.gen.preferans.v1 import game_pb2, table_pb2
-from tests.e2e.test_tables import auth, lobby, lobby_server  # noqa: F401 - fixtures
+from tests.e2e.conftest import auth
 
 
 def bearer(token: str) -> list[tuple[str, str]]:
     return [("authorization", f"Bearer {token}")]
 
 
-def test_a_resigned_player_cannot_get_back_into_the_bots_seat(lobby: Any) -> None:  # noqa: F811
+def test_a_resigned_player_cannot_get_back_into_the_bots_seat(lobby: Any) -> None:
     tables, games = lobby
     opened = tables.CreateTable(
         table_pb2.CreateTableRequest(request_id="t", take_seat=True), metadata=auth("ann")

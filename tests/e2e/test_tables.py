@@ -5,12 +5,9 @@ joins for the last seat give it to exactly one; refusals are typed."""
 
 from __future__ import annotations
 
-import functools
 import queue
-import tempfile
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,51 +17,16 @@ from domain.rules import parse_action
 from service.api import table_servicer
 from service.api.limits import Limits
 from service.api.mapping import action_to_proto
-from service.app import devissuer
 from service.app.config import StoreConfig
 from service.gen.preferans.v1 import (
     game_pb2,
-    game_pb2_grpc,
     ledger_pb2,
     ledger_pb2_grpc,
     table_pb2,
     table_pb2_grpc,
 )
-from tests.e2e.conftest import UNTHROTTLED, ServerFactory, ServerThread
+from tests.e2e.conftest import LOBBY_KEY, ServerFactory, ServerThread, auth, with_dev_auth
 from tests.e2e.helpers import refused
-
-DEV_KEY = Path(tempfile.mkdtemp(prefix="tables-dev-issuer-")) / "issuer.pem"
-DEV_ENV = {devissuer.DEV_AUTH_ENV: "1", devissuer.DEV_KEY_FILE_ENV: str(DEV_KEY)}
-
-
-@functools.cache
-def issuer() -> devissuer.DevIssuer:
-    """The development issuer the test servers trust (``pref serve --dev-auth``)."""
-    return devissuer.load(DEV_ENV)
-
-
-def auth(player: str) -> tuple[tuple[str, str | bytes], ...]:
-    """A player's JWT from the development issuer, as ``pref token`` mints it."""
-    return (("authorization", f"Bearer {issuer().mint(player)}"),)
-
-
-def dev_store(store: StoreConfig) -> StoreConfig:
-    issuer()  # the key file exists before the server reads it
-    return StoreConfig({**store.env, **DEV_ENV})
-
-
-@pytest.fixture
-def lobby_server(store: StoreConfig, start_server: ServerFactory) -> ServerThread:
-    """A server trusting the development issuer (``pref serve --dev-auth``)."""
-    running: ServerThread = start_server(dev_store(store), limits=UNTHROTTLED)
-    return running
-
-
-@pytest.fixture
-def lobby(lobby_server: ServerThread) -> Any:
-    channel = grpc.insecure_channel(lobby_server.address)
-    yield table_pb2_grpc.TableServiceStub(channel), game_pb2_grpc.GameServiceStub(channel)
-    channel.close()
 
 
 class Lobby:
@@ -260,7 +222,7 @@ def test_table_openings_count_per_player(
     sqlite_only: StoreConfig, start_server: ServerFactory
 ) -> None:
     limits = Limits(creates_per_minute=1, create_burst=2, calls_per_second=0)
-    running = start_server(dev_store(sqlite_only), limits=limits)
+    running = start_server(with_dev_auth(sqlite_only, LOBBY_KEY), limits=limits)
     with grpc.insecure_channel(running.address) as channel:
         tables = table_pb2_grpc.TableServiceStub(channel)
         for i in range(2):
