@@ -334,27 +334,32 @@ class PreferansApplication(Application[uuid.UUID]):
                 return self._created_before(game_id, request_id, asked, creator_secret)
             return CreatedGame(game_id, tokens, game.version, game.seed_commitment)
 
+    def check_league(self, league: str, rules: RuleSet) -> bool:
+        """Whether the league is open (``False`` before its first game); ``LeagueRulesDiffer``
+        if it is and ``rules`` are not its rules (read only)."""
+        try:
+            existing: League = self.repository.get(league_id_for(league))
+        except AggregateNotFoundError:
+            return False
+        except PersistenceError as exc:
+            raise StoreUnavailable(str(exc)) from exc
+        if RuleSet.from_dict(existing.rules) != rules:
+            raise LeagueRulesDiffer(league, existing.rules.get("name", "?"), existing.first_game)
+        return True
+
     def _fix_league(self, league: str, rules: RuleSet, game_id: uuid.UUID) -> None:
         """Open the league with ``rules`` if this is its first game, else check that ``rules``
         are the league's (``LeagueRulesDiffer``). Two first games racing meet at the store's
         version check: the loser reads the winner's league and is judged by it."""
         for _ in range(2):
-            try:
-                existing: League = self.repository.get(league_id_for(league))
-            except AggregateNotFoundError:
-                try:
-                    self.save(League.open(league, rules.to_dict(), game_id))
-                except IntegrityError:
-                    continue  # another game opened it first: judge by it
-                except PersistenceError as exc:
-                    raise StoreUnavailable(str(exc)) from exc
+            if self.check_league(league, rules):
                 return
+            try:
+                self.save(League.open(league, rules.to_dict(), game_id))
+            except IntegrityError:
+                continue  # another game opened it first: judge by it
             except PersistenceError as exc:
                 raise StoreUnavailable(str(exc)) from exc
-            if RuleSet.from_dict(existing.rules) != rules:
-                raise LeagueRulesDiffer(
-                    league, existing.rules.get("name", "?"), existing.first_game
-                )
             return
         raise Conflict(f"league {league!r} is being opened by another game; retry")
 

@@ -22,10 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import IntegrityError, PersistenceError
 
-from domain.model import RequestReused, league_id_for
+from domain.model import RequestReused
 from domain.model.table import (
     CLOSED,
     OPEN,
@@ -182,16 +181,8 @@ class Lobby:
     def _check_league(self, league: str, rules: RuleSet) -> None:
         """A table of a league plays its rules (read only: the league's first game fixes
         them, ``create_game``)."""
-        if not league:
-            return
-        try:
-            existing: Any = self.app.repository.get(league_id_for(league))
-        except AggregateNotFoundError:
-            return
-        except PersistenceError as exc:
-            raise StoreUnavailable(str(exc)) from exc
-        if RuleSet.from_dict(existing.rules) != rules:
-            raise LeagueRulesDiffer(league, existing.rules.get("name", "?"), existing.first_game)
+        if league:
+            self.app.check_league(league, rules)
 
     def join_table(
         self, table_id: uuid.UUID, player: str, request_id: str, code: str = ""
