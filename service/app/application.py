@@ -48,7 +48,6 @@ from domain.model.leaving import (
     timeout_request,
 )
 from domain.model.terms import (
-    BOT_PREFIX,
     TimeControl,
     check_bot_players,
     check_bot_seats,
@@ -545,13 +544,7 @@ class PreferansApplication(Application[uuid.UUID]):
         request_id = validation.request_id(request_id)
         created_with = validation.request_id(created_with, field="created_with")
         _check_creator_secret(creator_secret)
-        player = validation.player_id(player, "player.player_id")
-        if player.startswith(BOT_PREFIX):  # the server bots' house accounts (docs/STAKES.md)
-            raise InvalidAction(
-                f"ids starting with {BOT_PREFIX!r} are the server's bots: "
-                "a bot takes a seat when its person resigns",
-                field="player.player_id",
-            )
+        player = validation.person_id(player, "player.player_id")  # a bot comes by resigning
         if isinstance(seat, bool) or seat not in range(validation.MAX_SEATS):  # at no table
             raise InvalidAction(
                 f"no table has a seat {seat}: seats are 0 to {validation.MAX_SEATS - 1} at most",

@@ -37,7 +37,7 @@ from domain.model.table import (
     invite_fingerprint,
     join_fingerprint,
 )
-from domain.model.terms import BOT_PREFIX, TimeControl, check_stake
+from domain.model.terms import TimeControl, check_stake
 from domain.rules import RuleSet
 from domain.rules.errors import InvalidAction
 from projections.lobby import LobbyTables, open_tables_of, pending_starts
@@ -126,7 +126,7 @@ class Lobby:
     ) -> Seated | Table:
         """Open a table (and seat its creator at seat 0 with ``take_seat``): the ``Seated``
         answer then, else the table. A retry returns the same table (and a fresh token)."""
-        creator = _person(creator)
+        creator = validation.person_id(creator)
         request_id = validation.request_id(request_id)
         league = validation.league(league)
         if visibility not in VISIBILITIES:
@@ -189,7 +189,7 @@ class Lobby:
     ) -> Seated:
         """Seat the player (at a free seat, or the seat of the invitation ``code``) and
         return the seat's token. A player already seated gets a fresh token for that seat."""
-        player = _person(player)
+        player = validation.person_id(player)
         request_id = validation.request_id(request_id)
         code_hash = invitation_hash(validation.invitation_code(code)) if code else ""
         now = self._now_ms()
@@ -227,7 +227,7 @@ class Lobby:
     def leave_table(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
         """Free the player's seat (before the start); the seat's tokens issued until now stop
         working."""
-        player = _person(player)
+        player = validation.person_id(player)
         request_id = validation.request_id(request_id)
         now = self._now_ms()
         table, _ = self._command(
@@ -247,7 +247,7 @@ class Lobby:
         """A code good for one seat (``seat``, or the lowest free one) until it expires
         (``seconds``; 0: a day). The code derives from the request under the server key, so a
         retry returns the same code; the table records its hash only."""
-        player = _person(player)
+        player = validation.person_id(player)
         request_id = validation.request_id(request_id)
         if not 0 <= seconds <= MAX_INVITATION_SECONDS:
             raise InvalidAction(
@@ -273,7 +273,7 @@ class Lobby:
 
     def fill_with_bots(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
         """The creator seats a server bot at every empty seat; the game starts."""
-        player = _person(player)
+        player = validation.person_id(player)
         request_id = validation.request_id(request_id)
         table, _ = self._command(
             table_id, player, request_id, "fill", lambda t: t.fill_with_bots(player, request_id)
@@ -282,7 +282,7 @@ class Lobby:
 
     def close_table(self, table_id: uuid.UUID, player: str, request_id: str) -> Table:
         """The creator closes the table before its start."""
-        player = _person(player)
+        player = validation.person_id(player)
         request_id = validation.request_id(request_id)
         table, _ = self._command(
             table_id, player, request_id, "close", lambda t: t.close(player, request_id)
@@ -426,14 +426,6 @@ class Lobby:
             return True, None
 
         return self._write(table.id, step)[0]
-
-
-def _person(player: str) -> str:
-    """A person's player id, validated; the server's bots' ids (``bot:…``) are not people's."""
-    player = validation.player_id(player)
-    if player.startswith(BOT_PREFIX):
-        raise InvalidAction(f"a person's player id does not start with {BOT_PREFIX!r}", "player_id")
-    return player
 
 
 class _StartFirst(Exception):

@@ -29,6 +29,7 @@ import unicodedata
 from typing import NoReturn
 
 from domain.model.disputes import MAX_REASON as _DOMAIN_MAX_REASON
+from domain.model.terms import BOT_PREFIX
 from domain.rules.errors import InvalidAction
 
 MAX_PLAYER_ID = 64
@@ -125,6 +126,15 @@ def text(
 def player_id(value: str, field: str = "player_id") -> str:
     """A player id: 1 to 64 characters."""
     return text(value, field, MAX_PLAYER_ID)
+
+
+def person_id(value: str, field: str = "player_id") -> str:
+    """A person's player id: a player id that is none of the server's bots' (``bot:…``, their
+    house accounts, docs/STAKES.md)."""
+    player = player_id(value, field)
+    if player.startswith(BOT_PREFIX):
+        raise InvalidAction(f"ids starting with {BOT_PREFIX!r} are the server's bots", field)
+    return player
 
 
 def league(value: str, field: str = "league") -> str:
