@@ -49,12 +49,18 @@ function channelCredentials(options) {
   return grpc.credentials.createSsl(read(options.ca), read(options.key), read(options.cert));
 }
 
-// A unary call of `client` as a promise, with `token` as `authorization: Bearer <token>` (a seat
-// token or a JWT) and the command's request_id as `x-request-id` (the server logs calls under it,
-// so both ends' logs line up).
-function callOf(client, method, request, token) {
+// The call metadata of `token` (a seat token or a JWT) as `authorization: Bearer <token>`; none
+// for a spectator (no token).
+function metadataOf(token) {
   const metadata = new grpc.Metadata();
   if (token) metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+// A unary call of `client` as a promise, with `token`'s metadata and the command's request_id as
+// `x-request-id` (the server logs calls under it, so both ends' logs line up).
+function callOf(client, method, request, token) {
+  const metadata = metadataOf(token);
   if (request.request_id) metadata.set('x-request-id', request.request_id);
   const deadline = new Date(Date.now() + CALL_DEADLINE_MS);
   return new Promise((resolve, reject) => {
@@ -220,6 +226,7 @@ module.exports = {
   chooseAction,
   errorInfo,
   loadContract,
+  metadataOf,
   newRequestId,
   parseArgs,
   runMain,

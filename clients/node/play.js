@@ -24,6 +24,7 @@ const {
   chooseAction,
   errorInfo,
   loadContract,
+  metadataOf,
   newRequestId,
   parseArgs,
   runMain,
@@ -174,8 +175,7 @@ async function main() {
 // Reads WatchGameBatches from version 0 until `latest`: the events (heartbeats skipped) and the
 // number of stream messages; then cancels the stream.
 function watchBatches(name, token, latest, maxBatchSize) {
-  const metadata = new grpc.Metadata();
-  metadata.set('authorization', `Bearer ${token}`);
+  const metadata = metadataOf(token);
   const stream = client.WatchGameBatches(
     { name, from_version: 0, heartbeat_seconds: 300, max_batch_size: maxBatchSize },
     metadata,

@@ -16,12 +16,12 @@
 // Exit status: 0 when the game was played to its end and every check held, 1 otherwise.
 'use strict';
 
-const grpc = require('@grpc/grpc-js');
 const {
   callOf,
   channelCredentials,
   chooseAction,
   loadContract,
+  metadataOf,
   newRequestId,
   parseArgs,
   runMain,
@@ -62,8 +62,7 @@ function subjectOf(jwt) {
 
 class Stream {
   constructor(name, token) {
-    const metadata = new grpc.Metadata();
-    if (token) metadata.set('authorization', `Bearer ${token}`);
+    const metadata = metadataOf(token);
     this.messages = [];
     this.waiters = [];
     this.error = null;
