@@ -22,8 +22,6 @@ is played by the declarer's opponent, ``play.controller``).
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from domain.rules import auction as bidding
 from domain.rules import whisting
 from domain.rules.actions import (
@@ -43,7 +41,6 @@ from domain.rules.actions import (
     RetractPass,
 )
 from domain.rules.bids import Bid, Strain
-from domain.rules.cards import CARDS, cards_of, format_cards
 from domain.rules.duo_options import DuoAllPass
 from domain.rules.errors import IllegalAction
 from domain.rules.seats import DUMMY, first_hand
@@ -205,10 +202,6 @@ def bid(state: DealState, action: Action) -> DealState:
 # --- "с вареником" ---------------------------------------------------------------------
 
 
-def _pairs(hand: int, table: dict[tuple[int, int], Action]) -> tuple[Action, ...]:
-    return tuple(table[pair] for pair in combinations(list(cards_of(hand)), 2))
-
-
 def _gifting(state: DealState) -> bool:
     """The first hand holds the talon "с вареником" and is to give two cards."""
     return state.to_act != state.dealer
@@ -220,7 +213,7 @@ def discard_options(state: DealState) -> tuple[Action, ...]:
     if state.declarer >= 0:
         return whisting.discard_options(state)
     table = GIFTS if _gifting(state) else DISCARDS
-    return _pairs(state.play.hands[state.to_act], table)  # type: ignore[arg-type]
+    return whisting.pairs(state.play.hands[state.to_act], table)
 
 
 def discard(state: DealState, action: Action) -> DealState:
@@ -236,9 +229,7 @@ def discard(state: DealState, action: Action) -> DealState:
     if not gifting and not isinstance(action, Discard):
         raise IllegalAction("discard two cards, like 'discard 7♣ 8♦'")
     assert isinstance(action, GiveCards | Discard)
-    if action.mask & ~hand:
-        missing = " ".join(str(CARDS[c]) for c in action.cards if not (hand >> c) & 1)
-        raise IllegalAction(f"you do not hold {missing}; you hold {format_cards(hand)}")
+    whisting.check_held(hand, action)
     hands = list(state.play.hands)
     hands[seat] = hand & ~action.mask
     if gifting:

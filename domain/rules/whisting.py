@@ -7,6 +7,7 @@ play; pass → half-whist (6 and 7 only) → the first may return with a whist, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import combinations
 
 from domain.rules import preferans, sitters
@@ -31,6 +32,7 @@ from domain.rules.actions import (
     Declare,
     DeclarePreferans,
     Discard,
+    GiveCards,
     HalfWhist,
     OwnWhist,
     Whist,
@@ -66,13 +68,20 @@ def take_talon(state: DealState, action: Action) -> DealState:
 
 
 def discard_options(state: DealState) -> tuple[Action, ...]:
-    options = _discards(state.play.hands[state.declarer])
+    options = pairs(state.play.hands[state.declarer])
     return (*options, PREFERANS) if preferans.qualifies(state) else options
 
 
-def _discards(hand: int) -> tuple[Action, ...]:
-    cards = list(cards_of(hand))
-    return tuple([DISCARDS[pair] for pair in combinations(cards, 2)])
+def pairs(hand: int, table: Mapping[tuple[int, int], Action] = DISCARDS) -> tuple[Action, ...]:
+    """Every pair of the hand's cards as ``table``'s action (a discard; "с вареником" a gift)."""
+    return tuple(table[pair] for pair in combinations(list(cards_of(hand)), 2))
+
+
+def check_held(hand: int, action: Discard | GiveCards) -> None:
+    """``IllegalAction`` unless the hand holds both cards of the pair."""
+    if action.mask & ~hand:
+        missing = " ".join(str(CARDS[c]) for c in action.cards if not (hand >> c) & 1)
+        raise IllegalAction(f"you do not hold {missing}; you hold {format_cards(hand)}")
 
 
 def discard(state: DealState, action: Action) -> DealState:
@@ -85,9 +94,7 @@ def discard(state: DealState, action: Action) -> DealState:
     if not isinstance(action, Discard):
         raise IllegalAction("discard two cards, like 'discard 7♣ 8♦'")
     hand = state.play.hands[state.declarer]
-    if action.mask & ~hand:
-        missing = " ".join(str(CARDS[c]) for c in action.cards if not (hand >> c) & 1)
-        raise IllegalAction(f"you do not hold {missing}; you hold {format_cards(hand)}")
+    check_held(hand, action)
     hands = list(state.play.hands)
     hands[state.declarer] = hand & ~action.mask
     return state.with_(
