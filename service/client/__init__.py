@@ -112,14 +112,7 @@ class GameClient:
     ) -> Iterator[Any]:
         """Watch a game as a spectator (``WatchGame`` without credential: public information
         only), ``delay_moves`` decisions behind."""
-        request = pb.WatchGameRequest(
-            name=name,
-            from_version=from_version,
-            heartbeat_seconds=heartbeat_seconds,
-            delay_moves=delay_moves,
-        )
-        stream: Iterator[Any] = self.stub.WatchGame(request, metadata=affinity_metadata(name))
-        return stream
+        return SeatClient(self, name, None).watch(from_version, heartbeat_seconds, delay_moves)
 
     def spectate_updates(
         self,
@@ -131,25 +124,22 @@ class GameClient:
     ) -> Updates:
         """``spectate``'s messages received in batches (``WatchGameBatches`` without
         credential); ``cancel()`` ends the stream."""
-        request = pb.WatchGameBatchesRequest(
-            name=name,
-            from_version=from_version,
-            heartbeat_seconds=heartbeat_seconds,
-            max_batch_size=max_batch_size,
-            delay_moves=delay_moves,
+        spectator = SeatClient(self, name, None)
+        return spectator.watch_updates(
+            from_version, heartbeat_seconds, max_batch_size, delay_moves=delay_moves
         )
-        return Updates(self.stub.WatchGameBatches(request, metadata=affinity_metadata(name)))
 
 
 class SeatClient:
-    """One seat of one game."""
+    """One seat of one game (``token`` ``None``: a spectator, who may only watch)."""
 
-    def __init__(self, client: GameClient, name: str, token: str) -> None:
+    def __init__(self, client: GameClient, name: str, token: str | None) -> None:
         self.client = client
         self.name = name
         # The game id rides along so that a router (k8s/router.yaml) sends every call of one
         # game to one server process (service.client.routing).
-        self.metadata = (("authorization", f"Bearer {token}"), *affinity_metadata(name))
+        bearer = () if token is None else (("authorization", f"Bearer {token}"),)
+        self.metadata = (*bearer, *affinity_metadata(name))
 
     def join(self) -> pb.JoinGameResponse:
         response: pb.JoinGameResponse = self.client.stub.JoinGame(
@@ -222,9 +212,14 @@ class SeatClient:
         )
         return response
 
-    def watch(self, from_version: int = 0, heartbeat_seconds: int = 15) -> Iterator[Any]:
+    def watch(
+        self, from_version: int = 0, heartbeat_seconds: int = 15, delay_moves: int = 0
+    ) -> Iterator[Any]:
         request = pb.WatchGameRequest(
-            name=self.name, from_version=from_version, heartbeat_seconds=heartbeat_seconds
+            name=self.name,
+            from_version=from_version,
+            heartbeat_seconds=heartbeat_seconds,
+            delay_moves=delay_moves,
         )
         stream: Iterator[Any] = self.client.stub.WatchGame(request, metadata=self.metadata)
         return stream
@@ -235,6 +230,7 @@ class SeatClient:
         heartbeat_seconds: int = 15,
         max_batch_size: int = 0,
         max_delay_ms: int = 0,
+        delay_moves: int = 0,
     ) -> Iterator[Any]:
         """The ``WatchGameBatches`` stream: ``WatchGameBatchesResponse`` messages."""
         request = pb.WatchGameBatchesRequest(
@@ -243,6 +239,7 @@ class SeatClient:
             heartbeat_seconds=heartbeat_seconds,
             max_batch_size=max_batch_size,
             max_delay_ms=max_delay_ms,
+            delay_moves=delay_moves,
         )
         stream: Iterator[Any] = self.client.stub.WatchGameBatches(request, metadata=self.metadata)
         return stream
@@ -253,12 +250,15 @@ class SeatClient:
         heartbeat_seconds: int = 15,
         max_batch_size: int = 0,
         max_delay_ms: int = 0,
+        delay_moves: int = 0,
     ) -> Updates:
         """``watch``'s messages (events and heartbeats, one by one) received in batches
         (``WatchGameBatches``): fewer stream messages for a resume or a client that falls
         behind. ``cancel()`` ends the stream."""
         return Updates(
-            self.watch_batches(from_version, heartbeat_seconds, max_batch_size, max_delay_ms)
+            self.watch_batches(
+                from_version, heartbeat_seconds, max_batch_size, max_delay_ms, delay_moves
+            )
         )
 
 
