@@ -108,18 +108,10 @@ class Table(Aggregate):
         seat: int
         invitation: str
         """The hash of the invitation used ("" for a free seat)."""
-        taken_ms: int = 0
+        taken_ms: int
         """When (server time, ms; after the seat's last leaving): every token of the seat for
         this holder is issued at this moment, so a later revocation (his leave, resignation,
-        replacement) covers all of them. Recorded since 2026-12, without an upcast: an older
-        event lacks it and reads as taken at its own timestamp (``mutate``)."""
-
-        def mutate(self, aggregate: Any) -> Any:
-            table = super().mutate(aggregate)
-            if not self.taken_ms and table is not None:
-                recorded = int(self.timestamp.timestamp() * 1000)
-                table.taken_ms[self.seat] = max(recorded, table.left_ms.get(self.seat, -1) + 1)
-            return table
+        replacement) covers all of them."""
 
     class SeatLeft(Event):
         TOPIC = EVENT_PREFIX + "SeatLeft"
@@ -132,10 +124,9 @@ class Table(Aggregate):
         code_hash: str
         seat: int
         expires_ms: int
-        asked: str = ""
+        asked: str
         """What the request asked (``invitation_request``: seat and lifetime), so a request id
-        reused for another invitation is refused. Recorded since 2026-12; older events lack
-        it and answer any retry of their request id."""
+        reused for another invitation is refused."""
 
     class BotSeated(Event):
         TOPIC = EVENT_PREFIX + "BotSeated"
@@ -326,7 +317,7 @@ class Table(Aggregate):
         seat: int | None,
         expires_ms: int,
         now_ms: int,
-        asked: str = "",
+        asked: str,
     ) -> int:
         """Hold ``seat`` (the lowest free one if ``None``) for the code's holder."""
         self._check_open()
@@ -390,12 +381,11 @@ class Table(Aggregate):
 
     @event(SeatTaken)
     def _seat_taken(
-        self, player: str, request_id: str, seat: int, invitation: str, taken_ms: int = 0
+        self, player: str, request_id: str, seat: int, invitation: str, taken_ms: int
     ) -> None:
         self._remember(player, request_id, join_fingerprint(invitation))
         self.players[seat] = player
-        if taken_ms:  # else ``SeatTaken.mutate`` (an event recorded before the field)
-            self.taken_ms[seat] = taken_ms
+        self.taken_ms[seat] = taken_ms
         if invitation:
             held = self.invitations[invitation]
             self.invitations[invitation] = Invitation(held.seat, held.expires_ms, used=True)
@@ -414,7 +404,7 @@ class Table(Aggregate):
         code_hash: str,
         seat: int,
         expires_ms: int,
-        asked: str = "",
+        asked: str,
     ) -> None:
         self._remember(player, request_id, invite_fingerprint(asked))
         self.invitations[code_hash] = Invitation(seat, expires_ms)
@@ -448,4 +438,4 @@ def invitation_request(seat: int | None, seconds: int) -> str:
 
 
 def invite_fingerprint(asked: str) -> str:
-    return f"invite:{asked}" if asked else "invite"
+    return f"invite:{asked}"

@@ -4,8 +4,6 @@ the lobby issues and revokes seat tokens at."""
 from __future__ import annotations
 
 import uuid
-from functools import reduce
-from typing import Any
 
 from domain.model.table import Table
 from domain.rules import DEFAULT
@@ -39,14 +37,3 @@ def test_a_seat_is_never_left_before_it_was_taken() -> None:
     table.join("bob", "j", "", now_ms=10_000)
     table.leave("bob", "l", now_ms=7_000)  # a replica whose clock is behind
     assert table.left_ms[0] == 10_000
-
-
-def test_a_seat_taken_before_taken_ms_was_recorded_reads_as_taken_at_its_timestamp() -> None:
-    table = _table()
-    table.join("bob", "j", "", now_ms=10_000)
-    events: list[Any] = list(table.collect_events())
-    taken = events[1]
-    del taken.__dict__["taken_ms"]  # as an event stored before the field existed
-    replayed: Any = reduce(lambda aggregate, event: event.mutate(aggregate), events, None)
-    assert replayed.taken_ms[0] == int(taken.timestamp.timestamp() * 1000)
-    assert replayed.players[0] == "bob"
