@@ -67,17 +67,6 @@ class Clock:
             return None
         return self.started_ms + self.control.move_ms + self.banks[self.actor]
 
-    def remaining(self, now_ms: int) -> tuple[int, ...]:
-        """Each seat's bank at ``now_ms``: the actor's less what its turn has spent beyond the
-        per-move allowance (an adjourned game's clocks stand still)."""
-        if self.actor < 0:
-            return self.banks
-        now = self.paused_ms if self.paused_ms is not None else max(now_ms, self.started_ms)
-        over = max(0, now - self.started_ms - self.control.move_ms)
-        banks = list(self.banks)
-        banks[self.actor] = max(0, banks[self.actor] - over)
-        return tuple(banks)
-
 
 def ms_of(moment: datetime) -> int:
     """An event's timestamp in whole milliseconds since the epoch."""
@@ -132,17 +121,11 @@ def turn_of(state: GameState) -> int:
     return actor(deal)
 
 
-NEW_TURN = frozenset({"DealDealt", "PlayerReplaced"})
-"""Events that start a turn even for the same seat to act (a new deal, a new occupant); a
-``PlayerReplaced`` only when its seat is the one to act (``starts_turn``): another seat changing
-hands leaves the running turn alone."""
-
-
 def starts_turn(name: str, seat: int, actor: int) -> bool:
-    """Whether the event ``name`` by ``seat`` starts a turn even for the same ``actor``."""
-    if name == "PlayerReplaced":
-        return seat == actor
-    return name in NEW_TURN
+    """Whether the event ``name`` by ``seat`` starts a turn even for the same ``actor``: a new
+    deal, or a new occupant of the seat to act (another seat changing hands leaves the running
+    turn alone)."""
+    return name == "DealDealt" or (name == "PlayerReplaced" and seat == actor)
 
 
 def clock_after(

@@ -192,10 +192,9 @@ def test_a_default_move_after_the_ordered_end_time_calls_time(
 def test_another_seat_changing_hands_does_not_restart_the_actors_turn(
     app: PreferansApplication,
 ) -> None:
-    """docs/CLOCKS.md: a seat's new occupant starts a turn (the newcomer's). But
-    ``clock.NEW_TURN`` restarts the running turn whatever seat changed hands: when seat B
-    resigns (or the creator replaces B) while seat A is thinking, A's elapsed time is forgiven
-    and A gets a fresh allowance; each replacement pushes A's deadline again."""
+    """docs/CLOCKS.md: a seat's new occupant starts a turn (the newcomer's); another seat
+    changing hands leaves the running turn alone: when seat B resigns (or the creator replaces
+    B) while seat A is thinking, A's elapsed time still counts and its deadline stays."""
     from tests.integration.helpers import create
 
     game_id = create(app, time_control=TimeControl(move_ms=60_000)).game_id
