@@ -27,15 +27,14 @@ from domain.model.clock import Clock, clock_after, default_action, ms_of, start_
 from domain.model.decisions import BY_NAME
 from domain.model.leaving import (
     FORFEIT,
-    ON_FORFEIT,
     REASONS,
     agreement,
     bot_seats_after,
+    forfeits,
     persons,
 )
 from domain.model.terms import TimeControl, is_bot_of
 from domain.rules import GameState, legal_actions
-from domain.rules.game import MAX_REPLACEMENTS
 
 CLOCK = "clock"
 """A time-out the recorded times do not justify, a consequence that is not the rules' default,
@@ -120,12 +119,7 @@ class ClockAudit:
 
     def _consequence(self, name: str, event: Any, game: GameState, seat: int) -> None:
         assert self.control is not None
-        forfeit = (
-            self.control.on_timeout == ON_FORFEIT
-            and seat not in self.bots
-            and len(game.sheet.departed) < MAX_REPLACEMENTS  # else no one may join: the default
-        )
-        if forfeit:
+        if forfeits(self.control, seat, self.bots, game):
             if name != "PlayerReplaced" or event.seat != seat or event.reason != FORFEIT:
                 raise ClockDiscrepancy(f"{name} where seat {seat}'s forfeit on time must follow")
             return

@@ -62,7 +62,6 @@ from domain.model.disputes import (
 )
 from domain.model.leaving import (
     FORFEIT,
-    ON_FORFEIT,
     TIMEOUT_FINGERPRINT,
     Adjourned,
     Moot,
@@ -71,6 +70,7 @@ from domain.model.leaving import (
     agreement,
     bot_seats_after,
     check_person,
+    forfeits,
     persons,
     resume_fingerprint,
 )
@@ -815,15 +815,8 @@ class Game(Aggregate):
         self.act(seat, action, request_id, seed, time_up=time_up, at=at)
 
     def _forfeits(self, seat: int) -> bool:
-        """Whether ``seat`` out of time forfeits: ``on_timeout=forfeit``, a person's seat, and
-        the resignation possible (else its default move is played)."""
-        if self.time_control is None or self.time_control.on_timeout != ON_FORFEIT:
-            return False
-        try:
-            self.check_resignation(seat)
-        except (IllegalAction, InvalidAction):  # a bot's seat, or no more players may join
-            return False
-        return True
+        """Whether ``seat`` out of time forfeits (``leaving.forfeits``)."""
+        return forfeits(self.time_control, seat, self.bot_seats, self.state)
 
     def agree_adjournment(self, seat: int, request_id: str, adjourn: bool) -> None:
         """A person's seat agrees to adjourn (``adjourn``) or asks to resume."""

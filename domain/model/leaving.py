@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from domain.model.terms import is_bot_of
-from domain.rules.errors import IllegalAction
+from domain.model.terms import TimeControl, is_bot_of
+from domain.rules import GameState, replace_player
+from domain.rules.errors import IllegalAction, RulesError
 
 RESIGNED = "resigned"
 """``PlayerReplaced.reason`` of a seat that resigned."""
@@ -97,3 +98,18 @@ def bot_seats_after(bot_seats: list[int], seat: int, player: str) -> list[int]:
     else a person's (the creator may seat a person in a bot's place)."""
     others = [s for s in bot_seats if s != seat]
     return sorted([*others, seat]) if is_bot_of(player, seat) else others
+
+
+def forfeits(
+    control: TimeControl | None, seat: int, bot_seats: Iterable[int], state: GameState
+) -> bool:
+    """Whether ``seat`` out of time forfeits (else its default move is played): under
+    ``on_timeout=forfeit``, a person's seat, while another player may still join
+    (``replace_player``: not past ``MAX_REPLACEMENTS``). The game and the audit ask this one."""
+    if control is None or control.on_timeout != ON_FORFEIT or seat in set(bot_seats):
+        return False
+    try:
+        replace_player(state, seat)
+    except RulesError:
+        return False
+    return True
