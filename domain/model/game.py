@@ -795,24 +795,19 @@ class Game(Aggregate):
         assert self.clock is not None and self.time_control is not None
         seat = self.clock.actor
         at = datetime.fromtimestamp(now_ms / 1000, tz=UTC)
-        if self._forfeits(seat):
-            self.trigger_event(
-                Game.TimeExpired,
-                seat=seat,
-                request_id=request_id,
-                deadline_ms=deadline,
-                timestamp=at,
-            )
-            self.resign(seat, FORFEIT, now_ms, request_id)
-            return
-        deal = self.state.deal
-        assert deal is not None
-        action = default_action(legal_actions(deal))
-        apply(deal, action, seat)  # raises if the rules refuse it; nothing recorded yet
+        action: Action | None = None  # the default move; none for a forfeit
+        if not self._forfeits(seat):
+            deal = self.state.deal
+            assert deal is not None
+            action = default_action(legal_actions(deal))
+            apply(deal, action, seat)  # raises if the rules refuse it; nothing recorded yet
         self.trigger_event(
             Game.TimeExpired, seat=seat, request_id=request_id, deadline_ms=deadline, timestamp=at
         )
-        self.act(seat, action, request_id, seed, time_up=time_up, at=at)
+        if action is None:
+            self.resign(seat, FORFEIT, now_ms, request_id)
+        else:
+            self.act(seat, action, request_id, seed, time_up=time_up, at=at)
 
     def _forfeits(self, seat: int) -> bool:
         """Whether ``seat`` out of time forfeits (``leaving.forfeits``)."""
