@@ -5,7 +5,8 @@ ids by seat), the whist decisions (``WhistCalled``, ``WhistPassed``, ``HalfWhist
 ``WhistReturned``), ``DealScored`` (kind, declarer, contract, tricks, score and sheet entry) and
 ``GameFinished`` (the settlement) and ``RulingRecorded`` (a ruling after the end changes the
 settlement: the players' settlement totals, the league's sum, head-to-head and the game's results
-follow it; ratings are not recomputed). What each number counts is documented in docs/STATS.md.
+follow it; one that changes who finished ahead re-rates the league, ``projections.ratings``).
+What each number counts is documented in docs/STATS.md.
 
 Like the other projections, events are folded into rows held in memory (loaded from the tables
 on first use) and the touched rows are written in ``flush``, inside the runner's batch
@@ -27,7 +28,7 @@ from uuid import UUID
 from cachetools import LRUCache
 
 from domain.model.decisions import event_name
-from domain.rating import INITIAL_RATING, rate_game
+from domain.rating import INITIAL_RATING, Skill, rate_game, rate_skill, settlement_ranks
 from domain.rules.bids import Bid, Strain
 from domain.rules.errors import RulesError
 from domain.rules.recording import Birds, InitialRounds
@@ -35,6 +36,13 @@ from domain.rules.ruleset import RuleSet
 from domain.rules.seats import HANDS, hand_mask
 from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
+from projections.ratings import (
+    SKILL_COLUMNS,
+    SKILL_DEFAULTS,
+    rerate_all,
+    rerate_league,
+    skill_columns,
+)
 
 STRAIN_COLUMNS = {
     Strain.SPADES: "strain_s",
@@ -112,7 +120,14 @@ LEAGUE_COUNTERS = (
 
 PAIR_COUNTERS = ("games", "a_num", "b_num", "a_ahead", "b_ahead", "equal")
 
-PLAYER_ORDERS = ("rating", "settlement_real", "games", "deals", "contracts_made")
+PLAYER_ORDERS = (
+    "rating",
+    "settlement_real",
+    "games",
+    "deals",
+    "contracts_made",
+    "skill_conservative",
+)
 """The columns ``stats_players`` has an index for (the orders of a league's table)."""
 
 
@@ -142,21 +157,24 @@ class _Table:
         self.dirty: dict[tuple[Any, ...], dict[str, Any]] = {}
         """The rows changed since the last flush (kept even if ``rows`` evicts them)."""
 
-    def create(self, c: Cursor) -> None:
-        """Create the table, or add the columns a table made by an earlier version lacks.
+    def create(self, c: Cursor) -> list[str]:
+        """Create the table, or add the columns a table made by an earlier version lacks;
+        return the columns added.
 
         Every column has a default that is right for the events before it existed (a counter
         of Classic events is 0 in a log written before Classic), so adding it with that default
-        is the same as a rebuild, without one."""
+        is the same as a rebuild, without one (the skill rating's columns are the exception:
+        ``Stats.create_tables`` re-rates the leagues when it adds them)."""
         cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
         c.execute(
             f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.keys)}))"
         )
         c.execute(f"SELECT * FROM {self.name} LIMIT 0")
         present = {column[0].lower() for column in c.description or ()}
-        for name, kind in self.columns.items():
-            if name.lower() not in present:
-                c.execute(f"ALTER TABLE {self.name} ADD COLUMN {name} {kind}")
+        added = [name for name in self.columns if name.lower() not in present]
+        for name in added:
+            c.execute(f"ALTER TABLE {self.name} ADD COLUMN {name} {self.columns[name]}")
+        return added
 
     def get(self, *key: Any, write: bool = True) -> dict[str, Any]:
         """The row (to change in place unless ``write`` is false): from memory, else from the
@@ -258,12 +276,14 @@ class Stats:
                 "settlement_real": _REAL,
                 **_den("settlement_den"),
                 **_counters(PLAYER_COUNTERS),
+                **SKILL_COLUMNS,
             },
             {
                 "rating": INITIAL_RATING,
                 "settlement_real": 0.0,
                 "settlement_den": 1,
                 **dict.fromkeys(PLAYER_COUNTERS, 0),
+                **SKILL_DEFAULTS,
             },
         )
         self.leagues = _Table(
@@ -294,11 +314,14 @@ class Stats:
         """Finished games' current settlements (loaded from ``stats_results``)."""
         self._settling: dict[str, list[Fraction]] = {}
         """Settlements changed in this batch, until ``flush`` has written them."""
+        self._rerate: set[str] = set()
+        """Leagues to re-rate in ``flush``: a ruling changed who finished ahead in a game."""
 
     # -- tables ---------------------------------------------------------------------------
 
     def create_tables(self, c: Cursor) -> None:
-        for table in (self.games, self.players, self.leagues, self.pairs):
+        added = {table.name: table.create(c) for table in (self.games, self.players)}
+        for table in (self.leagues, self.pairs):
             table.create(c)
         c.execute(
             "CREATE TABLE IF NOT EXISTS stats_results (game_id TEXT NOT NULL, seat INTEGER NOT "
@@ -316,6 +339,8 @@ class Stats:
                 f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
                 f"(league, {column}, player_id)"
             )
+        if "skill_mu" in added[self.players.name]:
+            rerate_all(c)  # a store projected before the skill rating: rate its leagues now
 
     def drop_tables(self, c: Cursor) -> None:
         for table in self.tables:
@@ -548,12 +573,14 @@ class Stats:
         rows = [self.players.get(league, p) for p in players]
         before = [float(row["rating"]) for row in rows]
         after = rate_game(before, results)
+        skills = rate_skill([Skill(row["skill_mu"], row["skill_sigma"]) for row in rows], results)
         totals = self.leagues.get(league)
         totals["games"] += 1
         add_fraction(totals, "settlement", sum(results, Fraction(0)))
         for seat, row in enumerate(rows):
             row["games"] += 1
             row["rating"] = after[seat]
+            row.update(skill_columns(skills[seat]))
             add_fraction(row, "settlement", results[seat])
             self._results.append(
                 (
@@ -593,8 +620,9 @@ class Stats:
         return settled
 
     def _resettled(self, event: Any) -> None:
-        """A ruling after the end: the settlement changes by the difference (the ratings,
-        computed when the game finished, stay as they are)."""
+        """A ruling after the end: the settlement changes by the difference; if who finished
+        ahead changes, the league is re-rated in ``flush`` and each player of the game counts
+        a rating ruling."""
         game_id = str(event.originator_id)
         league, players = self._game(event.originator_id)
         before = self._settlement_of(game_id)
@@ -603,6 +631,10 @@ class Stats:
             return
         totals = self.leagues.get(league)
         add_fraction(totals, "settlement", sum(after, Fraction(0)) - sum(before, Fraction(0)))
+        if settlement_ranks(after) != settlement_ranks(before):
+            self._rerate.add(league)
+            for player in players:
+                self.players.get(league, player)["rating_rulings"] += 1
         for seat, player in enumerate(players):
             add_fraction(self.players.get(league, player), "settlement", after[seat] - before[seat])
             result = after[seat]
@@ -639,6 +671,12 @@ class Stats:
                 self._result_updates,
             )
             self._result_updates.clear()
+        for league in sorted(self._rerate):
+            for player, columns in rerate_league(c, league).items():
+                cached = self.players.rows.get((league, player))
+                if cached is not None:
+                    cached.update(columns)
+        self._rerate.clear()
         self._settled.update(self._settling)
         self._settling.clear()
 
@@ -649,6 +687,7 @@ class Stats:
         self._result_updates.clear()
         self._settled.clear()
         self._settling.clear()
+        self._rerate.clear()
 
 
 _WHIST_COLUMNS = {
