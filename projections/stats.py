@@ -39,6 +39,8 @@ from projections.db import Cursor, Database
 from projections.ratings import (
     SKILL_COLUMNS,
     SKILL_DEFAULTS,
+    add_result_columns,
+    first_position,
     rerate_all,
     rerate_league,
     skill_columns,
@@ -157,9 +159,8 @@ class _Table:
         self.dirty: dict[tuple[Any, ...], dict[str, Any]] = {}
         """The rows changed since the last flush (kept even if ``rows`` evicts them)."""
 
-    def create(self, c: Cursor) -> list[str]:
-        """Create the table, or add the columns a table made by an earlier version lacks;
-        return the columns added.
+    def create(self, c: Cursor) -> None:
+        """Create the table, or add the columns a table made by an earlier version lacks.
 
         Every column has a default that is right for the events before it existed (a counter
         of Classic events is 0 in a log written before Classic), so adding it with that default
@@ -171,10 +172,9 @@ class _Table:
         )
         c.execute(f"SELECT * FROM {self.name} LIMIT 0")
         present = {column[0].lower() for column in c.description or ()}
-        added = [name for name in self.columns if name.lower() not in present]
-        for name in added:
-            c.execute(f"ALTER TABLE {self.name} ADD COLUMN {name} {self.columns[name]}")
-        return added
+        for name, kind in self.columns.items():
+            if name.lower() not in present:
+                c.execute(f"ALTER TABLE {self.name} ADD COLUMN {name} {kind}")
 
     def get(self, *key: Any, write: bool = True) -> dict[str, Any]:
         """The row (to change in place unless ``write`` is false): from memory, else from the
@@ -275,8 +275,8 @@ class Stats:
                 "rating": _REAL,
                 "settlement_real": _REAL,
                 **_den("settlement_den"),
-                **_counters(PLAYER_COUNTERS),
                 **SKILL_COLUMNS,
+                **_counters(PLAYER_COUNTERS),
             },
             {
                 "rating": INITIAL_RATING,
@@ -314,14 +314,16 @@ class Stats:
         """Finished games' current settlements (loaded from ``stats_results``)."""
         self._settling: dict[str, list[Fraction]] = {}
         """Settlements changed in this batch, until ``flush`` has written them."""
-        self._rerate: set[str] = set()
-        """Leagues to re-rate in ``flush``: a ruling changed who finished ahead in a game."""
+        self._skills: list[tuple[Any, ...]] = []
+        """The skill after each new ``stats_results`` row's game (written after the rows)."""
+        self._rerate: dict[str, set[str]] = {}
+        """League → its games in which a ruling changed who finished ahead: the league is
+        re-rated in ``flush`` from the first of them on."""
 
     # -- tables ---------------------------------------------------------------------------
 
     def create_tables(self, c: Cursor) -> None:
-        added = {table.name: table.create(c) for table in (self.games, self.players)}
-        for table in (self.leagues, self.pairs):
+        for table in (self.games, self.players, self.leagues, self.pairs):
             table.create(c)
         c.execute(
             "CREATE TABLE IF NOT EXISTS stats_results (game_id TEXT NOT NULL, seat INTEGER NOT "
@@ -339,7 +341,7 @@ class Stats:
                 f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
                 f"(league, {column}, player_id)"
             )
-        if "skill_mu" in added[self.players.name]:
+        if add_result_columns(c):
             rerate_all(c)  # a store projected before the skill rating: rate its leagues now
 
     def drop_tables(self, c: Cursor) -> None:
@@ -581,6 +583,7 @@ class Stats:
             row["games"] += 1
             row["rating"] = after[seat]
             row.update(skill_columns(skills[seat]))
+            self._skills.append((skills[seat].mu, skills[seat].sigma, str(game_id), seat))
             add_fraction(row, "settlement", results[seat])
             self._results.append(
                 (
@@ -632,7 +635,7 @@ class Stats:
         totals = self.leagues.get(league)
         add_fraction(totals, "settlement", sum(after, Fraction(0)) - sum(before, Fraction(0)))
         if settlement_ranks(after) != settlement_ranks(before):
-            self._rerate.add(league)
+            self._rerate.setdefault(league, set()).add(game_id)
             for player in players:
                 self.players.get(league, player)["rating_rulings"] += 1
         for seat, player in enumerate(players):
@@ -671,8 +674,15 @@ class Stats:
                 self._result_updates,
             )
             self._result_updates.clear()
-        for league in sorted(self._rerate):
-            for player, columns in rerate_league(c, league).items():
+        if self._skills:
+            c.executemany(
+                "UPDATE stats_results SET skill_mu = ?, skill_sigma = ? "
+                "WHERE game_id = ? AND seat = ?",
+                self._skills,
+            )
+            self._skills.clear()
+        for league, games in sorted(self._rerate.items()):
+            for player, columns in rerate_league(c, league, first_position(c, games)).items():
                 cached = self.players.rows.get((league, player))
                 if cached is not None:
                     cached.update(columns)
@@ -687,6 +697,7 @@ class Stats:
         self._result_updates.clear()
         self._settled.clear()
         self._settling.clear()
+        self._skills.clear()
         self._rerate.clear()
 
 

@@ -53,6 +53,17 @@ def last_place(app: PreferansApplication, game_id: uuid.UUID) -> dict[str, Any]:
     return {"gora": gora, "whists": [[0] * len(settled) for _ in settled]}
 
 
+def by_name(app: PreferansApplication) -> dict[str, list[list[tuple[str, Any]]]]:
+    """Every row of the stats tables as (column, value) pairs, whatever the columns' order."""
+    dump = {}
+    with app.db.reading() as c:
+        for table in STATS_TABLES:
+            c.execute(f"SELECT * FROM {table}")
+            names = [d[0].lower() for d in c.description or ()]
+            dump[table] = sorted(sorted(zip(names, row, strict=True)) for row in c.fetchall())
+    return dump
+
+
 def expected_league(app: PreferansApplication, game_ids: list[uuid.UUID]) -> dict[str, Any]:
     """The league's ratings folded afresh from the games' settlements as they stand now."""
     rated, standings = rate_games(
@@ -120,7 +131,27 @@ def test_a_ruling_that_changes_who_finished_ahead_re_rates_the_league(
     live.catch_up()
     assert dump_tables(app.db, STATS_TABLES) == marked
 
-    # A rebuild, in batches of any size (the ruling and the games after it in one batch or
+    # A ruling on game 2 re-rates from game 2 on: game 1's rows stay, each player of games 2
+    # and 3 starts from his ratings after his last game before game 2.
+    kept = q.game_results(app.db, LEAGUE)[:3]
+    app.record_ruling(game_ids[1], 1, "a claim was wrong", last_place(app, game_ids[1]), "r-3")
+    live.catch_up()
+    again = expected_league(app, game_ids)
+    rows = q.game_results(app.db, LEAGUE)
+    assert rows[:3] == kept
+    assert [(r["rating_before"], r["rating_after"]) for r in rows] == again["per_game"]
+    for player, standing in again["players"].items():
+        stats = q.player_stats(app.db, LEAGUE, player)
+        assert stats is not None
+        assert (stats["rating"], stats["skill"]["mu"], stats["skill"]["sigma"]) == (
+            standing.rating,
+            standing.skill.mu,
+            standing.skill.sigma,
+        )
+        assert stats["rating_rulings"] == {"ann": 1, "bob": 2, "cid": 2, "dan": 1}[player]
+    marked = dump_tables(app.db, STATS_TABLES)
+
+    # A rebuild, in batches of any size (the rulings and the games after them in one batch or
     # not), gives the same rows, floats included.
     for batch in (1000, 7):
         stats_runner(app, batch).rebuild()
@@ -130,19 +161,21 @@ def test_a_ruling_that_changes_who_finished_ahead_re_rates_the_league(
 def test_a_store_projected_before_the_skill_rating_is_rated_when_the_runner_starts(
     app: PreferansApplication,
 ) -> None:
-    """The skill columns are added to an existing ``stats_players`` and filled from the results
-    already projected (their default, a new player's skill, would be wrong for a player with
-    games): the tables then equal a rebuild's."""
+    """The skill columns are added to an existing ``stats_players`` and ``stats_results`` and
+    filled from the results already projected (their default, a new player's skill, would be
+    wrong for a player with games): the tables then equal a rebuild's."""
     live = stats_runner(app)
     for players in GAMES[:2]:
         finished_game(app, players)
     live.catch_up()
-    rebuilt = dump_tables(app.db, STATS_TABLES)
+    rebuilt = by_name(app)
     with app.db.transaction() as c:
         c.execute("DROP INDEX stats_players_by_skill_conservative")
         for column in ("skill_mu", "skill_sigma", "skill_conservative", "rating_rulings"):
             c.execute(f"ALTER TABLE stats_players DROP COLUMN {column}")
+        for column in ("skill_mu", "skill_sigma"):
+            c.execute(f"ALTER TABLE stats_results DROP COLUMN {column}")
     stats_runner(app).catch_up()  # a runner of this version starts on the old tables
-    assert dump_tables(app.db, STATS_TABLES) == rebuilt
+    assert by_name(app) == rebuilt  # the added columns are last: compared by name
     stats = q.player_stats(app.db, LEAGUE, "bob")
     assert stats is not None and stats["skill"]["sigma"] < 25 / 3

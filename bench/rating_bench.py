@@ -1,0 +1,138 @@
+"""Ratings benchmark: what the skill rating adds to each finished game, and what re-rating a
+league after a ruling costs (docs/STATS.md "Rulings"), each against a baseline measured in the
+same run (see /work/shared/BENCHMARKS.md).
+
+Run: ``.venv/bin/python bench/rating_bench.py [--games 1000 10000] [--repeat 5]``.
+
+1. Per game: ``rate_skill`` (OpenSkill Plackett-Luce) against ``rate_game`` (Elo) on the same
+   3-player games with random results, best of ``--repeat``.
+2. Re-rating: a league of ``--games`` finished games among 100 players (three drawn per game,
+   seeded), written into the ``stats`` projection's own tables in a SQLite file (the rows a
+   projection would hold); ``projections.ratings.rerate_league`` on it (one transaction, every
+   game's ratings changed: the first game's results are reversed first, as by a ruling)
+   against the baseline of selecting and decoding the same ``stats_results`` rows in the same
+   transaction kind. Best of ``--repeat`` each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+
+from domain.rating import Skill, rate_game, rate_skill
+from projections.db import Database
+from projections.ratings import rerate_league
+from projections.stats import Stats
+
+LEAGUE = "bench"
+
+
+def best(repeat: int, work: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def random_results(rng: random.Random) -> list[Fraction]:
+    a, b = rng.randint(-60, 60), rng.randint(-60, 60)
+    return [Fraction(a, 3), Fraction(b, 3), Fraction(-a - b, 3)]
+
+
+def per_game(games: int, repeat: int) -> None:
+    rng = random.Random(1)
+    results = [random_results(rng) for _ in range(games)]
+    elo = best(repeat, lambda: [rate_game([1500.0] * 3, r) for r in results])
+    skill = best(repeat, lambda: [rate_skill([Skill()] * 3, r) for r in results])
+    print(
+        f"per game ({games} games): Elo {elo / games * 1e6:.1f} µs, skill "
+        f"{skill / games * 1e6:.1f} µs, skill/Elo {skill / elo:.1f}×"
+    )
+
+
+def league(db: Database, games: int) -> None:
+    stats = Stats(db)
+    with db.transaction() as c:
+        stats.create_tables(c)
+        rng = random.Random(games)
+        players = [f"p{n:03d}" for n in range(100)]
+        rows = []
+        for game in range(games):
+            seated = rng.sample(players, 3)
+            for seat, (player, result) in enumerate(zip(seated, random_results(rng), strict=True)):
+                rows.append(
+                    (f"g{game}", seat, LEAGUE, player, game + 1, result.numerator,
+                     result.denominator, float(result), 0.0, 0.0)
+                )  # fmt: skip
+        c.executemany(
+            "INSERT INTO stats_results (game_id, seat, league, player_id, position, result_num, "
+            "result_den, result_real, rating_before, rating_after) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        c.executemany(
+            "INSERT INTO stats_players (league, player_id) VALUES (?, ?)",
+            [(LEAGUE, p) for p in players],
+        )
+        rerate_league(c, LEAGUE)
+
+
+def reverse_first_game(db: Database) -> None:
+    """As a ruling would: the first game's results change sign (its order is reversed)."""
+    with db.transaction() as c:
+        c.execute(
+            "UPDATE stats_results SET result_num = -result_num, result_real = -result_real "
+            "WHERE game_id = 'g0'"
+        )
+
+
+def rerating(games: int, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(
+            {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(Path(tmp) / "s")}
+        )
+        league(db, games)
+
+        def read() -> None:
+            with db.transaction() as c:
+                c.execute(
+                    "SELECT position, game_id, seat, player_id, result_num, result_den, "
+                    "rating_before, rating_after FROM stats_results WHERE league = ? "
+                    "ORDER BY position, seat",
+                    (LEAGUE,),
+                )
+                [(Fraction(int(r[4]), int(r[5])), float(r[6])) for r in c.fetchall()]
+
+        def rerate() -> None:
+            reverse_first_game(db)
+            with db.transaction() as c:
+                rerate_league(c, LEAGUE)
+
+        base = best(repeat, read)
+        took = best(repeat, rerate)
+        db.close()
+    print(
+        f"re-rate a league of {games} games: {took * 1e3:.0f} ms; reading its results "
+        f"{base * 1e3:.1f} ms; ratio {took / base:.1f}×; {took / games * 1e6:.0f} µs per game"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    per_game(max(args.games), args.repeat)
+    for games in args.games:
+        rerating(games, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
