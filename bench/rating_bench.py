@@ -8,10 +8,11 @@ Run: ``.venv/bin/python bench/rating_bench.py [--games 1000 10000] [--repeat 5]`
    3-player games with random results, best of ``--repeat``.
 2. Re-rating: a league of ``--games`` finished games among 100 players (three drawn per game,
    seeded), written into the ``stats`` projection's own tables in a SQLite file (the rows a
-   projection would hold); ``projections.ratings.rerate_league`` on it (one transaction, every
-   game's ratings changed: the first game's results are reversed first, as by a ruling)
-   against the baseline of selecting and decoding the same ``stats_results`` rows in the same
-   transaction kind. Best of ``--repeat`` each.
+   projection would hold); ``projections.ratings.rerate_league`` on it in one transaction,
+   after a ruling (simulated: the game's results change sign, so its order is reversed) on
+   the first game (the worst case: every later rating changes) and on the 10th last game,
+   against the baseline of selecting and decoding all the league's ``stats_results`` rows in
+   the same kind of transaction. Best of ``--repeat`` each.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from domain.rating import Skill, rate_game, rate_skill
 from projections.db import Database
-from projections.ratings import rerate_league
+from projections.ratings import first_position, rerate_league
 from projections.stats import Stats
 
 LEAGUE = "bench"
@@ -84,12 +85,13 @@ def league(db: Database, games: int) -> None:
         rerate_league(c, LEAGUE)
 
 
-def reverse_first_game(db: Database) -> None:
-    """As a ruling would: the first game's results change sign (its order is reversed)."""
+def reverse(db: Database, game: int) -> None:
+    """As a ruling would: the game's results change sign (its order is reversed)."""
     with db.transaction() as c:
         c.execute(
             "UPDATE stats_results SET result_num = -result_num, result_real = -result_real "
-            "WHERE game_id = 'g0'"
+            "WHERE game_id = ?",
+            (f"g{game}",),
         )
 
 
@@ -110,17 +112,23 @@ def rerating(games: int, repeat: int) -> None:
                 )
                 [(Fraction(int(r[4]), int(r[5])), float(r[6])) for r in c.fetchall()]
 
-        def rerate() -> None:
-            reverse_first_game(db)
-            with db.transaction() as c:
-                rerate_league(c, LEAGUE)
+        def rerate(game: int) -> Callable[[], None]:
+            def run() -> None:
+                reverse(db, game)
+                with db.transaction() as c:
+                    rerate_league(c, LEAGUE, first_position(c, [f"g{game}"]))
+
+            return run
 
         base = best(repeat, read)
-        took = best(repeat, rerate)
+        first = best(repeat, rerate(0))
+        recent = best(repeat, rerate(games - 10))
         db.close()
     print(
-        f"re-rate a league of {games} games: {took * 1e3:.0f} ms; reading its results "
-        f"{base * 1e3:.1f} ms; ratio {took / base:.1f}×; {took / games * 1e6:.0f} µs per game"
+        f"league of {games} games: reading all its results {base * 1e3:.1f} ms; re-rating after "
+        f"a ruling on the first game {first * 1e3:.0f} ms ({first / base:.1f}×, "
+        f"{first / games * 1e6:.0f} µs per game), on the 10th last {recent * 1e3:.1f} ms "
+        f"({recent / base:.2f}×)"
     )
 
 

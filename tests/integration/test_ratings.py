@@ -17,6 +17,7 @@ from projections.ratings import standing_columns
 from projections.runner import ProjectionRunner
 from service.api import stats_servicer
 from service.app.application import PreferansApplication
+from service.gen.preferans.v1 import stats_pb2 as pb
 from tests.integration.helpers import dump_tables, play
 
 RULES = RuleSet(pool_target=2)
@@ -117,6 +118,13 @@ def test_a_ruling_that_changes_who_finished_ahead_re_rates_the_league(
         # The players of the ruled game are marked; dan's rating is re-rated too (he played
         # them later) but no ruling was on a game of his.
         assert stats["rating_rulings"] == (0 if player == "dan" else 1)
+        served = stats_servicer.player_stats_to_proto(stats)  # what GetPlayerStats answers
+        assert (served.skill.mu, served.skill.sigma) == (
+            columns["skill_mu"],
+            columns["skill_sigma"],
+        )
+        assert served.rating_rulings == stats["rating_rulings"]
+    assert stats_servicer.ORDERS[pb.LEADERBOARD_ORDER_SKILL] == "skill"
     board = q.leaderboard(app.db, LEAGUE, "skill")
     assert [r["player_id"] for r in board] == sorted(
         after["players"], key=lambda p: (-after["players"][p].skill.conservative, p)
