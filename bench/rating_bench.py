@@ -13,15 +13,22 @@ Run: ``.venv/bin/python bench/rating_bench.py [--games 1000 10000] [--repeat 5]`
    the first game (the worst case: every later rating changes) and on the 10th last game,
    against the baseline of selecting and decoding all the league's ``stats_results`` rows in
    the same kind of transaction. Best of ``--repeat`` each.
+3. With ``--rebuild-schema NAME`` (a league kept by ``bench/stats_bench.py --keep-schema NAME``
+   on PostgreSQL at ``--url``): the ``stats`` projection's rebuild with the skill rating,
+   against the same rebuild with ``rate_skill`` replaced by one that returns the skills
+   unchanged, alternated ``--rounds`` times in the same run (the box is shared: the best of
+   each is compared).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -132,11 +139,53 @@ def rerating(games: int, repeat: int) -> None:
     )
 
 
+def rebuilds(url: str, schema: str, rounds: int) -> None:
+    import projections.stats as stats_module
+    from projections import standard_runners
+    from service.app.application import PreferansApplication
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from store_bench import pg_env
+
+    app = PreferansApplication(pg_env(url, schema, 4, {}))
+    names = vars(stats_module)  # the projection's own binding of rate_skill is swapped
+    with_skill = names["rate_skill"]
+
+    def unchanged(skills: Sequence[Skill], results: Sequence[Fraction]) -> tuple[Skill, ...]:
+        return tuple(skills)
+
+    times: dict[str, list[float]] = {"with skill": [], "without": []}
+    try:
+        for _ in range(rounds):
+            for label, rate in (("with skill", with_skill), ("without", unchanged)):
+                names["rate_skill"] = rate
+                runner = standard_runners(app, app.db, names=("stats",))["stats"]
+                start = time.perf_counter()
+                events = runner.rebuild()
+                times[label].append(time.perf_counter() - start)
+    finally:
+        names["rate_skill"] = with_skill
+        app.close()
+    best_with, best_without = min(times["with skill"]), min(times["without"])
+    print(
+        f"stats rebuild of {events} events: with the skill rating {best_with:.2f} s, without "
+        f"{best_without:.2f} s (best of {rounds}); ratio {best_with / best_without:.3f}; all "
+        + ", ".join(f"{k}: {' '.join(f'{t:.1f}' for t in v)}" for k, v in times.items())
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rebuild-schema", metavar="NAME", help="a kept stats_bench league")
+    parser.add_argument("--url", default="postgresql://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--rounds", type=int, default=3, help="rebuilds of each kind")
     args = parser.parse_args()
+    print(f"rating_bench: load average {os.getloadavg()[0]:.1f}")
+    if args.rebuild_schema:
+        rebuilds(args.url, args.rebuild_schema, args.rounds)
+        return
     per_game(max(args.games), args.repeat)
     for games in args.games:
         rerating(games, args.repeat)
