@@ -59,11 +59,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
             table = Table(
                 *columns,
                 "contracts",
-                "skill μ ± σ (μ−3σ)",
+                "skill",
                 title=f"league {league!r}",
                 caption=(
                     f"{totals.get('games', 0)} games, {totals.get('deals', 0)} deals, "
-                    f"{totals.get('players', 0)} players; * re-rated after a ruling"
+                    f"{totals.get('players', 0)} players; skill: μ ± σ (μ−3σ); "
+                    "*: re-rated after a ruling"
                 ),
             )
             for row in q.leaderboard(app.db, league, args.order_by, limit=args.limit):

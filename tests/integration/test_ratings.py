@@ -9,6 +9,8 @@ import uuid
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from domain.rating import INITIAL_RATING, RatedGame, rate_games
 from domain.rules import RuleSet
 from projections import standard_runners
@@ -17,8 +19,9 @@ from projections.ratings import standing_columns
 from projections.runner import ProjectionRunner
 from service.api import stats_servicer
 from service.app.application import PreferansApplication
+from service.cli import main as pref
 from service.gen.preferans.v1 import stats_pb2 as pb
-from tests.integration.helpers import dump_tables, play
+from tests.integration.helpers import dump_tables, play, store_argument
 
 RULES = RuleSet(pool_target=2)
 LEAGUE = "rerate"
@@ -187,3 +190,28 @@ def test_a_store_projected_before_the_skill_rating_is_rated_when_the_runner_star
     assert by_name(app) == rebuilt  # the added columns are last: compared by name
     stats = q.player_stats(app.db, LEAGUE, "bob")
     assert stats is not None and stats["skill"]["sigma"] < 25 / 3
+
+
+def test_pref_stats_shows_the_skill_and_marks_re_rated_players(
+    app: PreferansApplication,
+    store_env: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`pref rule` after the end puts the leader last; `pref stats` then shows everyone's
+    skill as μ ± σ (μ−3σ) and marks the re-rated Elo ratings of the ruled game's players."""
+    monkeypatch.setenv("COLUMNS", "160")  # one line per player (at 80 rich wraps the cells)
+    store = store_argument(store_env)
+    game_id = finished_game(app, GAMES[0])
+    gora = ",".join(str(g) for g in last_place(app, game_id)["gora"])
+    rule = ["rule", str(game_id), "--deal", "1", "--reason", "revoke", "--gora", gora]
+    assert pref([*rule, "--store", store]) == 0
+    capsys.readouterr()
+    assert pref(["stats", "--store", store, "--league", LEAGUE, "--order-by", "skill"]) == 0
+    shown = capsys.readouterr().out
+    for player in GAMES[0]:
+        stats = q.player_stats(app.db, LEAGUE, player)
+        assert stats is not None and stats["rating_rulings"] == 1
+        skill = stats["skill"]
+        assert f"{stats['rating']:.1f}*" in shown
+        assert f"{skill['mu']:.1f} ± {skill['sigma']:.1f} ({skill['conservative']:.1f})" in shown
