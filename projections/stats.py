@@ -5,7 +5,8 @@ ids by seat), the whist decisions (``WhistCalled``, ``WhistPassed``, ``HalfWhist
 ``WhistReturned``), ``DealScored`` (kind, declarer, contract, tricks, score and sheet entry) and
 ``GameFinished`` (the settlement) and ``RulingRecorded`` (a ruling after the end changes the
 settlement: the players' settlement totals, the league's sum, head-to-head and the game's results
-follow it; ratings are not recomputed). What each number counts is documented in docs/STATS.md.
+follow it; one that changes who finished ahead re-rates the league, ``projections.ratings``).
+What each number counts is documented in docs/STATS.md.
 
 Like the other projections, events are folded into rows held in memory (loaded from the tables
 on first use) and the touched rows are written in ``flush``, inside the runner's batch
@@ -27,7 +28,7 @@ from uuid import UUID
 from cachetools import LRUCache
 
 from domain.model.decisions import event_name
-from domain.rating import INITIAL_RATING, rate_game
+from domain.rating import INITIAL_RATING, Skill, rate_game, rate_skill, settlement_ranks
 from domain.rules.bids import Bid, Strain
 from domain.rules.errors import RulesError
 from domain.rules.recording import Birds, InitialRounds
@@ -35,6 +36,15 @@ from domain.rules.ruleset import RuleSet
 from domain.rules.seats import HANDS, hand_mask
 from domain.rules.start import initial_deals
 from projections.db import Cursor, Database
+from projections.ratings import (
+    SKILL_COLUMNS,
+    SKILL_DEFAULTS,
+    add_result_columns,
+    first_position,
+    rerate_all,
+    rerate_league,
+    skill_columns,
+)
 
 STRAIN_COLUMNS = {
     Strain.SPADES: "strain_s",
@@ -112,7 +122,14 @@ LEAGUE_COUNTERS = (
 
 PAIR_COUNTERS = ("games", "a_num", "b_num", "a_ahead", "b_ahead", "equal")
 
-PLAYER_ORDERS = ("rating", "settlement_real", "games", "deals", "contracts_made")
+PLAYER_ORDERS = (
+    "rating",
+    "settlement_real",
+    "games",
+    "deals",
+    "contracts_made",
+    "skill_conservative",
+)
 """The columns ``stats_players`` has an index for (the orders of a league's table)."""
 
 
@@ -147,7 +164,8 @@ class _Table:
 
         Every column has a default that is right for the events before it existed (a counter
         of Classic events is 0 in a log written before Classic), so adding it with that default
-        is the same as a rebuild, without one."""
+        is the same as a rebuild, without one (the skill rating's columns are the exception:
+        ``Stats.create_tables`` re-rates the leagues when it adds them)."""
         cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
         c.execute(
             f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.keys)}))"
@@ -257,6 +275,7 @@ class Stats:
                 "rating": _REAL,
                 "settlement_real": _REAL,
                 **_den("settlement_den"),
+                **SKILL_COLUMNS,
                 **_counters(PLAYER_COUNTERS),
             },
             {
@@ -264,6 +283,7 @@ class Stats:
                 "settlement_real": 0.0,
                 "settlement_den": 1,
                 **dict.fromkeys(PLAYER_COUNTERS, 0),
+                **SKILL_DEFAULTS,
             },
         )
         self.leagues = _Table(
@@ -294,6 +314,11 @@ class Stats:
         """Finished games' current settlements (loaded from ``stats_results``)."""
         self._settling: dict[str, list[Fraction]] = {}
         """Settlements changed in this batch, until ``flush`` has written them."""
+        self._skills: list[tuple[Any, ...]] = []
+        """The skill after each new ``stats_results`` row's game (written after the rows)."""
+        self._rerate: dict[str, set[str]] = {}
+        """League → its games in which a ruling changed who finished ahead: the league is
+        re-rated in ``flush`` from the first of them on."""
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -316,6 +341,8 @@ class Stats:
                 f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
                 f"(league, {column}, player_id)"
             )
+        if add_result_columns(c):
+            rerate_all(c)  # a store projected before the skill rating: rate its leagues now
 
     def drop_tables(self, c: Cursor) -> None:
         for table in self.tables:
@@ -548,12 +575,15 @@ class Stats:
         rows = [self.players.get(league, p) for p in players]
         before = [float(row["rating"]) for row in rows]
         after = rate_game(before, results)
+        skills = rate_skill([Skill(row["skill_mu"], row["skill_sigma"]) for row in rows], results)
         totals = self.leagues.get(league)
         totals["games"] += 1
         add_fraction(totals, "settlement", sum(results, Fraction(0)))
         for seat, row in enumerate(rows):
             row["games"] += 1
             row["rating"] = after[seat]
+            row.update(skill_columns(skills[seat]))
+            self._skills.append((skills[seat].mu, skills[seat].sigma, str(game_id), seat))
             add_fraction(row, "settlement", results[seat])
             self._results.append(
                 (
@@ -593,8 +623,9 @@ class Stats:
         return settled
 
     def _resettled(self, event: Any) -> None:
-        """A ruling after the end: the settlement changes by the difference (the ratings,
-        computed when the game finished, stay as they are)."""
+        """A ruling after the end: the settlement changes by the difference; if who finished
+        ahead changes, the league is re-rated in ``flush`` and each player of the game counts
+        a rating ruling."""
         game_id = str(event.originator_id)
         league, players = self._game(event.originator_id)
         before = self._settlement_of(game_id)
@@ -603,6 +634,10 @@ class Stats:
             return
         totals = self.leagues.get(league)
         add_fraction(totals, "settlement", sum(after, Fraction(0)) - sum(before, Fraction(0)))
+        if settlement_ranks(after) != settlement_ranks(before):
+            self._rerate.setdefault(league, set()).add(game_id)
+            for player in players:
+                self.players.get(league, player)["rating_rulings"] += 1
         for seat, player in enumerate(players):
             add_fraction(self.players.get(league, player), "settlement", after[seat] - before[seat])
             result = after[seat]
@@ -639,6 +674,19 @@ class Stats:
                 self._result_updates,
             )
             self._result_updates.clear()
+        if self._skills:
+            c.executemany(
+                "UPDATE stats_results SET skill_mu = ?, skill_sigma = ? "
+                "WHERE game_id = ? AND seat = ?",
+                self._skills,
+            )
+            self._skills.clear()
+        for league, games in sorted(self._rerate.items()):
+            for player, columns in rerate_league(c, league, first_position(c, games)).items():
+                cached = self.players.rows.get((league, player))
+                if cached is not None:
+                    cached.update(columns)
+        self._rerate.clear()
         self._settled.update(self._settling)
         self._settling.clear()
 
@@ -649,6 +697,8 @@ class Stats:
         self._result_updates.clear()
         self._settled.clear()
         self._settling.clear()
+        self._skills.clear()
+        self._rerate.clear()
 
 
 _WHIST_COLUMNS = {

@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from projections.db import Database
+from projections.ratings import SKILL_COLUMNS
 from projections.stats import LEVELS, PLAYER_COUNTERS, STRAIN_COLUMNS
 
 ORDER_COLUMNS = {
@@ -20,10 +21,18 @@ ORDER_COLUMNS = {
     "games": "games",
     "deals": "deals",
     "contracts_made": "contracts_made",
+    "skill": "skill_conservative",
 }
 """Leaderboard orderings → the indexed column each one sorts on."""
 
-PLAYER_COLUMNS = ("league", "player_id", "rating", "settlement_den", *PLAYER_COUNTERS)
+PLAYER_COLUMNS = (
+    "league",
+    "player_id",
+    "rating",
+    "settlement_den",
+    *PLAYER_COUNTERS,
+    *SKILL_COLUMNS,
+)
 """The ``stats_players`` columns ``player_from_row`` reads."""
 
 
@@ -73,6 +82,8 @@ def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
         "games": int(row["games"]),
         "deals": int(row["deals"]),
         "rating": float(row["rating"]),
+        "skill": skill_from_row(row),
+        "rating_rulings": int(row["rating_rulings"]),
         "settlement_total": fraction_text(row["settlement_num"], row["settlement_den"]),
         "pool": int(row["pool"]),
         "gora": int(row["gora"]),
@@ -128,6 +139,16 @@ def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def skill_from_row(row: dict[str, Any]) -> dict[str, float]:
+    """The skill rating with uncertainty (docs/STATS.md "The skill rating"): ``mu``,
+    ``sigma`` and ``conservative`` (μ − 3σ, what the leaderboard's ``skill`` order sorts on)."""
+    return {
+        "mu": float(row["skill_mu"]),
+        "sigma": float(row["skill_sigma"]),
+        "conservative": float(row["skill_conservative"]),
+    }
+
+
 def leaderboard(
     db: Database,
     league: str,
@@ -152,7 +173,8 @@ def leaderboard(
     with db.reading() as c:
         c.execute(
             "SELECT player_id, games, deals, rating, settlement_num, settlement_den, "
-            f"contracts_made, contracts_failed, {column} FROM stats_players WHERE {where} "
+            "contracts_made, contracts_failed, skill_mu, skill_sigma, skill_conservative, "
+            f"rating_rulings, {column} FROM stats_players WHERE {where} "
             f"ORDER BY {column} {direction}, player_id ASC LIMIT ? OFFSET ?",
             (*params, max(0, limit), max(0, offset)),
         )
@@ -166,7 +188,11 @@ def leaderboard(
             "settlement_total": fraction_text(r[4], r[5]),
             "contracts_made": int(r[6]),
             "contracts_failed": int(r[7]),
-            "key": r[8],
+            "skill": skill_from_row(
+                {"skill_mu": r[8], "skill_sigma": r[9], "skill_conservative": r[10]}
+            ),
+            "rating_rulings": int(r[11]),
+            "key": r[12],
         }
         for r in rows
     ]

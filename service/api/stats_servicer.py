@@ -39,6 +39,7 @@ ORDERS = {
     pb.LEADERBOARD_ORDER_GAMES: "games",
     pb.LEADERBOARD_ORDER_DEALS: "deals",
     pb.LEADERBOARD_ORDER_CONTRACTS_MADE: "contracts_made",
+    pb.LEADERBOARD_ORDER_SKILL: "skill",
 }
 
 
@@ -278,6 +279,16 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             dark_misere=_contract_count(classic["dark_misere"]),
             no_talon=_contract_count(classic["no_talon"]),
         ),
+        skill=skill_to_proto(s["skill"]),
+        rating_rulings=int(s["rating_rulings"]),
+    )
+
+
+def skill_to_proto(skill: dict[str, Any]) -> pb.SkillRating:
+    return pb.SkillRating(
+        mu=float(skill["mu"]),
+        sigma=float(skill["sigma"]),
+        conservative=float(skill["conservative"]),
     )
 
 
@@ -295,6 +306,8 @@ def leaderboard_entry_to_proto(row: dict[str, Any], rank: int) -> pb.Leaderboard
         settlement_total=str(row["settlement_total"]),
         contracts_made=int(row["contracts_made"]),
         contracts_failed=int(row["contracts_failed"]),
+        skill=skill_to_proto(row["skill"]),
+        rating_rulings=int(row["rating_rulings"]),
     )
 
 

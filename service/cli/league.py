@@ -59,20 +59,28 @@ def cmd_stats(args: argparse.Namespace) -> int:
             table = Table(
                 *columns,
                 "contracts",
+                "skill",
                 title=f"league {league!r}",
                 caption=(
                     f"{totals.get('games', 0)} games, {totals.get('deals', 0)} deals, "
-                    f"{totals.get('players', 0)} players"
+                    f"{totals.get('players', 0)} players; skill: μ ± σ (μ−3σ); "
+                    "*: re-rated after a ruling"
                 ),
             )
             for row in q.leaderboard(app.db, league, args.order_by, limit=args.limit):
                 made, failed = row["contracts_made"], row["contracts_failed"]
-                cells = [f"{row['rating']:.1f}" if c == "rating" else str(row[c]) for c in columns]
-                table.add_row(*cells, f"{made} made / {failed} failed")
+                cells = [str(row[c]) for c in columns]
+                cells[1] = f"{row['rating']:.1f}{'*' if row['rating_rulings'] else ''}"
+                table.add_row(*cells, f"{made} made / {failed} failed", skill_text(row["skill"]))
             console.print(table)
     finally:
         app.close()
     return 0
+
+
+def skill_text(skill: dict[str, float]) -> str:
+    """The skill rating as ``pref stats`` shows it: ``27.9 ± 8.2 (3.3)``."""
+    return f"{skill['mu']:.1f} ± {skill['sigma']:.1f} ({skill['conservative']:.1f})"
 
 
 def cmd_stats_export(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ ORDERS: dict[spb.LeaderboardOrder.ValueType, Callable[[spb.LeaderboardEntry], An
     spb.LEADERBOARD_ORDER_GAMES: lambda e: e.games,
     spb.LEADERBOARD_ORDER_DEALS: lambda e: e.deals,
     spb.LEADERBOARD_ORDER_CONTRACTS_MADE: lambda e: e.contracts_made,
+    spb.LEADERBOARD_ORDER_SKILL: lambda e: e.skill.conservative,
 }
 
 
@@ -105,6 +106,8 @@ def plain(s: spb.PlayerStats) -> dict[str, Any]:
         "games": s.games,
         "deals": s.deals,
         "rating": s.rating,
+        "skill": {"mu": s.skill.mu, "sigma": s.skill.sigma, "conservative": s.skill.conservative},
+        "rating_rulings": s.rating_rulings,
         "settlement_total": s.settlement_total,
         "pool": s.pool,
         "gora": s.gora,

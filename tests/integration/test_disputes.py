@@ -17,6 +17,7 @@ from domain.audit import DISPUTE, verify
 from domain.model import RequestReused
 from domain.model.chain import GENESIS, link, stored_chain
 from domain.model.codec import settlement_to_strings
+from domain.rating import INITIAL_RATING, rate_game, settlement_ranks
 from domain.rules import RuleSet, settle
 from domain.rules.errors import InvalidAction
 from projections import queries, standard_runners
@@ -156,11 +157,17 @@ def test_flags_and_rulings_during_and_after_the_game(
     listed = queries.list_games(app.db, league=league)
     assert [g["settlement"] for g in listed if g["game_id"] == str(game_id)] == [game.settlement]
     results = [Fraction(v) for v in game.settlement]
+    reordered = settlement_ranks(results) != settlement_ranks([Fraction(v) for v in settled])
+    rerated = rate_game([INITIAL_RATING] * 3, results)
+    assert reordered or rerated == tuple(ratings[p] for p in PLAYERS)
     for seat, player in enumerate(PLAYERS):
         row = sq.player_stats(app.db, league, player)
         assert row is not None
         assert Fraction(row["settlement_total"]) == results[seat]
-        assert row["rating"] == ratings[player]  # ratings are not recomputed
+        # The league's one game is rated again on the ruled settlement (docs/STATS.md,
+        # "Rulings"); had the ruling kept the order, nothing would change.
+        assert row["rating"] == rerated[seat]
+        assert row["rating_rulings"] == (1 if reordered else 0)
     totals = sq.league_totals(app.db, league)
     assert totals is not None and totals["settlement_sum"] == "0"
     h2h = sq.head_to_head(app.db, league, PLAYERS[0], PLAYERS[1])

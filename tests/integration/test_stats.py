@@ -19,10 +19,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from domain.rating import INITIAL_RATING, rate_game
+from domain.rating import INITIAL_RATING, RatedGame, rate_game, rate_games
 from domain.rules import Discard, Phase, RuleSet, actor, legal_actions, parse_action
 from projections import standard_runners
 from projections import stats_queries as q
+from projections.ratings import skill_columns
 from projections.runner import ProjectionRunner
 from projections.stats_export import SETTLEMENT_COLUMNS, TABLES, columns, export_rows, export_stats
 from service.app.application import PreferansApplication
@@ -234,12 +235,15 @@ def test_hand_built_league_every_statistic_by_hand(app: PreferansApplication) ->
         game = app.get_game(game_id)
         assert [d["kind"] for d in game.deal_results] == game_kinds
         assert game.settlement == list(results.values())
+    skills = {}
     for player, expected in EXPECTED.items():
         got = q.player_stats(app.db, "hand", player)
         assert got is not None
         penalised = got["whist"].pop("penalised_deals")
         assert penalised == PENALISED[player]
         rating = got.pop("rating")
+        skills[player] = got.pop("skill")
+        assert got.pop("rating_rulings") == 0  # no ruling in this league
         assert {k: v for k, v in got.items() if k not in ("league", "player_id")} == expected
         assert isinstance(rating, float)
     assert q.player_stats(app.db, "hand", "eve") is None
@@ -258,6 +262,11 @@ def test_hand_built_league_every_statistic_by_hand(app: PreferansApplication) ->
     assert [row["player_id"] for row in board] == sorted(ratings, key=lambda p: -ratings[p])
     assert {row["player_id"]: row["rating"] for row in board} == ratings
     assert sum(ratings.values()) == pytest.approx(4 * INITIAL_RATING)
+    # The skill rating: the same fold (domain.rating.rate_games; its numbers: test_rating.py).
+    _, standings = rate_games(
+        RatedGame(tuple(r), tuple(Fraction(v) for v in r.values())) for r in RESULTS
+    )
+    assert skills == {p: q.skill_from_row(skill_columns(s.skill)) for p, s in standings.items()}
 
     assert q.league_totals(app.db, "hand") == {
         "league": "hand",

@@ -37,6 +37,8 @@ class _LeaderboardOrderEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Lead
     """Deals played."""
     LEADERBOARD_ORDER_CONTRACTS_MADE: _LeaderboardOrder.ValueType  # 5
     """Trick contracts made as declarer."""
+    LEADERBOARD_ORDER_SKILL: _LeaderboardOrder.ValueType  # 20
+    """The conservative skill rating (PlayerStats.skill.conservative, mu - 3 sigma)."""
 
 class LeaderboardOrder(_LeaderboardOrder, metaclass=_LeaderboardOrderEnumTypeWrapper):
     """---------------------------------------------------------------------------------------
@@ -57,6 +59,8 @@ LEADERBOARD_ORDER_DEALS: LeaderboardOrder.ValueType  # 4
 """Deals played."""
 LEADERBOARD_ORDER_CONTRACTS_MADE: LeaderboardOrder.ValueType  # 5
 """Trick contracts made as declarer."""
+LEADERBOARD_ORDER_SKILL: LeaderboardOrder.ValueType  # 20
+"""The conservative skill rating (PlayerStats.skill.conservative, mu - 3 sigma)."""
 Global___LeaderboardOrder: _TypeAlias = LeaderboardOrder  # noqa: Y015
 
 @_typing.final
@@ -348,6 +352,41 @@ class ClassicStats(_message.Message):
 Global___ClassicStats: _TypeAlias = ClassicStats  # noqa: Y015
 
 @_typing.final
+class SkillRating(_message.Message):
+    """A skill rating with its uncertainty: OpenSkill's Plackett-Luce model over the order of each
+    finished game's settlement results (docs/STATS.md "The skill rating"). A new player has
+    mu 25, sigma 25/3 and conservative 0; sigma shrinks as he plays.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
+    CONSERVATIVE_FIELD_NUMBER: _builtins.int
+    mu: _builtins.float
+    """The skill estimate (the mean of the belief about the player's skill)."""
+    sigma: _builtins.float
+    """Its uncertainty (the standard deviation of that belief)."""
+    conservative: _builtins.float
+    """mu - 3 * sigma: the skill the player has with 99.7 % confidence; what
+    LEADERBOARD_ORDER_SKILL ranks by.
+    """
+    def __init__(
+        self,
+        *,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
+        conservative: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["conservative", b"conservative", "mu", b"mu", "sigma", b"sigma"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SkillRating: _TypeAlias = SkillRating  # noqa: Y015
+
+@_typing.final
 class PlayerStats(_message.Message):
     """One player's statistics in one league (docs/STATS.md says what each number counts)."""
 
@@ -369,6 +408,8 @@ class PlayerStats(_message.Message):
     WHIST_FIELD_NUMBER: _builtins.int
     RASPASY_FIELD_NUMBER: _builtins.int
     CLASSIC_FIELD_NUMBER: _builtins.int
+    SKILL_FIELD_NUMBER: _builtins.int
+    RATING_RULINGS_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for the untagged league)."""
     player_id: _builtins.str
@@ -381,7 +422,7 @@ class PlayerStats(_message.Message):
     """Deals the player played (scored), in finished games and in games still going."""
     rating: _builtins.float
     """The player's rating in the league: Elo over the pairwise settlement results of each
-    finished game, 1500 before the first (docs/STATS.md).
+    finished game (as they stand after any ruling), 1500 before the first (docs/STATS.md).
     """
     settlement_total: _builtins.str
     """The sum of the player's game settlements in whists, an exact fraction ("-275/3")."""
@@ -393,6 +434,10 @@ class PlayerStats(_message.Message):
     """Whists the player wrote on opponents."""
     whists_received: _builtins.int
     """Whists opponents wrote on the player."""
+    rating_rulings: _builtins.int
+    """Rulings after the end of one of the player's games that changed who finished ahead: each
+    re-rated the league from its first game (docs/STATS.md "Rulings"); 0 if none.
+    """
     @_builtins.property
     def contracts(self) -> Global___ContractStats:
         """The player's trick contracts as declarer."""
@@ -413,6 +458,10 @@ class PlayerStats(_message.Message):
     def classic(self) -> Global___ClassicStats:
         """Classic: bombs, dark games, games without talon (all zero under other systems)."""
 
+    @_builtins.property
+    def skill(self) -> Global___SkillRating:
+        """The skill rating with uncertainty, beside `rating` (docs/STATS.md "The skill rating")."""
+
     def __init__(
         self,
         *,
@@ -432,10 +481,12 @@ class PlayerStats(_message.Message):
         whist: Global___WhistStats | None = ...,
         raspasy: Global___RaspasyStats | None = ...,
         classic: Global___ClassicStats | None = ...,
+        skill: Global___SkillRating | None = ...,
+        rating_rulings: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "misere", b"misere", "raspasy", b"raspasy", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "misere", b"misere", "raspasy", b"raspasy", "skill", b"skill", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "deals", b"deals", "games", b"games", "games_started", b"games_started", "gora", b"gora", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "settlement_total", b"settlement_total", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "deals", b"deals", "games", b"games", "games_started", b"games_started", "gora", b"gora", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "rating_rulings", b"rating_rulings", "settlement_total", b"settlement_total", "skill", b"skill", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -505,6 +556,8 @@ class LeaderboardEntry(_message.Message):
     SETTLEMENT_TOTAL_FIELD_NUMBER: _builtins.int
     CONTRACTS_MADE_FIELD_NUMBER: _builtins.int
     CONTRACTS_FAILED_FIELD_NUMBER: _builtins.int
+    SKILL_FIELD_NUMBER: _builtins.int
+    RATING_RULINGS_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
     """1-based position in the requested order (across pages)."""
     player_id: _builtins.str
@@ -521,6 +574,12 @@ class LeaderboardEntry(_message.Message):
     """Trick contracts the player made as declarer."""
     contracts_failed: _builtins.int
     """Trick contracts the player failed as declarer."""
+    rating_rulings: _builtins.int
+    """Rulings that re-rated the player's games (as PlayerStats.rating_rulings)."""
+    @_builtins.property
+    def skill(self) -> Global___SkillRating:
+        """The skill rating with uncertainty (as PlayerStats.skill)."""
+
     def __init__(
         self,
         *,
@@ -532,10 +591,12 @@ class LeaderboardEntry(_message.Message):
         settlement_total: _builtins.str = ...,
         contracts_made: _builtins.int = ...,
         contracts_failed: _builtins.int = ...,
+        skill: Global___SkillRating | None = ...,
+        rating_rulings: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["skill", b"skill"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["contracts_failed", b"contracts_failed", "contracts_made", b"contracts_made", "deals", b"deals", "games", b"games", "player_id", b"player_id", "rank", b"rank", "rating", b"rating", "settlement_total", b"settlement_total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contracts_failed", b"contracts_failed", "contracts_made", b"contracts_made", "deals", b"deals", "games", b"games", "player_id", b"player_id", "rank", b"rank", "rating", b"rating", "rating_rulings", b"rating_rulings", "settlement_total", b"settlement_total", "skill", b"skill"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

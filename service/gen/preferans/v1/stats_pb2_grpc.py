@@ -32,8 +32,10 @@ class StatsServiceStub:
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -94,8 +96,10 @@ class StatsServiceServicer:
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -194,8 +198,10 @@ class StatsService:
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 

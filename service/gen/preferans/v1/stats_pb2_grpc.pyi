@@ -33,8 +33,10 @@ class StatsServiceStub:
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -78,8 +80,10 @@ class StatsServiceAsyncStub(StatsServiceStub):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -119,8 +123,10 @@ class StatsServiceServicer(metaclass=_abc_1.ABCMeta):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
