@@ -27,7 +27,7 @@ from domain.rules.errors import InvalidAction
 from domain.rules.seats import seat_name
 from service.api.mapping import rules_to_proto
 from service.cli.online import jwt_of, play_seat
-from service.cli.play import Reader
+from service.cli.playsession import Reader
 from service.cli.rules import rules_from_args
 from service.client import GameClient
 from service.client.tables import TableClient

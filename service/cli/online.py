@@ -26,7 +26,8 @@ from rich.text import Text
 from domain.rules.seats import seat_name
 from service.cli.botplay import game_rules
 from service.cli.identity import TOKEN_ENV
-from service.cli.play import PlaySession, Reader, describe_rpc_error
+from service.cli.playinput import describe_rpc_error
+from service.cli.playsession import PlaySession, Reader
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
