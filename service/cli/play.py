@@ -136,7 +136,7 @@ def _play(session: PlaySession) -> int:
             )
         return 1
     if session.saved:
-        session._between_deals("Enter: leave (flag N why to dispute a deal)> ")
+        session._between_deals("Enter: leave; flag N why disputes a deal> ")
     return 0
 
 

@@ -50,23 +50,24 @@ HEIGHT = 24
 
 HELP = """\
 [bold]Playing[/bold]
-  Type the number of a choice, or the action itself: 6s or 6♠ (bid), 7nt, misere, pass,
-  whist, Th or 10♥ (a card), discard 7c 8d, claim 3-0-0 (the remaining tricks: A-B-C).
-  A typed action is [bold]held, not sent[/bold]: Enter sends it; [bold]u[/bold] (undo) takes
-  it back; another action replaces it. Once sent, it stands: the rules have no take-back.
-[bold]Commands at any prompt[/bold]
-  [bold]?[/bold] or [bold]help[/bold]  this screen     [bold]sheet[/bold]  the whole scoresheet
-  [bold]flag N why[/bold]  dispute scored deal N (a referee rules on it; RULES.md §6)
-  [bold]q[/bold]            leave: the game waits, resume with pref play --resume GAME
-  [bold]resign[/bold], [bold]adjourn[/bold], [bold]resume[/bold]   (online games with people)
+  Type a choice's number, or the action: 6s or 6♠, 7nt, misere, pass, whist,
+  Th or 10♥ (a card), discard 7c 8d, claim 3-0-0 (tricks left to A-B-C).
+  A typed action is [bold]held, not sent[/bold]: Enter sends it, u takes it back, another
+  action replaces it. Once sent it stands: the rules have no take-back.
+[bold]Commands[/bold]
+  [bold]? help[/bold]     this screen          [bold]sheet[/bold]       the whole scoresheet
+  [bold]flag N why[/bold]  dispute scored deal N (a referee rules on it)
+  [bold]q[/bold]           leave; the game waits for you (see below)
+  [bold]resign[/bold], [bold]adjourn[/bold], [bold]resume[/bold]   in online games with people
 [bold]The table[/bold]
-  ▶ marks the hand on turn; H1 H2 H3 the hands from the dealer's left; "p" pool and
-  "g" gora written so far; tr the tricks taken this deal. Hidden hands show their count.
-  Claims: the other players accept or reject; bots accept exactly when the claim is
-  guaranteed however the cards they cannot see lie and however the others play.
-[bold]Your seat token[/bold]
-  is saved (readable by you only) in {tokens}
-  pref play --resume {game} takes you back to this seat."""
+  ▶ the hand on turn; H1 H2 H3 the hands from the dealer's left; tr tricks
+  this deal; p pool and g gora so far. On the sheet "on B": whists on B.
+[bold]Claims[/bold]
+  Bots accept a claim exactly when it is guaranteed: however the cards they
+  cannot see lie and however the others play.
+[bold]Your seat[/bold]
+  Come back with: pref play --resume {game}
+  Its tokens are saved, readable by you only, in:"""
 
 
 def render_view(
@@ -285,9 +286,13 @@ def render_actions(legal: Sequence[str], *, can_claim: bool = False) -> Renderab
 
 def render_help(game: str, tokens: str) -> RenderableType:
     """The help screen (``help`` or ``?``)."""
+    game_id = game.removeprefix("games/")
+    if not tokens:
+        text = HELP.rsplit("\n", 2)[0] + "\n  Online: sit down again with pref play --game {game}"
+        return Text.from_markup(text.format(game=game_id))
     return Group(
-        Text.from_markup(HELP.format(game=game, tokens=tokens or "(not saved)")),
-        line(Text("Enter: back to the table", style="dim")),
+        Text.from_markup(HELP.format(game=game_id)),
+        line(Text(f"  {tokens}")),
     )
 
 

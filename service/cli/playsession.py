@@ -395,7 +395,7 @@ class PlaySession:
         return self._between_deals()
 
     def _between_deals(
-        self, prompt: str = "Enter: next deal (flag N why, ? help, q quits)> "
+        self, prompt: str = "Enter: next deal; flag N why; ? help; q quits> "
     ) -> bool:
         """Enter goes on; a table command (flag, help, sheet) is done first; q leaves."""
         me = self.seats[self.seat]

@@ -193,7 +193,6 @@ def scoresheet_table(
     if sheet.HasField("order"):
         pool_target = sheet.order.pool
     title = "Scoresheet" + (f" — pool to {pool_target}" if pool_target else "")
-    title += "; 'on X': whists written on seat X"
     if sheet.HasField("order"):
         title += f" ({order_text(sheet.order)})"
     table = Table(
@@ -205,7 +204,7 @@ def scoresheet_table(
     table.add_column("pool", justify="right")
     table.add_column("gora", justify="right")
     for other in range(count):
-        table.add_column(f"on {seat_name(other)}", justify="right")
+        table.add_column(f"on {seat_name(other)}", justify="right")  # whists on that seat
     signs = {row.seat: row for row in sheet.bomb_signs}
     if signs:
         table.add_column("bombs")
