@@ -201,11 +201,11 @@ class PlaySession:
             if self._time_is_up(view):
                 self._call_time()
                 continue
+            self._draw(view)
             if view.actor == self.seat:
                 if not self._person_moves(me, view):
                     return False
             else:
-                self._draw(view)
                 self._bot_moves(view.actor)
         return False
 
@@ -329,7 +329,6 @@ class PlaySession:
         """The person decides: an action (held until Enter with ``confirm``), or a command."""
         in_play = view.phase == pb.PHASE_PLAY
         pending: Action | None = None
-        self._draw(view)
         while True:
             line = self._ask(self.move_prompt if pending is None else "Enter sends it> ")
             if line is None:
