@@ -177,11 +177,11 @@ def resume_game(
 
 def run(args: Any) -> int:
     """``pref play``: the command-line entry point."""
-    from service.cli.online import run_online
+    from service.cli.online import held_actions, run_online
 
     console = Console()
     player = args.name or _default_name()
-    confirm = not getattr(args, "no_confirm", False)
+    confirm = held_actions(args, console)
     resume = getattr(args, "resume", None)
     saved = None
     if resume:
