@@ -5,6 +5,9 @@ cannot see, against every defence (``domain.bots.claims``)."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+
+import pytest
 
 from domain.bots import make_bot
 from domain.bots.claims import claim_guaranteed
@@ -14,6 +17,8 @@ from domain.rules import (
     Claim,
     DealState,
     Phase,
+    PlayCard,
+    RuleSet,
     actor,
     apply,
     deal_cards,
@@ -136,3 +141,70 @@ def test_an_accepted_claim_by_the_declarer_holds_in_the_real_layout() -> None:
                         hands, state.declarer, state.to_act, trump, need, 1_000_000
                     ), (number, tricks, claim)
     assert checked > 20 and accepted > 0, (checked, accepted)
+
+
+def _forces(state: DealState, side: int, met: Callable[[tuple[int, ...]], bool]) -> bool:
+    """Reference, by the rules engine over the real hands: can ``side`` (a mask of seats) make
+    ``met`` true of the tricks taken from here, whatever the others play?"""
+    if state.phase is not Phase.PLAY:
+        assert state.result is not None
+        return met(state.result.tricks)
+    seat = actor(state)
+    ours = bool(side >> seat & 1 or side >> state.to_act & 1)
+    cards = [a for a in legal_actions(state) if isinstance(a, PlayCard)]
+    outcomes = (_forces(apply(state, card, seat), side, met) for card in cards)
+    return any(outcomes) if ours else all(outcomes)
+
+
+def _goal(state: DealState, claim: Claim, claimant: int) -> tuple[int, Callable[..., bool]]:
+    """The claimant's side and what it must force (``domain.bots.claims``), over the deal's
+    final tricks."""
+    before = state.play.tricks
+    want = tuple(b + c for b, c in zip(before, claim.tricks, strict=True))
+    declarer = state.declarer
+    if declarer < 0:
+        return 1 << claimant, lambda taken: taken == want
+    if claimant == declarer:
+        side = 1 << declarer
+    else:
+        side = sum(1 << s for s in range(len(before)) if s != declarer)
+    assert state.contract is not None
+    if state.contract.is_misere:
+        if claimant == declarer:
+            return side, lambda taken: taken[declarer] <= want[declarer]
+        return side, lambda taken: taken[declarer] >= want[declarer]
+
+    def total(tricks: tuple[int, ...]) -> int:
+        return sum(t for s, t in enumerate(tricks) if side >> s & 1)
+
+    return side, lambda taken: total(taken) >= total(want)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_rules_3_6_every_claim_a_bot_accepts_holds_at_every_table_size(players: int) -> None:
+    """Soundness at two to five players (RULES.md §3.6), trick contracts, misère and raspasy:
+    with three tricks left, each claim offered to the first seat asked, and every claim the bot
+    accepts is checked against the rules engine playing out every line over the real hands."""
+    rules = RuleSet(players=players)
+    checked = accepted = 0
+    for number in range(12):
+        seed = hashlib.sha256(f"test-bot-claims/{players}/{number}".encode()).digest()
+        shuffle = shuffle_from_seed(seed, 1)
+        dealer = number % players
+        state = new_deal(
+            deal_cards(shuffle.order, dealer, shuffle.talon_pair, players=players), dealer, rules
+        )
+        while state.phase is not Phase.SCORED:
+            seat = actor(state)
+            if state.phase is Phase.PLAY and not state.play.trick and len(state.play.history) == 7:
+                for claim in [a for a in legal_actions(state) if isinstance(a, Claim)]:
+                    after = apply(state, claim, seat)
+                    if after.phase is not Phase.CLAIM or after.claim is None:
+                        continue
+                    checked += 1
+                    if claim_guaranteed(seat_view(after, actor(after))):
+                        accepted += 1
+                        side, met = _goal(state, claim, after.claim.claimant)
+                        assert _forces(state, side, met), (players, number, claim)
+            state = apply(state, BOT(seat_view(state, seat)), seat)
+    assert checked > 20 and 0 < accepted < checked, (checked, accepted)
