@@ -14,6 +14,7 @@ game (``--resume`` of a finished game shows its sheet and takes ``flag N why``).
 
 from __future__ import annotations
 
+import dataclasses
 import getpass
 import secrets
 import time
@@ -34,6 +35,7 @@ from service.cli.playinput import describe_rpc_error, parse_choice
 from service.cli.playsession import PlaySession, Reader
 from service.cli.rules import rules_from_args
 from service.client import GameClient
+from service.gen.preferans.v1 import game_pb2 as pb
 
 DEFAULT_SERVER = "127.0.0.1:50051"
 
@@ -151,8 +153,11 @@ def resume_game(
     confirm: bool = False,
 ) -> int:
     """Sit down again at a game ``pref play`` started (``--resume``): the bots play on with the
-    saved tokens; a finished game shows its final sheet (and deals may still be flagged)."""
+    saved tokens; a finished game shows its final sheet (and deals may still be flagged).
+    Tokens that no longer work (expired: ``PREF_TOKEN_MAX_AGE``) are renewed with the saved
+    creator credential (a retried ``CreateGame`` returns fresh ones) and saved again."""
     game = client.get_game(saved.game)
+    saved = _renewed(client, saved, game, console)
     session = PlaySession(
         client,
         saved.game,
@@ -173,6 +178,31 @@ def resume_game(
     )
     session.head = game.version
     return _play(session)
+
+
+def _renewed(
+    client: GameClient, saved: playstore.SavedGame, game: pb.Game, console: Console
+) -> playstore.SavedGame:
+    """``saved``, with fresh seat tokens if its own are refused and it holds the creator's
+    credential (the game's creation retried: the same players, rules, request id, secret)."""
+    creator = saved.creator_credential()
+    try:
+        client.seat(saved.game, saved.tokens[saved.seat]).view()
+        return saved
+    except grpc.RpcError as exc:
+        refused = (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED)
+        if exc.code() not in refused or creator is None:
+            raise
+    created = client.create_game(
+        saved.names,
+        game_rules(game),
+        request_id=creator.request_id,
+        creator_secret=creator.secret,
+    )
+    renewed = dataclasses.replace(saved, tokens=list(created.seat_tokens))
+    path = playstore.save(renewed)
+    console.print(f"The saved seat tokens were refused: renewed, and saved in {path}.")
+    return renewed
 
 
 def run(args: Any) -> int:

@@ -4,6 +4,7 @@ played through a real gRPC server with scripted input."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import re
 import threading
@@ -31,8 +32,8 @@ from service.api.mapping import seat_view_to_proto
 from service.api.server import Server, create_server
 from service.app.application import PreferansApplication
 from service.app.config import sqlite_store
-from service.cli import main
-from service.cli.play import PlaySession, parse_choice, play_game
+from service.cli import main, playstore
+from service.cli.play import PlaySession, parse_choice, play_game, resume_game
 from service.cli.playdraw import render_view
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
@@ -437,3 +438,54 @@ def test_rules_3_6_pref_bots_and_demo_play_two_player_games(
     demo = capsys.readouterr().out
     assert "Dummy:" in demo and "the results sum to 0" in demo
     assert "whists on C" not in demo
+
+
+def test_a_game_left_with_q_resumes_and_refused_tokens_are_renewed(
+    server_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``q`` leaves a game that waits (its tokens saved); ``resume_game`` sits the person down
+    again. Saved tokens the server refuses (as expired ones are) are renewed with the saved
+    creator credential: the game's creation retried returns fresh tokens (docs/CLIENTS.md)."""
+    monkeypatch.setenv("PREF_HOME", str(tmp_path))
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+    address = f"127.0.0.1:{server_port}"
+    client = GameClient(address)
+    try:
+        code = play_game(
+            client,
+            seat=0,
+            player="ann",
+            pool=2,
+            read=lambda prompt: "q",
+            console=console,
+            bot_delay=0,
+            server=address,
+        )
+        assert code == 1
+        game_id = re.search(r"pref play --resume ([0-9a-f-]{36})", buffer.getvalue())
+        assert game_id is not None, buffer.getvalue()
+        saved = playstore.load(game_id.group(1))
+        assert saved.server == address and saved.names[0] == "ann"
+        before = client.get_game(saved.game).version
+        broken = dataclasses.replace(saved, tokens=["not-a-token"] * 3)
+        playstore.save(broken)
+
+        prompts: list[str] = []
+
+        def read(prompt: str) -> str:
+            prompts.append(prompt)
+            return "1" if len(prompts) < 4 else "q"  # three decisions, then leave again
+
+        code = resume_game(
+            client, playstore.load(game_id.group(1)), read=read, console=console, bot_delay=0
+        )
+        assert code == 1
+        out = buffer.getvalue()
+        assert "The saved seat tokens were refused: renewed" in out
+        renewed = playstore.load(game_id.group(1))
+        assert renewed.tokens != broken.tokens and len(renewed.tokens) == 3
+        assert client.get_game(saved.game).version > before  # play went on after the resume
+        assert out.count("pref play --resume") == 2
+    finally:
+        client.close()
