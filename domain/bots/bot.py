@@ -4,11 +4,13 @@
 ``domain.bots.auction`` and to the card play of ``domain.bots.tricks`` (trick contracts) and
 ``domain.bots.ducking`` (misère, raspasy). It reads only the view, so it never sees a hidden
 card, and it uses no randomness: the same view always gives the same action. Claims are never
-made; a claim by another player is rejected. In a Classic dark auction (issue 12) it may
-declare or join a bomb or bid a dark six before looking, when ``domain.bots.classic`` finds
-the blind gamble sensible from the public part of its view; otherwise it looks first and bids,
-without talon where that is the cheaper call its hand supports. As a dark declarer it looks,
-then switches to misère with a misère hand or takes the talon.
+made; a claim by another player is accepted exactly when it is guaranteed
+(``domain.bots.claims``: every layout of the unseen cards, every defence), else rejected. In a
+Classic dark auction (issue 12) it may declare or join a bomb or bid a dark six before
+looking, when ``domain.bots.classic`` finds the blind gamble sensible from the public part of
+its view; otherwise it looks first and bids, without talon where that is the cheaper call its
+hand supports. As a dark declarer it looks, then switches to misère with a misère hand or
+takes the talon.
 
 At a table of four or five (RULES.md §3.6) a seat without a hand this deal (the dealer on the
 talon, the fifth player sitting out) decides only where the rules give it the dealer's rights
@@ -22,6 +24,7 @@ passers' open hands like any defender.
 from __future__ import annotations
 
 from domain.bots import auction, classic
+from domain.bots.claims import claim_guaranteed
 from domain.bots.ducking import ducking_card
 from domain.bots.evaluate import misere_danger
 from domain.bots.knowledge import Table, seats_of
@@ -84,7 +87,7 @@ class Bot:
         if phase is Phase.DEFENCE:
             return auction.defence_choice(view)
         if phase is Phase.CLAIM:
-            return REJECT
+            return ACCEPT if claim_guaranteed(view) else REJECT
         if phase is Phase.WRITE_OFF:
             return write_off_choice(view)
         if phase is Phase.REVIEW:

@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from domain.bots import make_bot
 from domain.bots import order_choice as bot_order
@@ -110,4 +111,25 @@ def play_with_bots(
             on_action(version)
 
 
-__all__ = ["Creator", "order_choice", "parse_action", "play_with_bots"]
+def decimal(value: str) -> str:
+    """A settlement fraction (``"-160/3"``) as a signed decimal: ``-53.33``; whole: ``+20``."""
+    fraction = Fraction(value)
+    if fraction.denominator == 1:
+        return f"{fraction.numerator:+d}"
+    return f"{float(fraction):+.2f}"
+
+
+def settlement_text(game: pb.Game, sheet: pb.Scoresheet) -> str:
+    """Each player's result by name, in decimals: ``bot-0-0 +6.67, bot-0-1 +46.67, …``
+    (by account when somebody took a seat over: the leaver's account keeps its name)."""
+    if len(sheet.accounts) == len(sheet.settlement):
+        names = [a.player_id for a in sheet.accounts]
+    else:
+        names = [p.player_id for p in game.players]
+    names += [f"seat {s}" for s in range(len(names), len(sheet.settlement))]
+    return ", ".join(
+        f"{name} {decimal(value)}" for name, value in zip(names, sheet.settlement, strict=False)
+    )
+
+
+__all__ = ["Creator", "order_choice", "parse_action", "play_with_bots", "settlement_text"]

@@ -26,8 +26,8 @@ from rich.text import Text
 from domain.rules.errors import InvalidAction
 from domain.rules.seats import seat_name
 from service.api.mapping import rules_to_proto
-from service.cli.online import jwt_of, play_seat
-from service.cli.play import Reader
+from service.cli.online import held_actions, jwt_of, play_seat
+from service.cli.playsession import Reader
 from service.cli.rules import rules_from_args
 from service.client import GameClient
 from service.client.tables import TableClient
@@ -219,4 +219,5 @@ def run_lobby(
         read=read or console.input,
         console=console,
         clear=console.is_terminal,
+        confirm=held_actions(args, console),
     )

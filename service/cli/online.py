@@ -26,7 +26,8 @@ from rich.text import Text
 from domain.rules.seats import seat_name
 from service.cli.botplay import game_rules
 from service.cli.identity import TOKEN_ENV
-from service.cli.play import PlaySession, Reader, describe_rpc_error
+from service.cli.playinput import describe_rpc_error
+from service.cli.playsession import PlaySession, Reader
 from service.client import GameClient, SeatClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -130,9 +131,11 @@ def play_seat(
     console: Console,
     clock: Callable[[], float] = time.time,
     clear: bool = False,
+    confirm: bool = False,
 ) -> int:
     """Play the seat ``token`` (a JWT, or a seat token) holds at game ``name`` until the game
-    is over or the person resigns (0), quits (1) or the server refuses (2)."""
+    is over or the person resigns (0), quits (1) or the server refuses (2). With ``confirm``
+    each typed action is held until Enter (``u`` takes it back; the clock runs meanwhile)."""
     name = name if name.startswith("games/") else f"games/{name}"
     me = client.seat(name, token)
     try:
@@ -154,6 +157,7 @@ def play_seat(
         rules=game_rules(game),
         clock=clock,
         remote=True,
+        confirm=confirm,
     )
     console.print(
         f"You sit at seat {seat_name(joined.seat)} of {name} as {joined.player.player_id}."
@@ -197,5 +201,17 @@ def run_online(args: argparse.Namespace, client: GameClient, console: Console) -
         console.print(Text(f"--game needs your JWT: --token, ${TOKEN_ENV} or --as NAME", "red"))
         return 2
     return play_seat(
-        client, args.game, token, read=console.input, console=console, clear=console.is_terminal
+        client,
+        args.game,
+        token,
+        read=console.input,
+        console=console,
+        clear=console.is_terminal,
+        confirm=held_actions(args, console),
     )
+
+
+def held_actions(args: argparse.Namespace, console: Console) -> bool:
+    """Whether typed actions are held until Enter: for a person at a terminal, unless
+    ``--no-confirm``."""
+    return console.is_terminal and not getattr(args, "no_confirm", False)

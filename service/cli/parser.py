@@ -193,6 +193,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="a game played until time (Classic): call time after this many deals of the "
         "ordered pool (default: 0, play until the ordered end time)",
     )
+    play.add_argument(
+        "--resume",
+        metavar="GAME",
+        help="sit down again at a game pref play started here (its seat tokens are saved "
+        "with mode 0600; see docs/CLIENTS.md)",
+    )
+    play.add_argument(
+        "--no-confirm",
+        action="store_true",
+        help="send each action as typed (default: it is held until Enter, u takes it back)",
+    )
     add_online_options(play)
     add_lobby_options(play)
     tls_client_options(play)

@@ -49,7 +49,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
     """Create a game (or join one with tokens) and let bots play it through the API."""
     from rich.progress import Progress
 
-    from service.cli.botplay import Creator, play_with_bots
+    from service.cli.botplay import Creator, play_with_bots, settlement_text
 
     rules = rules_from_args(args)
     client = client_for(args)
@@ -82,7 +82,7 @@ def cmd_bots(args: argparse.Namespace) -> int:
             timed = ", time called" if game.time_called else ""
             console.print(
                 f"{name}: {game.deal_number} deals{ordered}{timed}, version {game.version}, "
-                f"settlement {' / '.join(sheet.settlement)}"
+                f"settlement {settlement_text(game, sheet)}"
             )
     finally:
         client.close()

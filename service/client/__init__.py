@@ -190,6 +190,21 @@ class SeatClient:
         )
         return response
 
+    def flag_deal(
+        self, deal_number: int, reason: str, request_id: str | None = None
+    ) -> pb.FlagDealResponse:
+        """This seat disputes a scored deal (``FlagDeal``); a referee rules on it."""
+        request = pb.FlagDealRequest(
+            name=self.name,
+            deal_number=deal_number,
+            reason=reason,
+            request_id=request_id or uuid.uuid4().hex,
+        )
+        response: pb.FlagDealResponse = _retry(
+            self.client.stub.FlagDeal, request, metadata=self.metadata
+        )
+        return response
+
     def order_game(
         self,
         pool: int,

@@ -21,7 +21,7 @@ from service.api.mapping import scoresheet_to_proto
 from service.app.application import NotCreator, PreferansApplication
 from service.app.audit import verify_game
 from service.app.handrecord import game_record, import_record
-from service.cli.play import render_final
+from service.cli.playresult import render_final
 from tests.integration.helpers import dump_tables, play
 from tests.integration.test_audit import edit, rechain
 from tests.integration.test_endings import SECRET, check_log, topics

@@ -121,7 +121,10 @@ def test_bot_games_are_deterministic() -> None:
     assert first.settlement == second.settlement
 
 
-def test_claims_by_another_player_are_rejected() -> None:
+def test_an_unproved_claim_at_the_first_lead_is_rejected() -> None:
+    """The first split offered gives all ten tricks to one seat at the first lead: not
+    guaranteed from the answering seat (tests/unit/test_bot_claims.py has the claims a bot
+    accepts)."""
     state = random_deal(3)
     while state.phase is not Phase.PLAY:
         state = apply(state, BOT(seat_view(state, actor(state))), actor(state))

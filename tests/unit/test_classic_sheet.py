@@ -202,7 +202,7 @@ def test_verification_reads_the_signs_owed() -> None:
 def test_the_cli_sheet_shows_signs_struck_when_crossed_and_owed_in_order() -> None:
     from rich.console import Console
 
-    from service.cli.play import bomb_signs_text, scoresheet_table
+    from service.cli.playtext import bomb_signs_text, scoresheet_table
 
     signs = mapping.bomb_signs_to_proto(((3, 1), (), ()), ((CrossedSign(1, 4, "6♠"),), (), ()))
     text = bomb_signs_text(signs[0])

@@ -4,6 +4,7 @@ played through a real gRPC server with scripted input."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import re
 import threading
@@ -31,8 +32,9 @@ from service.api.mapping import seat_view_to_proto
 from service.api.server import Server, create_server
 from service.app.application import PreferansApplication
 from service.app.config import sqlite_store
-from service.cli import main
-from service.cli.play import PlaySession, parse_choice, play_game, render_view
+from service.cli import main, playstore
+from service.cli.play import PlaySession, parse_choice, play_game, resume_game
+from service.cli.playdraw import render_view
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -83,7 +85,7 @@ def test_render_shows_own_hand_and_hides_the_others(dealt_views: list[pb.SeatVie
         for other in dealt_views:
             if other.seat != view.seat:
                 assert not cards_shown(text) & {Card.parse(c) for c in other.hand}
-        assert "10 cards, hidden" in text
+        assert "10 hidden" in text
         assert "ann" in text and "bob" in text and "cid" in text
 
 
@@ -94,7 +96,7 @@ def test_render_numbers_the_legal_actions_only_on_your_turn(
     text = text_of(render_view(on_turn))
     assert on_turn.legal_actions[0] == "pass"
     for number, action in enumerate(on_turn.legal_actions, start=1):
-        assert f"{number}. {action}" in text
+        assert f"{number}.{action}" in text
     assert "Your move" in text and "q quits" in text
     waiting = next(v for v in dealt_views if v.actor != v.seat)
     assert "Your move" not in text_of(render_view(waiting))
@@ -135,10 +137,12 @@ def test_render_open_hands_trick_contract_and_scoresheet() -> None:
         Card.parse("Q♣"),
         Card.parse("A♣"),
     }
-    assert "(open)" in text and "A's hand — you play it" in text
+    assert "open ↓" in text and "A's hand — you play it" in text
     assert "C plays 6♣" in text and "defence: open" in text
-    assert "pool to 20" in text and "whists on B" in text
-    assert "1. 10♣" in text
+    assert "pool to 20" in text
+    # Each seat's row shows its pool and gora (the whists are on the ``sheet`` screen).
+    assert re.search(r"C bot +H3 dealer decl\. .* 7 +2 +20 ", text), text
+    assert "1.10♣" in text
 
 
 # --- input --------------------------------------------------------------------------------
@@ -257,7 +261,7 @@ def test_a_person_plays_a_whole_game_against_two_bots(server_port: int) -> None:
     # A typo is answered locally; an illegal bid is refused by the server with its reason.
     assert "is not an action" in out
     assert "Refused by the server — FAILED_PRECONDITION" in out
-    assert "is over" in out and "hand as dealt" in out
+    assert "is over" in out and "To dispute this deal type: flag 1 <why>" in out
     assert "Your move> " in prompts
 
 
@@ -312,10 +316,10 @@ def test_a_person_plays_classic_bomb_rounds_look_and_dark_calls_to_time(
     for level in ("single", "double", "triple"):
         assert f"{level} bomb (A B C)" in out
     assert "face down: you have not looked at your cards" in out
-    offered = [line for line in out.splitlines() if "1. look" in line]
+    offered = [line for line in out.splitlines() if "1.look" in line]
     # "bomb" while nobody has declared a game, else a dark pass; and the dark calls.
     assert offered and all(
-        ("2. bomb" in line or "2. pass" in line) and " dark" in line for line in offered
+        ("2.bomb" in line or "2.pass" in line) and " dark" in line for line in offered
     ), offered
     assert "A: looks at his cards" in out
     assert re.search(r"[ABC] ordered: pool to 20, until \d{4}-\d\d-\d\d \d\d:\d\d UTC", out)
@@ -425,8 +429,63 @@ def test_rules_3_6_pref_bots_and_demo_play_two_player_games(
     argv = ["bots", "--server", f"127.0.0.1:{server_port}", "--players", "2", "--pool", "4"]
     assert main([*argv, "--games", "2"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert len(re.findall(r"settlement -?\d+ / -?\d+ ", out + " ")) == 2, out
+    # Names and decimals (issue 16): "settlement bot-0-0 +6.67, bot-0-1 -6.67".
+    found = re.findall(
+        r"settlement bot-\d-0 [+-]\d+(?:\.\d\d)?, bot-\d-1 [+-]\d+(?:\.\d\d)? ", out + " "
+    )
+    assert len(found) == 2, out
     assert main(["demo", "--players", "2", "--pool", "4", "--seed", "duo"]) == 0
     demo = capsys.readouterr().out
     assert "Dummy:" in demo and "the results sum to 0" in demo
     assert "whists on C" not in demo
+
+
+def test_a_game_left_with_q_resumes_and_refused_tokens_are_renewed(
+    server_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``q`` leaves a game that waits (its tokens saved); ``resume_game`` sits the person down
+    again. Saved tokens the server refuses (as expired ones are) are renewed with the saved
+    creator credential: the game's creation retried returns fresh tokens (docs/CLIENTS.md)."""
+    monkeypatch.setenv("PREF_HOME", str(tmp_path))
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, color_system=None, force_terminal=False)
+    address = f"127.0.0.1:{server_port}"
+    client = GameClient(address)
+    try:
+        code = play_game(
+            client,
+            seat=0,
+            player="ann",
+            pool=2,
+            read=lambda prompt: "q",
+            console=console,
+            bot_delay=0,
+            server=address,
+        )
+        assert code == 1
+        game_id = re.search(r"pref play --resume ([0-9a-f-]{36})", buffer.getvalue())
+        assert game_id is not None, buffer.getvalue()
+        saved = playstore.load(game_id.group(1))
+        assert saved.server == address and saved.names[0] == "ann"
+        before = client.get_game(saved.game).version
+        broken = dataclasses.replace(saved, tokens=["not-a-token"] * 3)
+        playstore.save(broken)
+
+        prompts: list[str] = []
+
+        def read(prompt: str) -> str:
+            prompts.append(prompt)
+            return "1" if len(prompts) < 4 else "q"  # three decisions, then leave again
+
+        code = resume_game(
+            client, playstore.load(game_id.group(1)), read=read, console=console, bot_delay=0
+        )
+        assert code == 1
+        out = buffer.getvalue()
+        assert "The saved seat tokens were refused: renewed" in out
+        renewed = playstore.load(game_id.group(1))
+        assert renewed.tokens != broken.tokens and len(renewed.tokens) == 3
+        assert client.get_game(saved.game).version > before  # play went on after the resume
+        assert out.count("pref play --resume") == 2
+    finally:
+        client.close()

@@ -7,6 +7,7 @@ The views are built by hand in the API's shape (``SeatView``, ``Scoresheet``,
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from rich.console import Console, RenderableType
@@ -15,13 +16,9 @@ from domain.bots import make_bot
 from domain.rules import DEFAULT, play_game
 from domain.rules.seats import hand_seats
 from service.cli.common import position
-from service.cli.play import (
-    render_deal_result,
-    render_final,
-    render_view,
-    scoresheet_table,
-    seat_count,
-)
+from service.cli.playdraw import render_view
+from service.cli.playresult import render_deal_result, render_final
+from service.cli.playtext import scoresheet_table, seat_count
 from service.cli.referee import _adjustment
 from service.cli.render import render_game
 from service.cli.viewstate import view_from_proto
@@ -99,10 +96,11 @@ def test_the_table_shows_every_seat_and_the_dealer_on_the_talon(players: int) ->
     text = text_of(render_view(view, sheet_of(players), names=NAMES[:players]))
     for s in range(players):
         assert "ABCDE"[s] in text and NAMES[s] in text
-        assert f"whists on {'ABCDE'[s]}" in text
+        # The seat's pool and gora from the sheet (the whists are on the sheet screen).
+        assert re.search(rf"{'ABCDE'[s]} (\(you\) )?{NAMES[s]} .* 0 +{s} +{2 * s} ", text), text
     assert "dealer, on the talon" in text
-    assert "no hand this deal" in text
-    assert text.count("10 cards, hidden") == 2  # the two other hands
+    assert "no hand" in text
+    assert text.count("10 hidden") == 2  # the two other hands
     assert ("sits out" in text) is (players == 5)
 
 
@@ -111,7 +109,7 @@ def test_a_sitter_sees_that_he_holds_no_hand(players: int) -> None:
     view = bidding_view(players, seat=0, dealer=0)
     text = text_of(render_view(view, names=NAMES[:players]))
     assert "none this deal: you dealer, on the talon" in text
-    assert text.count("10 cards, hidden") == 3
+    assert text.count("10 hidden") == 3
     assert "Your move" not in text
 
 
@@ -120,8 +118,8 @@ def test_the_sheet_has_a_whists_column_for_every_other_player(players: int) -> N
     """RULES.md "Score-sheet areas": whists are written per opponent, so each row holds the
     whists on every other seat and its own cell stays blank."""
     text = text_of(scoresheet_table(sheet_of(players), NAMES[:players]))
-    header = next(line for line in text.splitlines() if "whists on A" in line)
-    assert header.count("whists on") == players
+    header = next(line for line in text.splitlines() if "on A" in line and "seat" in line)
+    assert header.count("on ") == players
     for s in range(players):
         row = next(line for line in text.splitlines() if f"{'ABCDE'[s]} {NAMES[s]}" in line)
         cells = row.split("│")[4 : 4 + players]
@@ -144,7 +142,7 @@ def test_a_deal_result_at_five_lists_every_seat() -> None:
         talon=["8♠", "9♠"],
     )
     text = text_of(render_deal_result(event, NAMES, dealer=1))
-    assert "whists on E" in text and "C 6♠ made" in text
+    assert "D on C +4" in text and "E on C +4" in text and "C 6♠ made" in text
     assert "C H1" in text and "D H2" in text and "E H3" in text
     assert "tricks: A 0  B 0  C 6  D 2  E 2" in text
 
