@@ -98,9 +98,7 @@ def test_the_version_2_golden_file_reads_as_the_same_record() -> None:
     played_for_c = [s["action"] for s in rec["deals"][0]["actions"] if s.get("hand") == 2]
     assert played_for_c[:2] == ["K♣", "A♠"]  # C's cards of tricks 1 and 2; A's own 7♣, 10♠:
     assert [s.get("hand") for s in rec["deals"][0]["actions"][9:11]] == [2, None]
-    assert all(
-        s["seat"] == 0 for s in rec["deals"][0]["actions"] if s.get("hand") == 2
-    )
+    assert all(s["seat"] == 0 for s in rec["deals"][0]["actions"] if s.get("hand") == 2)
     assert verify_record(rec).consistent
 
 
