@@ -164,3 +164,52 @@ def test_a_mid_game_ruling_exported_before_the_end_verifies(app: PreferansApplic
     rec = game_record(app, game_id)
     verdict = verify_record(rec)
     assert verdict.consistent, verdict.message
+
+
+def test_the_replay_of_a_ruled_game_goes_both_ways_and_ends_with_the_settlement(
+    app: PreferansApplication,
+) -> None:
+    """Replay backwards equals replay forwards at every position of a whole stored game with
+    flags and rulings (``tests/unit/test_replay.py`` does the same for one deal)."""
+    from tests.unit.test_replay import walk_both_ways
+
+    game_id = ruled_game(app)
+    rec = game_record(app, game_id)
+    forward, backward = walk_both_ways(rec)
+    assert backward == list(reversed(forward))
+    decisions = sum(len(d["actions"]) for d in rec["deals"])
+    disputes = len(rec["flags"]) + len(rec["rulings"])
+    assert len(forward) == decisions + 2 * len(rec["deals"]) + disputes + 1
+    assert "a revoke in trick 4" in forward[-2] and "settlement now" in forward[-2]
+    last = forward[-1]
+    assert "Settlement" in last
+    for value in (*rec["settlement"], *rec["settlement_at_end"]):
+        assert value in last
+
+
+def test_pref_export_sets_the_tags_and_pref_replay_steps_back(
+    app: PreferansApplication,
+    store_env: dict[str, str],
+    tmp_path: Any,
+    capsys: Any,
+    monkeypatch: Any,
+) -> None:
+    from service.cli import main as pref
+    from tests.integration.helpers import store_argument
+
+    game_id = ruled_game(app)
+    out = tmp_path / "game.json"
+    store = store_argument(store_env)
+    args = ["export", str(game_id), "--store", store, "--out", str(out)]
+    assert pref([*args, "--event", "Club cup", "--site", "Odesa", "--round", "3"]) == 0
+    rec, verdict = import_record(out.read_text(encoding="utf-8"))
+    assert verdict.consistent, verdict.message
+    assert rec["tags"]["event"] == "Club cup" and rec["tags"]["site"] == "Odesa"
+    assert rec["tags"]["round"] == "3" and rec["tags"]["date"] is not None
+    assert pref([*args, "--round", "x" * 201]) == 1
+    assert "the round tag must be 1 to 200 printable characters" in capsys.readouterr().err
+    answers = iter(["p 5", "b", "q"])
+    monkeypatch.setattr("builtins.input", lambda _: next(answers))
+    assert pref(["replay", str(game_id), "--store", store, "--step"]) == 0
+    shown = capsys.readouterr().out
+    assert "#5/" in shown and "#4/" in shown

@@ -1,0 +1,120 @@
+"""The referee's replay (``pref replay``, issue 16): forward and back over every position, jumps
+to a deal, a trick or a position, who decided each action for which hand, flags and rulings
+where they were made, and the final settlement."""
+
+from __future__ import annotations
+
+import copy
+from itertools import pairwise
+from typing import Any
+
+from rich.console import Console
+
+from service.cli.replay import HELP, Cursor, Replay, command, frames, run_replay
+from tests.unit.test_handrecord import golden_record
+
+
+def screen(renderable: Any) -> str:
+    console = Console(record=True, width=120, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def disputed() -> dict[str, Any]:
+    """The golden deal (RULES.md §1.6 outcome 2: A whists alone, open, and plays C's cards)
+    with a flag and a ruling after it, as a record of a finished game would list them."""
+    rec = copy.deepcopy(golden_record())
+    where = {"after_deal": 1, "during_deal": False, "after_end": False}
+    rec["flags"] = [{"seat": 2, "deal_number": 1, "reason": "a revoke in trick 3", **where}]
+    rec["rulings"] = [
+        {
+            "deal_number": 1,
+            "reason": "the revoke stood: two tricks to B",
+            "auditor": "judge",
+            "adjustment": {"gora": [0, -2, 0], "whists": [[0, 0, 0], [4, 0, 0], [0, 0, 0]]},
+            "settlement": None,
+            **where,
+        }
+    ]
+    return rec
+
+
+def walk_both_ways(rec: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Every position's screen going forward (one decision applied at a time), then going back
+    from the last (each table rebuilt from its deal's start)."""
+    cursor = Cursor(Replay(rec))
+    forward = [screen(cursor.frame())]
+    while cursor.forward():
+        forward.append(screen(cursor.frame()))
+    backward = [screen(cursor.frame())]
+    while cursor.back():
+        backward.append(screen(cursor.frame()))
+    return forward, backward
+
+
+def test_replay_backwards_equals_replay_forwards_at_every_position() -> None:
+    rec = disputed()
+    forward, backward = walk_both_ways(rec)
+    assert len(forward) == 1 + 39 + 1 + 2  # dealt, each decision, scored, the flag, the ruling
+    assert backward == list(reversed(forward))
+    # Consecutive decision screens differ: the walk really moved.
+    assert all(a != b for a, b in pairwise(forward))
+
+
+def test_a_card_from_the_partners_open_hand_is_his_hand_decided_by_the_whister() -> None:
+    """RULES.md §1.6 outcome 2: the sole whister A plays open and plays C's cards. Decision 10
+    is C's K♣, played by A; decision 11 is A's own 7♣."""
+    shown = [screen(f) for f in frames(golden_record())]
+    assert "Deal 1 · 10. A: K♣ from C's hand (A decides for C)" in shown[10]
+    assert "Deal 1 · 11. A: 7♣" in shown[11] and "decides for" not in shown[11]
+    assert "Deal 1 · 12. B: 7♠" in shown[12]
+
+
+def test_flags_and_rulings_are_shown_where_they_were_made_and_on_their_deal() -> None:
+    shown = [screen(f) for f in frames(disputed())]
+    scored = shown[40]
+    assert "Result: game, B 6♠, tricks 1-7-2" in scored
+    assert "C flagged deal 1 (after deal 1): a revoke in trick 3" in scored
+    assert "ruling by judge on deal 1 (after deal 1)" in scored
+    assert "Flag" in shown[41] and "a revoke in trick 3" in shown[41]
+    assert "gora B -2; whists B on A +4" in shown[42]
+
+
+def test_the_final_settlement_after_rulings_beside_the_one_at_the_end() -> None:
+    rec = disputed()
+    rec["complete"] = True
+    rec["settlement_at_end"] = ["1", "2", "-3"]
+    rec["settlement"] = ["3", "0", "-3"]
+    last = screen(list(frames(rec))[-1])
+    assert "Settlement" in last
+    assert "A ann" in last and "at the end" in last and "after rulings" in last
+    lines = [line.strip("│ ").split() for line in last.splitlines()]
+    assert ["A", "ann", "1", "3"] in lines and ["B", "bob", "2", "0"] in lines
+
+
+def test_jumps_to_a_deal_a_trick_and_a_position() -> None:
+    replay = Replay(disputed())
+    cursor = Cursor(replay)
+    assert command(cursor, "t 1") is None
+    assert "Trick  1  C K♣  A 7♣  B 7♠  won by B" in screen(cursor.frame())
+    assert "Deal 1 · 12." in screen(cursor.frame())
+    assert command(cursor, "t 10") is None
+    assert "Trick 10  B 9♠  C 10♣  A A♣  won by B" in screen(cursor.frame())
+    assert command(cursor, "d 1") is None and cursor.index == 0
+    assert command(cursor, "p 42") is None and "Flag" in screen(cursor.frame())
+    assert command(cursor, "b") is None and cursor.index == 40
+    assert command(cursor, "t 11") == "deal 1 has no trick 11"
+    assert command(cursor, "d 2") == "no deal 2 in this replay"
+    assert command(cursor, "p 99") == f"positions are 1 to {len(replay)}"
+    assert command(cursor, "jump") == HELP
+
+
+def test_run_replay_steps_back_and_forth_and_quits() -> None:
+    console = Console(record=True, width=120, color_system=None)
+    answers = iter(["", "b", "?", "t 2", "q"])
+    assert run_replay(disputed(), console, step=True, read=lambda _: next(answers)) == 0
+    out = console.export_text()
+    assert out.count("Deal 1 dealt by B") == 2  # the start, and again after going back
+    assert "Deal 1 · 1. C: pass" in out
+    assert HELP in out
+    assert "Trick  2" in out
