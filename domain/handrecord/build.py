@@ -66,6 +66,9 @@ TAGS = ("date", "event", "site", "round")
 UTC), the event (the league), the site and the round (given by whoever exports; ``None`` when
 unknown)."""
 
+MAX_TAG = 200
+"""The longest tag value (as the schema says)."""
+
 Record = dict[str, Any]
 
 
@@ -341,7 +344,12 @@ def record_from_events(
         date=when.astimezone(UTC).date().isoformat() if when is not None else None,
         event=getattr(created, "league", "") or None,
     )
-    out["tags"].update({k: v for k, v in (tags or {}).items() if v is not None})
+    for key, value in (tags or {}).items():
+        if value is None:
+            continue
+        if key not in TAGS or not value.strip() or len(value) > MAX_TAG or not value.isprintable():
+            raise ValueError(f"the {key} tag must be 1 to {MAX_TAG} printable characters")
+        out["tags"][key] = value
     scored = 0
     ended = False
     state: GameState | None = None
