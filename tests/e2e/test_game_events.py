@@ -116,3 +116,38 @@ def test_page_tokens_are_bound_to_the_game_and_the_viewer(
     with pytest.raises(grpc.RpcError) as info:
         SeatClient(client, name, "not-a-token").list_events(5)
     assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_seat_given_to_another_player_lists_no_more_and_the_newcomer_sees_his_own(
+    server: ServerThread, client: GameClient
+) -> None:
+    """ReplacePlayer (TV-27) revokes the leaver's token: his next page is refused, so he never
+    sees the newcomer's hand; the newcomer's pages are what his WatchGame sends him."""
+    secret, request_id = "s" * 32, uuid.uuid4().hex
+    created = client.create_game(
+        PLAYERS, RuleSet(pool_target=4), request_id=request_id, creator_secret=secret
+    )
+    name = created.game.name
+    seats = [client.seat(name, token) for token in created.seat_tokens]
+    play(seats, created.game.version, steps=5)
+    first = seats[1].list_events(3)
+    assert len(first.events) == 3 and first.next_page_token
+    replaced: pb.ReplacePlayerResponse = client.stub.ReplacePlayer(
+        pb.ReplacePlayerRequest(
+            name=name,
+            seat=1,
+            player=pb.Player(player_id="fay"),
+            created_with=request_id,
+            creator_secret=secret,
+            request_id=uuid.uuid4().hex,
+        )
+    )
+    with pytest.raises(grpc.RpcError) as info:
+        seats[1].list_events(3, first.next_page_token)
+    assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+    newcomer = client.seat(name, replaced.seat_token)
+    newcomer.join()
+    version = client.get_game(name).version
+    listed = pages(functools.partial(listing, newcomer, 4))
+    assert [m.version for m in listed] == list(range(1, version + 1))
+    assert listed == streamed(newcomer, version)

@@ -118,3 +118,40 @@ def test_run_replay_steps_back_and_forth_and_quits() -> None:
     assert "Deal 1 · 1. C: pass" in out
     assert HELP in out
     assert "Trick  2" in out
+
+
+def test_the_verifier_checks_hands_flags_rulings_and_the_system() -> None:
+    """Version 3's new fields are checked, not just carried (docs/HANDRECORD.md,
+    "Verification")."""
+    from domain.handrecord import verify_record
+
+    def message(rec: dict[str, Any]) -> str:
+        verdict = verify_record(rec)
+        assert not verdict.consistent
+        return verdict.message
+
+    assert verify_record(disputed()).consistent
+    rec = disputed()
+    del rec["deals"][0]["actions"][9]["hand"]  # C's K♣, played by A
+    assert "decision 10 (A: K♣): the record gives the hand as null; it was C's" in message(rec)
+    rec = disputed()
+    rec["deals"][0]["actions"][10]["hand"] = 2  # A's own 7♣
+    assert "decision 11 (A: 7♣): the record gives the hand as 2; it was his own" in message(rec)
+    rec = disputed()
+    rec["flags"][0]["deal_number"] = 2
+    assert message(rec) == "flag 1 is on deal 2, before deal 2 was scored"
+    rec = disputed()
+    rec["flags"][0]["after_deal"] = 0
+    assert message(rec) == "flag 1 is on deal 1, before deal 1 was scored"
+    rec = disputed()
+    rec["rulings"][0]["reason"] = "  "
+    assert message(rec).startswith("ruling 1: the reason must be 1 to 500 printable")
+    rec = disputed()
+    rec["rulings"][0]["adjustment"]["whists"][0][0] = 3
+    assert message(rec).startswith("ruling 1: nobody writes whists on himself")
+    rec = disputed()
+    rec["rulings"][0]["settlement"] = ["0", "0", "0"]
+    assert "exactly when it comes after the end" in message(rec)
+    rec = disputed()
+    rec["options"] = {"pool_target": 30}
+    assert message(rec).startswith('the record names the system "default" with the options')
