@@ -155,3 +155,45 @@ def test_the_verifier_checks_hands_flags_rulings_and_the_system() -> None:
     rec = disputed()
     rec["options"] = {"pool_target": 30}
     assert message(rec).startswith('the record names the system "default" with the options')
+
+
+def test_a_ruling_between_deals_is_applied_before_the_next_deals_sheet() -> None:
+    """A stored game deals its next deal in the save that scores one, so a ruling there is
+    "during" a deal; a record may still place one between deals (a game waiting for its order,
+    or a record written by another tool). The verifier adds it before comparing the next deal's
+    sheet before, and a record whose later sheets lack it is a discrepancy."""
+    from domain.bots import make_bot
+    from domain.handrecord import record_from_game, verify_record
+    from domain.rules import DEFAULT, play_game
+
+    game = play_game(b"a ruling between deals", [make_bot()] * 3, DEFAULT.with_options(pool_target=20))
+    rec = record_from_game(game)
+    assert len(rec["deals"]) >= 3
+    rec["deals"] = rec["deals"][:3]
+    rec.update(complete=False, settlement=None, settlement_at_end=None, seed=None)
+    assert verify_record(rec).consistent
+    adjustment = {"gora": [3, 0, -1], "whists": [[0, 2, 0], [0, 0, 0], [5, 0, 0]]}
+    rec["rulings"] = [
+        {
+            "deal_number": 1,
+            "reason": "a misdeal of the score",
+            "auditor": "judge",
+            "adjustment": adjustment,
+            "after_deal": 1,
+            "during_deal": False,
+            "after_end": False,
+            "settlement": None,
+        }
+    ]
+    verdict = verify_record(rec)
+    assert not verdict.consistent
+    assert verdict.message == "deal 2: the sheet before it is not what the deals before it wrote"
+    for deal in rec["deals"][1:]:
+        sheet = deal["sheet_before"]
+        sheet["gora"] = [g + d for g, d in zip(sheet["gora"], adjustment["gora"], strict=True)]
+        sheet["whists"] = [
+            [w + d for w, d in zip(row, drow, strict=True)]
+            for row, drow in zip(sheet["whists"], adjustment["whists"], strict=True)
+        ]
+    verdict = verify_record(rec)
+    assert verdict.consistent, verdict.message
