@@ -254,7 +254,6 @@ def _verify(rec: Record) -> Verdict:
         # before its first deal (none recorded: nothing was owed, or the deadline had passed).
         owed = tuple(Obligations(**row) for row in first.get("robber_owed", ()))
         game = game._replace(order=order, robber_owed=owed, robber_written=not owed)
-    _check_system(rec, rules)
     rulings = _Rulings(rec, rules.players)
     actions = 0
     joining = list(rec.get("replacements") or ())
@@ -374,6 +373,7 @@ def _verify(rec: Record) -> Verdict:
             )
     rulings.check_all_applied()
     _verify_seed(rec, RuleSet.from_dict(rec["rules"]))
+    _check_system(rec, rules)  # derived from the rules: last, after what they decide
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
 
 

@@ -51,15 +51,14 @@ from service.api.streams import (
     GameStreams,
     Update,
     batches,
-    build,
     sendable,
     update,
 )
+from service.api.streams import page as events_page
 from service.app import validation
 from service.app.application import (
     CommandResult,
     CommandSteps,
-    GameNotFound,
     NotInMemory,
     PreferansApplication,
 )
@@ -82,7 +81,7 @@ _STATUS_FILTER = {value: name for name, value in _STATUS.items()}
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LIST_GAMES_TOKEN = "games"
-DEFAULT_EVENTS_PAGE = 200
+DEFAULT_EVENTS_PAGE = 1000
 MAX_EVENTS_PAGE = 1000
 """ListGameEvents' page sizes: a message is at most a few hundred bytes (a whole deal in
 DealScoredEvent), so a page stays far below the 4 MiB a default gRPC client accepts."""
@@ -536,7 +535,7 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         self, request: pb.ListGameEventsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListGameEventsResponse:
         """WatchGame's messages for the caller's seat (a spectator's without credential) in
-        pages of ``page_size`` events (0: 200, at most 1000) after the version the token
+        pages of ``page_size`` events (0 and at most: 1000) after the version the token
         continues from. Built in the thread pool from the game as it was at that version
         (``app.game_at``, one replay per page) and the events after it, by the stream's own
         ``build``, so the redaction is WatchGame's. A seat given away meanwhile sees up to the
@@ -551,18 +550,13 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         last = 0 if position is None else int(position[0])  # type: ignore[arg-type]
 
         def read() -> tuple[list[Update], bool]:
-            events = self.app.game_events(game_id, last, limit=size + 1)
-            if not events and last == 0:
-                raise GameNotFound(f"no game {game_id}")
-            shown = events[:size]
-            game = None if last == 0 else self.app.game_at(game_id, last)
-            game, built = build(shown, game)
+            game, built, more = events_page(self.app, game_id, last, size)
             updates = [messages[seat] for messages in built]
             if not spectator:
                 given = _given_away(game, seat, caller.issued_ms, last, len(updates), seated_at)
                 if given is not None:  # the replacement is the last the seat sees
                     return updates[:given], False
-            return updates, len(events) > size
+            return updates, more
 
         updates, more = await self._run(read)
         token = ""

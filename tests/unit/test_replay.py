@@ -166,13 +166,16 @@ def test_a_ruling_between_deals_is_applied_before_the_next_deals_sheet() -> None
     from domain.handrecord import record_from_game, verify_record
     from domain.rules import DEFAULT, play_game
 
-    game = play_game(b"a ruling between deals", [make_bot()] * 3, DEFAULT.with_options(pool_target=20))
+    game = play_game(
+        b"a ruling between deals", [make_bot()] * 3, DEFAULT.with_options(pool_target=20)
+    )
     rec = record_from_game(game)
     assert len(rec["deals"]) >= 3
     rec["deals"] = rec["deals"][:3]
     rec.update(complete=False, settlement=None, settlement_at_end=None, seed=None)
     assert verify_record(rec).consistent
-    adjustment = {"gora": [3, 0, -1], "whists": [[0, 2, 0], [0, 0, 0], [5, 0, 0]]}
+    gora, whists = [3, 0, -1], [[0, 2, 0], [0, 0, 0], [5, 0, 0]]
+    adjustment = {"gora": gora, "whists": whists}
     rec["rulings"] = [
         {
             "deal_number": 1,
@@ -190,10 +193,10 @@ def test_a_ruling_between_deals_is_applied_before_the_next_deals_sheet() -> None
     assert verdict.message == "deal 2: the sheet before it is not what the deals before it wrote"
     for deal in rec["deals"][1:]:
         sheet = deal["sheet_before"]
-        sheet["gora"] = [g + d for g, d in zip(sheet["gora"], adjustment["gora"], strict=True)]
+        sheet["gora"] = [g + d for g, d in zip(sheet["gora"], gora, strict=True)]
         sheet["whists"] = [
             [w + d for w, d in zip(row, drow, strict=True)]
-            for row, drow in zip(sheet["whists"], adjustment["whists"], strict=True)
+            for row, drow in zip(sheet["whists"], whists, strict=True)
         ]
     verdict = verify_record(rec)
     assert verdict.consistent, verdict.message

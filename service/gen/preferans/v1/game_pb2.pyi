@@ -1104,7 +1104,9 @@ class ListGameEventsRequest(_message.Message):
     name: _builtins.str
     """The game, `games/{game_id}`."""
     page_size: _builtins.int
-    """At most this many events (default 200, at most 1000)."""
+    """At most this many events (default and at most 1000). Each page replays the game up to
+    its start on the server: prefer large pages.
+    """
     page_token: _builtins.str
     """From a previous response's next_page_token (the same game and the same viewer: a
     spectator's token is refused with a seat's credential, and the other way round).
