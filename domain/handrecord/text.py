@@ -170,7 +170,7 @@ def disputes_text(rec: Record, after: int, *, ended: bool = False) -> list[str]:
 def _header(rec: Record) -> list[str]:
     """The version-3 tags: date, event, site, round (when known), the system and its options."""
     lines = [
-        f'[{key.capitalize()} "{value}"]'
+        f'[{key.capitalize()} "{_quoted(value)}"]'
         for key, value in (rec.get("tags") or {}).items()
         if value is not None
     ]
@@ -181,6 +181,11 @@ def _header(rec: Record) -> list[str]:
         shown = "; ".join(f"{k}={_option(v)}" for k, v in options.items())
         lines.append(f'[Options "{shown}"]')
     return lines
+
+
+def _quoted(value: str) -> str:
+    """A tag value as PBN quotes it: a backslash before each quote and backslash."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _option(value: Any) -> str:

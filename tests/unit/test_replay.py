@@ -200,3 +200,15 @@ def test_a_ruling_between_deals_is_applied_before_the_next_deals_sheet() -> None
         ]
     verdict = verify_record(rec)
     assert verdict.consistent, verdict.message
+
+
+def test_tags_in_the_text_form_are_quoted_as_pbn_quotes_them() -> None:
+    from domain.handrecord import render_text
+
+    rec = disputed()
+    rec["tags"] = {"date": "2026-12-02", "event": 'Cup "A" \\ 2', "site": None, "round": "3"}
+    shown = render_text(rec)
+    assert '[Date "2026-12-02"]' in shown and '[Round "3"]' in shown
+    assert '[Event "Cup \\"A\\" \\\\ 2"]' in shown and "[Site" not in shown
+    assert "Flag      C on deal 1 (after deal 1): a revoke in trick 3" in shown
+    assert "Ruling    on deal 1 by judge (after deal 1): the revoke stood" in shown
