@@ -212,3 +212,23 @@ def test_tags_in_the_text_form_are_quoted_as_pbn_quotes_them() -> None:
     assert '[Event "Cup \\"A\\" \\\\ 2"]' in shown and "[Site" not in shown
     assert "Flag      C on deal 1 (after deal 1): a revoke in trick 3" in shown
     assert "Ruling    on deal 1 by judge (after deal 1): the revoke stood" in shown
+
+
+def test_two_players_dummy_cards_are_the_dummys_hand_decided_by_its_defender() -> None:
+    """RULES.md §3.6: with two players the dummy (position 2) is played by its defender; the
+    record names the dummy as the hand of those decisions, verifies, and the replay says so."""
+    from domain.bots import make_bot
+    from domain.handrecord import record_from_game, verify_record
+    from domain.rules import RuleSet, play_game
+
+    game = play_game(
+        b"two players and a dummy", [make_bot()] * 2, RuleSet(players=2, pool_target=4)
+    )
+    rec = record_from_game(game)
+    verdict = verify_record(rec)
+    assert verdict.consistent, verdict.message
+    for_dummy = [s for d in rec["deals"] for s in d["actions"] if s.get("hand") == 2]
+    assert for_dummy and all(s["seat"] in (0, 1) for s in for_dummy)
+    number = next(d["number"] for d in rec["deals"] if any(s.get("hand") for s in d["actions"]))
+    shown = "".join(screen(f) for f in frames(rec, number))
+    assert "from Dummy's hand" in shown
