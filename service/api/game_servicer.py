@@ -45,7 +45,14 @@ from service.api.mapping import (
     seat_view_cached,
     time_control_from_proto,
 )
-from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.pagetoken import (
+    RESPONSE_BUDGET,
+    Page,
+    PageTokens,
+    fill_page,
+    keyset_rows,
+    page_size,
+)
 from service.api.streams import (
     SAFETY_POLL_SECONDS,
     GameStreams,
@@ -556,6 +563,11 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                 given = _given_away(game, seat, caller.issued_ms, last, len(updates), seated_at)
                 if given is not None:  # the replacement is the last the seat sees
                     return updates[:given], False
+            size_so_far = 0
+            for index, sent in enumerate(updates):  # at most RESPONSE_BUDGET bytes a page
+                size_so_far += len(sent.entry)
+                if size_so_far > RESPONSE_BUDGET and index:
+                    return updates[:index], True
             return updates, more
 
         updates, more = await self._run(read)
