@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC
 from typing import Any
 
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
@@ -34,7 +35,7 @@ from domain.rules import (
     seed_commitment,
     write_deal,
 )
-from domain.rules.actions import AcceptClaim
+from domain.rules.actions import AcceptClaim, PlayCard
 from domain.rules.birds import sign_givers
 from domain.rules.bombs import (
     BombLedger,
@@ -49,12 +50,24 @@ from domain.rules.game import deal_state, robber_after
 from domain.rules.robber import Obligations
 from domain.rules.seats import hand_seats, seat_name, sitters
 from domain.rules.start import GameOrder, initial_deals
+from domain.rules.systems import RULE_SETS
 
 FORMAT = "preferans-hand-record"
-VERSION = 2
-"""Version 2 (issue 13): any number of seats (2 to 5); each deal names the seats of its three
-hands (``hand_seats``) and the seats without a hand (``sitters``). Version 1 records (three
-seats) are read by ``upcast.upcast_record``."""
+VERSION = 3
+"""Version 3 (issue 16): the flags and rulings of the game with where they happened, the
+settlement after the rulings (``settlement``) beside the one the game ended with
+(``settlement_at_end``), the tags Date/Event/Site/Round, the system and its options, and each
+decision's hand when another seat decided for it. Version 2 (issue 13): any number of seats
+(2 to 5); each deal names the seats of its three hands (``hand_seats``) and the seats without a
+hand (``sitters``). Older records are read by ``upcast.upcast_record``."""
+
+TAGS = ("date", "event", "site", "round")
+"""The header tags of version 3, as in PBN: the date the game was created (``YYYY-MM-DD``,
+UTC), the event (the league), the site and the round (given by whoever exports; ``None`` when
+unknown)."""
+
+MAX_TAG = 200
+"""The longest tag value (as the schema says)."""
 
 Record = dict[str, Any]
 
@@ -98,6 +111,32 @@ def _claims(start: DealState, actions: Sequence[tuple[int, Action]]) -> list[dic
         if isinstance(action, AcceptClaim) and deal.phase is Phase.SCORED and claims:
             claims[-1]["accepted"] = True
     return claims
+
+
+def hand_of(deal: DealState, seat: int, action: Action) -> int:
+    """The hand (its seat, or the dummy's position) a decision of ``seat`` is made for: in
+    the play, a card comes from the hand on turn (a sole open whister plays his partner's
+    cards, RULES.md §1.6 outcome 2; with two players the dummy's are played by its defender,
+    §3.6); every
+    other decision is the seat's own."""
+    if isinstance(action, PlayCard):
+        return deal.to_act
+    return seat
+
+
+def decisions(start: DealState, actions: Sequence[tuple[int, Action]]) -> list[dict[str, Any]]:
+    """Every decision in order: the seat that decided, the action, and ``hand`` when the
+    decision was for another seat's hand (version 3)."""
+    out: list[dict[str, Any]] = []
+    deal = start
+    for seat, action in actions:
+        step: dict[str, Any] = {"seat": seat, "action": str(action)}
+        hand = hand_of(deal, seat, action)
+        if hand != seat:
+            step["hand"] = hand
+        out.append(step)
+        deal = apply(deal, action, seat)
+    return out
 
 
 def deal_section(
@@ -147,7 +186,7 @@ def deal_section(
             for t in final.play.history
         ],
         "claims": _claims(start, actions),
-        "actions": [{"seat": s, "action": str(a)} for s, a in actions],
+        "actions": decisions(start, actions),
         "result": {
             "kind": result.kind.value,
             "declarer": result.declarer,
@@ -188,6 +227,23 @@ def _classic(final: DealState) -> dict[str, Any]:
     }
 
 
+def system_of(rules: RuleSet) -> tuple[str | None, dict[str, Any]]:
+    """The named system a rule set starts from (``rules.name``, docs/SYSTEMS.md) and the
+    options it sets otherwise (field → value, as ``RuleSet.to_dict`` writes them); ``None``
+    and every field for a name that is no system."""
+    table = rules.to_dict()
+    base = RULE_SETS.get(rules.name)
+    if base is None:
+        return None, table
+    known = base.to_dict()
+    return rules.name, {k: v for k, v in table.items() if k != "name" and known.get(k) != v}
+
+
+def empty_tags() -> dict[str, str | None]:
+    """The header tags (``TAGS``), all unknown."""
+    return dict.fromkeys(TAGS)
+
+
 def _envelope(
     rules: RuleSet,
     players: Sequence[str],
@@ -195,21 +251,35 @@ def _envelope(
     game_id: str | None,
     commitment: str | None,
 ) -> Record:
+    system, options = system_of(rules)
     return {
         "format": FORMAT,
         "version": VERSION,
         "game_id": game_id,
+        "tags": empty_tags(),
         "players": list(players),
         "rules": rules.to_dict(),
+        "system": system,
+        "options": options,
         "first_dealer": first_dealer,
         "seed_commitment": commitment,
         "deals": [],
         "complete": False,
         "settlement": None,
+        "settlement_at_end": None,
         "seed": None,
         "stopped": None,
         "replacements": [],
+        "flags": [],
+        "rulings": [],
     }
+
+
+def _where(state: GameState | None, scored: int, ended: bool) -> dict[str, Any]:
+    """Where a flag or a ruling happened: after deal ``after_deal`` was scored, during the
+    next deal (``during_deal``) or between deals, and whether after the game's end."""
+    playing = state is not None and state.deal is not None and state.deal.phase is not Phase.SCORED
+    return {"after_deal": scored, "during_deal": playing and not ended, "after_end": ended}
 
 
 def order_dict(order: GameOrder) -> dict[str, Any]:
@@ -234,18 +304,33 @@ def _select(out: Record, deal_number: int | None) -> Record:
         )
     out["deals"] = chosen
     out["replacements"] = [r for r in out["replacements"] if r["before_deal"] == deal_number]
+    # The flags and rulings on the deal, and the rulings made while it was played (applied to
+    # the sheet it is written on); those before it are in its ``sheet_before``.
+    out["flags"] = [f for f in out["flags"] if f["deal_number"] == deal_number]
+    out["rulings"] = [
+        r
+        for r in out["rulings"]
+        if r["deal_number"] == deal_number
+        or (r["during_deal"] and r["after_deal"] == deal_number - 1)
+    ]
     out["complete"] = False
     out["settlement"] = None
+    out["settlement_at_end"] = None
     out.pop("stakes", None)
     return out
 
 
 def record_from_events(
-    events: Sequence[Any], game_id: str | None = None, deal_number: int | None = None
+    events: Sequence[Any],
+    game_id: str | None = None,
+    deal_number: int | None = None,
+    tags: Mapping[str, str | None] | None = None,
 ) -> Record:
     """The hand record of a game from its decoded events (one deal with ``deal_number``).
 
-    Only finished deals are recorded; the seed and settlement once the game is over.
+    Only finished deals are recorded; the seed and settlement once the game is over; every
+    flag and ruling where it happened, and the settlement after the rulings. The tags are the
+    date the game was created and its league (the event) unless ``tags`` gives them.
     """
     if not events or event_name(events[0]) != "GameCreated":
         raise ValueError("a game's events start with GameCreated")
@@ -254,6 +339,19 @@ def record_from_events(
     out = _envelope(
         rules, created.players, created.first_dealer, game_id, created.seed_commitment or None
     )
+    when = getattr(created, "timestamp", None)
+    out["tags"].update(
+        date=when.astimezone(UTC).date().isoformat() if when is not None else None,
+        event=getattr(created, "league", "") or None,
+    )
+    for key, value in (tags or {}).items():
+        if value is None:
+            continue
+        if key not in TAGS or not value.strip() or len(value) > MAX_TAG or not value.isprintable():
+            raise ValueError(f"the {key} tag must be 1 to {MAX_TAG} printable characters")
+        out["tags"][key] = value
+    scored = 0
+    ended = False
     state: GameState | None = None
     start: DealState | None = None
     sheet_before = ScoreSheet.empty(rules.players)
@@ -263,6 +361,7 @@ def record_from_events(
     for event in events:
         name = event_name(event)
         if name == "DealScored":
+            scored = event.number
             assert state is not None and state.deal is not None and start is not None
             out["deals"].append(
                 deal_section(
@@ -294,9 +393,34 @@ def record_from_events(
             imposed = Obligations(**(getattr(event, "obligations", None) or {}))
             out["order"] = order_dict(GameOrder(event.seat, event.pool, event.ends_at, imposed))
         elif name == "GameFinished":
+            ended = True
             out["complete"] = True
             out["settlement"] = list(event.settlement)
+            out["settlement_at_end"] = list(event.settlement)
             out["seed"] = event.seed
+        elif name == "DealFlagged":
+            out["flags"].append(
+                {
+                    "seat": event.seat,
+                    "deal_number": event.deal_number,
+                    "reason": event.reason,
+                    **_where(state, scored, ended),
+                }
+            )
+        elif name == "RulingRecorded":
+            settled = None if event.settlement is None else list(event.settlement)
+            out["rulings"].append(
+                {
+                    "deal_number": event.deal_number,
+                    "reason": event.reason,
+                    "auditor": event.auditor,
+                    "adjustment": event.adjustment,
+                    **_where(state, scored, ended),
+                    "settlement": settled,
+                }
+            )
+            if settled is not None:
+                out["settlement"] = settled
         elif name == "StakesSettled":  # the money of the recorded settlement (docs/STAKES.md)
             out["stakes"] = {
                 "stake_per_whist": event.stake_per_whist,
@@ -392,6 +516,7 @@ def record_from_game(
     if game.finished:
         out["complete"] = True
         out["settlement"] = settlement_to_strings(game.settlement)
+        out["settlement_at_end"] = out["settlement"]
         out["seed"] = game.seed.hex()
     return _select(out, deal_number)
 

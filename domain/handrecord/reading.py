@@ -144,6 +144,7 @@ DEFAULT_PLAYERS = 3
 _SEAT_FIELDS: tuple[tuple[str | int, ...], ...] = (
     ("first_dealer",),
     ("replacements", "*", "seat"),
+    ("flags", "*", "seat"),
     ("order", "seat"),
     ("deals", "*", "dealer"),
     ("deals", "*", "declarer"),
@@ -165,6 +166,7 @@ _POSITION_FIELDS: tuple[tuple[str | int, ...], ...] = (
     ("deals", "*", "tricks", "*", "leader"),
     ("deals", "*", "tricks", "*", "winner"),
     ("deals", "*", "tricks", "*", "cards", "*", "seat"),
+    ("deals", "*", "actions", "*", "hand"),
 )
 """Where a record names a hand's position: a seat, or with two players the dummy (position
 ``DUMMY``, 2; RULES.md §3.6)."""

@@ -3,6 +3,7 @@ a header of tags, then each deal section by section, then the settlement."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -127,6 +128,70 @@ def render_deal_text(deal: Mapping[str, Any], players: Sequence[str]) -> list[st
     return lines
 
 
+def _when(item: Mapping[str, Any]) -> str:
+    if item["after_end"]:
+        return "after the end"
+    if item["during_deal"]:
+        return f"during deal {item['after_deal'] + 1}"
+    return f"after deal {item['after_deal']}"
+
+
+def _adjustment(adjustment: Mapping[str, Any] | None) -> str:
+    if adjustment is None:
+        return "no change"
+    gora = " ".join(f"{g:+d}" if g else "0" for g in adjustment["gora"])
+    return f"gora {gora}; whists {_whists(adjustment['whists'])}"
+
+
+def disputes_text(rec: Record, after: int, *, ended: bool = False) -> list[str]:
+    """The flags and rulings made after deal ``after`` (between deals or during the next), or
+    after the end with ``ended``, in the order of the game (version 3)."""
+    lines = []
+    items = [("Flag", f) for f in rec.get("flags", ())] + [
+        ("Ruling", r) for r in rec.get("rulings", ())
+    ]
+    for kind, item in items:
+        if item["after_end"] != ended or (not ended and item["after_deal"] != after):
+            continue
+        if kind == "Flag":
+            lines.append(
+                f"Flag      {seat_name(item['seat'])} on deal {item['deal_number']} "
+                f"({_when(item)}): {item['reason']}"
+            )
+        else:
+            settled = f"; settlement {' '.join(item['settlement'])}" if item["settlement"] else ""
+            lines.append(
+                f"Ruling    on deal {item['deal_number']} by {item['auditor']} ({_when(item)}): "
+                f"{item['reason']}; {_adjustment(item['adjustment'])}{settled}"
+            )
+    return lines
+
+
+def _header(rec: Record) -> list[str]:
+    """The version-3 tags: date, event, site, round (when known), the system and its options."""
+    lines = [
+        f'[{key.capitalize()} "{_quoted(value)}"]'
+        for key, value in (rec.get("tags") or {}).items()
+        if value is not None
+    ]
+    if rec.get("system"):
+        lines.append(f'[System "{rec["system"]}"]')
+    options = rec.get("options") or {}
+    if options:
+        shown = "; ".join(f"{k}={_option(v)}" for k, v in options.items())
+        lines.append(f'[Options "{shown}"]')
+    return lines
+
+
+def _quoted(value: str) -> str:
+    """A tag value as PBN quotes it: a backslash before each quote and backslash."""
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _option(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def render_text(rec: Record) -> str:
     """The readable form: a header of tags, then each deal, then the settlement."""
     players = rec["players"]
@@ -134,6 +199,7 @@ def render_text(rec: Record) -> str:
     lines = [
         f"% {rec['format']} {rec['version']}",
         f'[Game "{rec["game_id"] or ""}"]',
+        *_header(rec),
         *(f'[Seat {seat_name(s)} "{p}"]' for s, p in enumerate(players)),
         f'[Rules "{rules.get("name", "")}, pool to {rules.get("pool_target", "")}"]',
         f'[FirstDealer "{seat_name(rec["first_dealer"])}"]',
@@ -153,6 +219,7 @@ def render_text(rec: Record) -> str:
     for deal in rec["deals"]:
         lines.append("")
         lines.extend(render_deal_text(deal, players))
+        lines.extend(disputes_text(rec, deal["number"]))
     if rec["complete"]:
         lines.append("")
         if rec["stopped"]:
@@ -170,13 +237,15 @@ def render_text(rec: Record) -> str:
             if joined
             else [seat_name(s) for s in range(len(rec["players"]))]
         )
-        lines.append(
-            '[Settlement "'
-            + " ".join(
-                f"{who} {v}" for who, v in zip(labels, rec["settlement"] or [], strict=False)
-            )
-            + '"]'
-        )
+
+        def settled(values: Sequence[str] | None) -> str:
+            return " ".join(f"{who} {v}" for who, v in zip(labels, values or [], strict=False))
+
+        after_end = disputes_text(rec, 0, ended=True)
+        if after_end:
+            lines.append(f'[SettlementAtEnd "{settled(rec.get("settlement_at_end"))}"]')
+            lines.extend(after_end)
+        lines.append(f'[Settlement "{settled(rec["settlement"])}"]')
         if rec["seed"]:
             lines.append(f'[Seed "{rec["seed"]}"]')
     return "\n".join(lines) + "\n"

@@ -10,8 +10,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from domain.handrecord.build import Record, cards_text, deal_section, robber_before, sheet_of
+from domain.handrecord.build import (
+    Record,
+    cards_text,
+    deal_section,
+    robber_before,
+    sheet_of,
+    system_of,
+)
 from domain.model.codec import entry_to_dict, score_to_dict, settlement_to_strings
+from domain.model.disputes import apply_ruling, check_adjustment, check_reason
 from domain.model.stakes import stakes_problem
 from domain.rules import (
     Action,
@@ -102,6 +110,18 @@ def _compare_tricks(number: int, recorded: list[Any], replayed: list[Any]) -> No
             f"deal {number}: the record lists {len(recorded)} tricks; "
             f"the actions play {len(replayed)}",
         )
+
+
+def _compare_hands(number: int, recorded: list[Any], replayed: list[Any]) -> None:
+    """Each decision names the hand it was for exactly when it was not the decider's own."""
+    for i, (a, b) in enumerate(zip(recorded, replayed, strict=True), 1):
+        if a.get("hand") != b.get("hand"):
+            mine = "his own" if b.get("hand") is None else f"{seat_name(b['hand'])}'s"
+            raise _Discrepancy(
+                number,
+                f"deal {number}, decision {i} ({seat_name(a['seat'])}: {a['action']}): the "
+                f"record gives the hand as {_show(a.get('hand'))}; it was {mine}",
+            )
 
 
 def _compare_numbers(
@@ -234,10 +254,12 @@ def _verify(rec: Record) -> Verdict:
         # before its first deal (none recorded: nothing was owed, or the deadline had passed).
         owed = tuple(Obligations(**row) for row in first.get("robber_owed", ()))
         game = game._replace(order=order, robber_owed=owed, robber_written=not owed)
+    rulings = _Rulings(rec, rules.players)
     actions = 0
     joining = list(rec.get("replacements") or ())
     for deal in rec["deals"]:
         number = deal["number"]
+        game = rulings.between(game, number - 1)
         # Replacements between deals come before the order; one during deal N after it (the
         # order deals the first ordered deal at once, so a player can only join it later).
         while joining and joining[0]["before_deal"] <= number and not _during(joining[0], number):
@@ -293,8 +315,10 @@ def _verify(rec: Record) -> Verdict:
             raise _Discrepancy(
                 number, f"deal {number}: the sheet before it is not what the deals before it wrote"
             )
+        game = rulings.during(game, number - 1)
         game, expected = _replay_deal(deal, game)
         actions += len(deal["actions"])
+        _compare_hands(number, deal["actions"], expected["actions"])
         for key, what in _SECTIONS[:7]:
             if deal[key] != expected[key]:
                 raise _Discrepancy(
@@ -321,24 +345,153 @@ def _verify(rec: Record) -> Verdict:
         _compare_numbers(number, "sheet entry", deal["entry"], expected["entry"])
     for left in joining:  # after the last deal (a game that stopped before another)
         game = _replace(game, left, None)
+    last = rec["deals"][-1]["number"]
+    game = rulings.between(game, last)
     if rec["stopped"] == "time" and not rules.ending_by_time:
         raise _Discrepancy(None, "the record says time was called, but the rules play no time")
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
         settlement = settlement_to_strings(settle_game(game))
-        recorded = rec["settlement"]
-        if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
+        at_end = rec["settlement_at_end"]
+        if at_end is None or [str(Fraction(v)) for v in at_end] != settlement:
             raise _Discrepancy(
                 None,
-                f"the recorded settlement {_show(recorded)} is wrong: the sheet settles "
-                f"as {_show(settlement)}",
+                f"the recorded settlement at the end {_show(at_end)} is wrong: the sheet "
+                f"settles as {_show(settlement)}",
             )
         problem = stakes_problem(rec.get("stakes"), settlement)
         if problem is not None:
             raise _Discrepancy(None, problem)
+        game, settlement = rulings.after_end(game, settlement)
+        recorded = rec["settlement"]
+        if recorded is None or [str(Fraction(v)) for v in recorded] != settlement:
+            raise _Discrepancy(
+                None,
+                f"the recorded settlement {_show(recorded)} is wrong: after the rulings the "
+                f"sheet settles as {_show(settlement)}",
+            )
+    rulings.check_all_applied()
     _verify_seed(rec, RuleSet.from_dict(rec["rules"]))
+    _check_system(rec, rules)  # derived from the rules: last, after what they decide
     return Verdict(True, "consistent", None, len(rec["deals"]), actions)
+
+
+def _check_system(rec: Record, rules: RuleSet) -> None:
+    """The ``system`` and ``options`` a record names are those of its rule set."""
+    system, options = system_of(rules)
+    if rec.get("system") != system or rec.get("options") != options:
+        raise _Discrepancy(
+            None,
+            f"the record names the system {_show(rec.get('system'))} with the options "
+            f"{_show(rec.get('options'))}; its rules are {_show(system)} with {_show(options)}",
+        )
+
+
+def _place(item: Mapping[str, Any]) -> tuple[int, bool, bool]:
+    """Where a flag or ruling happened, in the order of the game."""
+    return item["after_deal"], item["during_deal"], item["after_end"]
+
+
+class _Rulings:
+    """The record's flags and rulings, checked and applied where they happened: between
+    deals before the next deal's sheet is checked, during a deal before it is written, after
+    the last deal, and after the end (each with the settlement it recorded)."""
+
+    def __init__(self, rec: Record, players: int) -> None:
+        self.pending: list[tuple[int, Mapping[str, Any]]] = list(enumerate(rec["rulings"], 1))
+        self.complete = bool(rec["complete"])
+        first = rec["deals"][0]["number"]
+        last = rec["deals"][-1]["number"]
+        for i, flag in enumerate(rec["flags"], 1):
+            self._check_place(f"flag {i}", flag, first, last)
+            if flag["seat"] >= players:
+                raise _Discrepancy(
+                    flag["deal_number"], f"flag {i}: seat {flag['seat']} is not at the table"
+                )
+            self._check_reason(f"flag {i}", flag, "reason")
+        previous = (first - 1, False, False)
+        for i, ruling in self.pending:
+            where = f"ruling {i}"
+            self._check_place(where, ruling, first, last)
+            self._check_reason(where, ruling, "reason")
+            self._check_reason(where, ruling, "auditor")
+            try:
+                check_adjustment(ruling["adjustment"], players)
+            except RulesError as exc:
+                raise _Discrepancy(ruling["deal_number"], f"{where}: {exc}") from None
+            place = _place(ruling)
+            if place < previous:
+                raise _Discrepancy(ruling["deal_number"], f"{where} is listed out of order")
+            previous = place
+            if (ruling["settlement"] is None) == ruling["after_end"]:
+                raise _Discrepancy(
+                    ruling["deal_number"],
+                    f"{where}: a ruling records a settlement exactly when it comes after the end",
+                )
+
+    def _check_place(self, where: str, item: Mapping[str, Any], first: int, last: int) -> None:
+        number, after = item["deal_number"], item["after_deal"]
+        if number > after:
+            raise _Discrepancy(
+                number, f"{where} is on deal {number}, before deal {number} was scored"
+            )
+        if after < first - 1 or (after == first - 1 and not item["during_deal"]):
+            raise _Discrepancy(
+                number, f"{where} comes before deal {first}: its effect is in that deal's sheet"
+            )
+        if self.complete and (after > last or (after == last and item["during_deal"])):
+            raise _Discrepancy(number, f"{where} comes after deal {last}, the last of the game")
+        if item["after_end"] and item["during_deal"]:
+            raise _Discrepancy(number, f"{where} comes after the end, during a deal")
+
+    @staticmethod
+    def _check_reason(where: str, item: Mapping[str, Any], field: str) -> None:
+        try:
+            check_reason(item[field], field)
+        except RulesError as exc:
+            raise _Discrepancy(item["deal_number"], f"{where}: {exc}") from None
+
+    def _take(self, game: GameState, after: int, during: bool, ended: bool) -> GameState:
+        while self.pending and _place(self.pending[0][1]) == (after, during, ended):
+            game = apply_ruling(game, self.pending.pop(0)[1]["adjustment"])
+        return game
+
+    def between(self, game: GameState, after: int) -> GameState:
+        """``game`` with the rulings made after deal ``after`` was scored, between deals."""
+        return self._take(game, after, False, False)
+
+    def during(self, game: GameState, after: int) -> GameState:
+        """``game`` with the rulings made while deal ``after + 1`` was played."""
+        return self._take(game, after, True, False)
+
+    def after_end(self, game: GameState, settlement: list[str]) -> tuple[GameState, list[str]]:
+        """The game and its settlement after each ruling made after the end, each checked
+        against the settlement it recorded."""
+        while self.pending and self.pending[0][1]["after_end"]:
+            index, ruling = self.pending.pop(0)
+            game = apply_ruling(game, ruling["adjustment"])
+            settlement = settlement_to_strings(settle_game(game))
+            recorded = ruling["settlement"]
+            if [str(Fraction(v)) for v in recorded] != settlement:
+                raise _Discrepancy(
+                    ruling["deal_number"],
+                    f"ruling {index} records the settlement {_show(recorded)}; "
+                    f"after it the sheet settles as {_show(settlement)}",
+                )
+        return game, settlement
+
+    def check_all_applied(self) -> None:
+        """Every ruling of a complete record was applied; in a record of a game still being
+        played (or of some of its deals), those after its last deal change nothing checked."""
+        if self.pending and self.complete:
+            index, ruling = self.pending[0]
+            raise _Discrepancy(
+                ruling["deal_number"],
+                f"ruling {index} is not where a ruling can be: after deal "
+                f"{ruling['after_deal']}, {'during' if ruling['during_deal'] else 'between'} "
+                "deals, of a game " + ("over" if ruling["after_end"] else "still being played"),
+            )
 
 
 def _seats_text(seats: list[int]) -> str:

@@ -45,7 +45,14 @@ from service.api.mapping import (
     seat_view_cached,
     time_control_from_proto,
 )
-from service.api.pagetoken import Page, PageTokens, fill_page, keyset_rows, page_size
+from service.api.pagetoken import (
+    RESPONSE_BUDGET,
+    Page,
+    PageTokens,
+    fill_page,
+    keyset_rows,
+    page_size,
+)
 from service.api.streams import (
     SAFETY_POLL_SECONDS,
     GameStreams,
@@ -54,6 +61,7 @@ from service.api.streams import (
     sendable,
     update,
 )
+from service.api.streams import page as events_page
 from service.app import validation
 from service.app.application import (
     CommandResult,
@@ -80,6 +88,11 @@ _STATUS_FILTER = {value: name for name, value in _STATUS.items()}
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LIST_GAMES_TOKEN = "games"
+DEFAULT_EVENTS_PAGE = 1000
+MAX_EVENTS_PAGE = 1000
+"""ListGameEvents' page sizes: a message is at most a few hundred bytes (a whole deal in
+DealScoredEvent), so a page stays far below the 4 MiB a default gRPC client accepts."""
+LIST_EVENTS_TOKEN = "game-events"
 DEFAULT_BATCH_SIZE = 1000
 """Events in one WatchGameBatches message when the request leaves ``max_batch_size`` 0."""
 MAX_BATCH_SIZE = 1000
@@ -523,6 +536,48 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             game_id, lambda: self.app.abort_game(game_id, seat, request.request_id)
         )
         return pb.AbortGameResponse(version=result.version, replayed=result.replayed)
+
+    @refusing
+    async def ListGameEvents(
+        self, request: pb.ListGameEventsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListGameEventsResponse:
+        """WatchGame's messages for the caller's seat (a spectator's without credential) in
+        pages of ``page_size`` events (0 and at most: 1000) after the version the token
+        continues from. Built in the thread pool from the game as it was at that version
+        (``app.game_at``, one replay per page) and the events after it, by the stream's own
+        ``build``, so the redaction is WatchGame's. A seat given away meanwhile sees up to the
+        replacement and gets no token past it (``_given_away``)."""
+        game_id = parse_game_name(request.name)
+        size = page_size(request.page_size, DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE)
+        caller = caller_for(context, self.app)
+        spectator = bearer_token(context.invocation_metadata()) is None
+        seat, seated_at = (SPECTATOR, 0) if spectator else await self._seat_at(caller, game_id)
+        query = (str(game_id), seat)
+        position = self.page_tokens.decode(request.page_token, LIST_EVENTS_TOKEN, query)
+        last = 0 if position is None else int(position[0])  # type: ignore[arg-type]
+
+        def read() -> tuple[list[Update], bool]:
+            game, built, more = events_page(self.app, game_id, last, size)
+            updates = [messages[seat] for messages in built]
+            if not spectator:
+                given = _given_away(game, seat, caller.issued_ms, last, len(updates), seated_at)
+                if given is not None:  # the replacement is the last the seat sees
+                    return updates[:given], False
+            size_so_far = 0
+            for index, sent in enumerate(updates):  # at most RESPONSE_BUDGET bytes a page
+                size_so_far += len(sent.entry)
+                if size_so_far > RESPONSE_BUDGET and index:
+                    return updates[:index], True
+            return updates, more
+
+        updates, more = await self._run(read)
+        token = ""
+        if more:
+            token = self.page_tokens.encode(LIST_EVENTS_TOKEN, query, [last + len(updates)])
+        return pb.ListGameEventsResponse(
+            events=[pb.WatchGameResponse.FromString(u.message) for u in updates],
+            next_page_token=token,
+        )
 
     @refusing
     async def OrderGame(

@@ -39,7 +39,7 @@ from cachetools import LRUCache
 from domain.model import Game
 from domain.model.replay import action_of
 from service.api.mapping import Visibility, viewers, watch_messages
-from service.app.application import PreferansApplication
+from service.app.application import GameNotFound, PreferansApplication
 from service.app.hub import EventHub
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -157,6 +157,20 @@ def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[U
         built.append(tuple(update(message, decision) for message in messages))
         before = after
     return game, built
+
+
+def page(
+    app: PreferansApplication, game_id: uuid.UUID, last: int, size: int
+) -> tuple[Game | None, list[Updates], bool]:
+    """The messages of at most ``size`` events after version ``last`` (``ListGameEvents``),
+    built from the game as it was at ``last`` (one replay, ``game_at``); the game after them,
+    and whether more events follow. ``GameNotFound`` for a game with no events."""
+    events = app.game_events(game_id, last, limit=size + 1)
+    if not events and last == 0:
+        raise GameNotFound(f"no game {game_id}")
+    game = None if last == 0 else app.game_at(game_id, last)
+    game, built = build(events[:size], game)
+    return game, built, len(events) > size
 
 
 class Feed:

@@ -277,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "text"), default="json", help="json (default) or text"
     )
     exp.add_argument("--out", help="file to write (default: standard output)")
+    for tag in ("event", "site", "round"):  # the record's tags (docs/HANDRECORD.md, version 3)
+        exp.add_argument(f"--{tag}", help=f"the record's {tag.capitalize()} tag")
     exp.add_argument("--store", help=store_help)
     exp.set_defaults(func=cmd_export)
 
@@ -287,7 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="a game as it was, decision by decision")
     rep.add_argument("game", type=game_id_arg, help="the game id (a UUID, or games/<uuid>)")
     rep.add_argument("--deal", type=int, help="only this deal (default: every deal)")
-    rep.add_argument("--step", action="store_true", help="wait for Enter between events")
+    rep.add_argument(
+        "--step",
+        action="store_true",
+        help="step through: Enter next, b back, d N / t N / p N jump to a deal, trick, position",
+    )
     rep.add_argument("--store", help=store_help)
     rep.set_defaults(func=cmd_replay)
 

@@ -146,7 +146,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     app = open_app(args.store)
     try:
-        text = export_game_record(app, args.game, args.deal, args.format)
+        tags = {"event": args.event, "site": args.site, "round": args.round}
+        text = export_game_record(app, args.game, args.deal, args.format, tags)
     except (ValueError, ServiceError) as exc:
         Console(stderr=True).print(f"[red]{exc}[/red]")
         return 1

@@ -10,7 +10,7 @@ Enter between them with ``step`` (``q`` quits).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
@@ -31,7 +31,7 @@ from domain.rules import (
 )
 from domain.rules.cards import Card
 from domain.rules.game import deal_state
-from domain.rules.seats import hand_number, seat_name
+from domain.rules.seats import DUMMY, hand_number, seat_name
 from service.cli.common import position
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
@@ -123,7 +123,7 @@ def _classic_line(state: DealState) -> str:
     return "; ".join(parts)
 
 
-def _score(deal: Mapping[str, Any]) -> RenderableType:
+def _score(deal: Mapping[str, Any], disputes: Sequence[str] = ()) -> RenderableType:
     table = Table(title=f"Deal {deal['number']} written on the sheet", box=None)
     table.add_column("seat")
     for key in ("pool", "gora"):
@@ -139,40 +139,305 @@ def _score(deal: Mapping[str, Any]) -> RenderableType:
         what += f", {seat_name(result['declarer'])} {result['contract']}"
     tricks = "-".join(str(t) for t in result["tricks"])
     helps = "".join(f"\nHelp: {seat_name(h)} → {seat_name(r)} {p}" for h, r, p in entry["helps"])
-    return Group(Text(f"Result: {what}, tricks {tricks}{helps}"), table)
+    notes = "".join(f"\n{line}" for line in disputes)
+    return Group(Text(f"Result: {what}, tricks {tricks}{helps}"), table, Text(notes.lstrip("\n")))
 
 
-def frames(rec: Record, deal_number: int | None = None) -> Iterator[RenderableType]:
-    """One renderable per event of each deal (or of deal ``deal_number``): dealt, every
-    decision, scored."""
-    rules = RuleSet.from_dict(rec["rules"])
-    players = rec["players"]
-    chosen = [d for d in rec["deals"] if deal_number is None or d["number"] == deal_number]
-    if not chosen:
-        raise ValueError(f"no finished deal {deal_number} in this game")
-    for deal in chosen:
-        number = deal["number"]
+def decision_title(step: Mapping[str, Any], action: Any, players: int) -> str:
+    """Who decided and for which hand: ``B: 7♠``, or ``A: K♣ from C's hand (A decides for C)``
+    when a seat decided for another's hand (a sole open whister plays his partner's cards,
+    RULES.md §1.6 outcome 2; with two players the dummy's, §3.6)."""
+    seat, hand = step["seat"], step.get("hand")
+    if hand is None or hand == seat:
+        return f"{seat_name(seat)}: {action}"
+    whose = "Dummy" if players == 2 and hand == DUMMY else seat_name(hand)
+    return (
+        f"{seat_name(seat)}: {action} from {whose}'s hand ({seat_name(seat)} decides for {whose})"
+    )
+
+
+class Position(NamedTuple):
+    """One position of a replay: a deal dealt, after one of its decisions, scored, a flag or a
+    ruling where it happened, or the final settlement."""
+
+    kind: str
+    """``dealt``, ``decision``, ``scored``, ``flag``, ``ruling`` or ``settlement``."""
+    deal: int
+    """Index of the deal in the record (-1: after every deal)."""
+    decisions: int = 0
+    """Decisions of the deal applied (``dealt``: 0)."""
+    item: Mapping[str, Any] | None = None
+    """The flag or ruling."""
+
+
+class Replay:
+    """A hand record laid out as positions a referee can step through in both directions
+    (``Cursor``) or jump to: a deal, a trick of it, a position by number.
+
+    The state of the table at a position is computed from the deal's start and its decisions
+    by the rules core (``state_at``); nothing is cached, so going back shows exactly what going
+    forward did (``Cursor`` goes forward one decision at a time)."""
+
+    def __init__(self, rec: Record, deal_number: int | None = None) -> None:
+        self.rec = rec
+        self.rules = RuleSet.from_dict(rec["rules"])
+        self.players: Sequence[str] = rec["players"]
+        chosen = [
+            i
+            for i, d in enumerate(rec["deals"])
+            if deal_number is None or d["number"] == deal_number
+        ]
+        if not chosen:
+            raise ValueError(f"no finished deal {deal_number} in this game")
+        self.starts: dict[int, DealState] = {}
+        self.actions: dict[int, list[tuple[int, Any]]] = {}
+        self.positions: list[Position] = []
+        flags = [("flag", f) for f in rec.get("flags", ())]
+        rulings = [("ruling", r) for r in rec.get("rulings", ())]
+        disputes = sorted(
+            flags + rulings,
+            key=lambda kv: (kv[1]["after_deal"], kv[1]["during_deal"], kv[1]["after_end"]),
+        )
+        for index in chosen:
+            deal = rec["deals"][index]
+            start = self._start(deal)
+            self.starts[index] = start
+            state, parsed = start, []
+            self.positions.append(Position("dealt", index))
+            for i, step in enumerate(deal["actions"], 1):
+                action = parse_action(step["action"], cards_first=state.phase is Phase.PLAY)
+                parsed.append((step["seat"], action))
+                state = apply(state, action, step["seat"])
+                self.positions.append(Position("decision", index, i))
+            self.actions[index] = parsed
+            self.positions.append(Position("scored", index, len(parsed)))
+            for kind, item in disputes:
+                if not item["after_end"] and item["after_deal"] == deal["number"]:
+                    self.positions.append(Position(kind, index, len(parsed), item))
+        numbers = {rec["deals"][i]["number"] for i in chosen}
+        for kind, item in disputes:
+            if item["after_end"] and (deal_number is None or item["deal_number"] in numbers):
+                self.positions.append(Position(kind, -1, 0, item))
+        if rec.get("complete") and deal_number is None:
+            self.positions.append(Position("settlement", -1))
+
+    def _start(self, deal: Mapping[str, Any]) -> DealState:
         hands = tuple(mask_of(parse_cards(h)) for h in deal["hands"])
         a, b = parse_cards(deal["talon"])
         # deal_state: an initial deal of Classic (a bomb or raspasy round) starts in play.
-        state = deal_state(
-            rules,
+        return deal_state(
+            self.rules,
             DealtCards(hands, (a, b)),
             deal["dealer"],
-            number,
+            deal["number"],
             deal["raspasy_streak"],
             deal.get("dealer_run", 0),
             deal.get("classic", {}).get("bomb_streak", 0),
         )
-        yield render_table(
-            state, deal, players, f"Deal {number} dealt by {seat_name(deal['dealer'])}"
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def state_at(self, index: int) -> DealState | None:
+        """The table at position ``index``, from its deal's start (``None`` after every deal)."""
+        pos = self.positions[index]
+        if pos.deal < 0:
+            return None
+        state = self.starts[pos.deal]
+        for seat, action in self.actions[pos.deal][: pos.decisions]:
+            state = apply(state, action, seat)
+        return state
+
+    def after(self, index: int, state: DealState | None) -> DealState | None:
+        """The table at position ``index + 1`` from the table at ``index`` (one decision
+        applied when the next position is the deal's next decision)."""
+        pos, nxt = self.positions[index], self.positions[index + 1]
+        if state is not None and nxt.deal == pos.deal and nxt.decisions == pos.decisions + 1:
+            seat, action = self.actions[pos.deal][pos.decisions]
+            return apply(state, action, seat)
+        return self.state_at(index + 1)
+
+    def deal_position(self, number: int) -> int:
+        """The position where deal ``number`` is dealt."""
+        for i, pos in enumerate(self.positions):
+            if pos.kind == "dealt" and self.rec["deals"][pos.deal]["number"] == number:
+                return i
+        raise ValueError(f"no deal {number} in this replay")
+
+    def trick_position(self, deal_index: int, trick: int) -> int:
+        """The position right after the last card of trick ``trick`` (1-10) of a deal."""
+        state: DealState | None = None
+        for i, pos in enumerate(self.positions):
+            if pos.deal != deal_index or pos.kind != "decision":
+                continue
+            state = self.state_at(i) if state is None else self.after(i - 1, state)
+            if state is not None and len(state.play.history) >= trick:
+                return i
+        raise ValueError(f"deal {self.rec['deals'][deal_index]['number']} has no trick {trick}")
+
+    def frame(self, index: int, state: DealState | None = None) -> RenderableType:
+        """What position ``index`` shows (``state``: its table, when the caller has it)."""
+        pos = self.positions[index]
+        where = f"#{index + 1}/{len(self.positions)} "
+        if pos.kind in ("dealt", "decision"):
+            deal = self.rec["deals"][pos.deal]
+            table = self.state_at(index) if state is None else state
+            assert table is not None
+            number = deal["number"]
+            if pos.kind == "dealt":
+                title = f"Deal {number} dealt by {seat_name(deal['dealer'])}"
+            else:
+                step = deal["actions"][pos.decisions - 1]
+                action = self.actions[pos.deal][pos.decisions - 1][1]
+                said = decision_title(step, action, len(self.players))
+                title = f"Deal {number} · {pos.decisions}. {said}"
+            return render_table(table, deal, self.players, where + title)
+        if pos.kind == "scored":
+            deal = self.rec["deals"][pos.deal]
+            return Panel(_score(deal, self._on_deal(deal["number"])), title=where + "Scored")
+        if pos.kind == "settlement":
+            return Panel(_settlement(self.rec), title=where + "Settlement")
+        assert pos.item is not None
+        title = "Flag" if pos.kind == "flag" else "Ruling"
+        return Panel(Text(dispute_line(pos.kind, pos.item)), title=where + title)
+
+    def _on_deal(self, number: int) -> list[str]:
+        """The flags and rulings on deal ``number``, wherever they were made."""
+        out = []
+        for kind in ("flag", "ruling"):
+            for item in self.rec.get(kind + "s", ()):
+                if item["deal_number"] == number:
+                    out.append(dispute_line(kind, item))
+        return out
+
+
+def _when(item: Mapping[str, Any]) -> str:
+    if item["after_end"]:
+        return "after the end of the game"
+    if item["during_deal"]:
+        return f"while deal {item['after_deal'] + 1} was played"
+    return f"after deal {item['after_deal']}"
+
+
+def dispute_line(kind: str, item: Mapping[str, Any]) -> str:
+    """A flag or a ruling in words, with where it was made and, for a ruling, its effect."""
+    if kind == "flag":
+        return (
+            f"{seat_name(item['seat'])} flagged deal {item['deal_number']} ({_when(item)}): "
+            f"{item['reason']}"
         )
-        for i, step in enumerate(deal["actions"], 1):
-            action = parse_action(step["action"], cards_first=state.phase is Phase.PLAY)
-            state = apply(state, action, step["seat"])
-            title = f"Deal {number} · {i}. {seat_name(step['seat'])}: {action}"
-            yield render_table(state, deal, players, title)
-        yield _score(deal)
+    adjustment = item["adjustment"]
+    if adjustment is None:
+        effect = "no change"
+    else:
+        gora = " ".join(f"{seat_name(s)} {g:+d}" for s, g in enumerate(adjustment["gora"]) if g)
+        whists = ", ".join(
+            f"{seat_name(w)} on {seat_name(t)} {v:+d}"
+            for w, row in enumerate(adjustment["whists"])
+            for t, v in enumerate(row)
+            if v
+        )
+        effect = "; ".join(
+            p for p in (f"gora {gora}" if gora else "", f"whists {whists}" if whists else "") if p
+        )
+    settled = f"; settlement now {' '.join(item['settlement'])}" if item["settlement"] else ""
+    return (
+        f"ruling by {item['auditor']} on deal {item['deal_number']} ({_when(item)}): "
+        f"{item['reason']} — {effect}{settled}"
+    )
+
+
+def _settlement(rec: Record) -> RenderableType:
+    """The final settlement (after every ruling) beside the one the game ended with."""
+    table = Table(box=None)
+    table.add_column("account")
+    table.add_column("at the end", justify="right")
+    table.add_column("after rulings", justify="right")
+    joined = [j["player"] for j in rec.get("replacements") or ()]
+    accounts = [f"{seat_name(s)} {p}" for s, p in enumerate(rec["players"])] + joined
+    at_end = rec.get("settlement_at_end") or rec["settlement"] or []
+    final = rec["settlement"] or []
+    for who, a, b in zip(accounts, at_end, final, strict=False):
+        table.add_row(who, a, b)
+    return table
+
+
+class Cursor:
+    """A referee's place in a ``Replay``: forward applies the next decision to the table it
+    holds; back and jumps rebuild the table from the deal's start."""
+
+    def __init__(self, replay: Replay, index: int = 0) -> None:
+        self.replay = replay
+        self.index = index
+        self.state = replay.state_at(index)
+
+    def frame(self) -> RenderableType:
+        return self.replay.frame(self.index, self.state)
+
+    def forward(self) -> bool:
+        if self.index + 1 >= len(self.replay):
+            return False
+        self.state = self.replay.after(self.index, self.state)
+        self.index += 1
+        return True
+
+    def back(self) -> bool:
+        if self.index == 0:
+            return False
+        self.go(self.index - 1)
+        return True
+
+    def go(self, index: int) -> None:
+        if not 0 <= index < len(self.replay):
+            raise ValueError(f"positions are 1 to {len(self.replay)}")
+        self.index = index
+        self.state = self.replay.state_at(index)
+
+    def deal(self) -> int:
+        """The record index of the deal at the cursor (the last one after every deal)."""
+        for pos in reversed(self.replay.positions[: self.index + 1]):
+            if pos.deal >= 0:
+                return int(pos.deal)
+        return int(self.replay.positions[0].deal)
+
+
+def frames(rec: Record, deal_number: int | None = None) -> Iterator[RenderableType]:
+    """Every position of the record (or of deal ``deal_number``), forward: each deal dealt,
+    every decision, scored, the flags and rulings where they were made, the settlement."""
+    cursor = Cursor(Replay(rec, deal_number))
+    yield cursor.frame()
+    while cursor.forward():
+        yield cursor.frame()
+
+
+LAST = "this is the last position"
+HELP = (
+    "Enter or n: next · b: back · d N: deal N · t N: trick N of this deal · "
+    "p N: position N · q: quit"
+)
+
+
+def command(cursor: Cursor, answer: str) -> str | None:
+    """Apply one typed command to ``cursor``; a message for the referee, or ``None``."""
+    words = answer.strip().lower().split()
+    if not words or words[0] in ("n", "next"):
+        return None if cursor.forward() else LAST
+    if words[0] in ("b", "back"):
+        return None if cursor.back() else "this is the first position"
+    if words[0] in ("d", "t", "p") and len(words) == 2 and words[1].isdigit():
+        value = int(words[1])
+        replay = cursor.replay
+        try:
+            if words[0] == "d":
+                cursor.go(replay.deal_position(value))
+            elif words[0] == "t":
+                cursor.go(replay.trick_position(cursor.deal(), value))
+            else:
+                cursor.go(value - 1)
+        except ValueError as exc:
+            return str(exc)
+        return None
+    return HELP
 
 
 def run_replay(
@@ -181,16 +446,29 @@ def run_replay(
     *,
     deal_number: int | None = None,
     step: bool = False,
-    read: Callable[[str], str] = input,
+    read: Callable[[str], str] | None = None,
 ) -> int:
-    """Print the frames; with ``step`` wait for Enter between them (``q`` quits)."""
-    for frame in frames(rec, deal_number):
-        console.print(frame)
-        if step:
-            try:
-                answer = read("Enter: next, q: quit ")
-            except EOFError:
-                return 0
-            if answer.strip().lower() in QUIT_WORDS:
-                return 0
-    return 0
+    """Print every position forward; with ``step`` let the referee move: Enter next, ``b``
+    back, ``d N``, ``t N``, ``p N`` jumps, ``q`` quits (``HELP``); ``read`` asks (``input``)."""
+    ask = read or (lambda prompt: input(prompt))
+    cursor = Cursor(Replay(rec, deal_number))
+    if not step:
+        console.print(cursor.frame())
+        while cursor.forward():
+            console.print(cursor.frame())
+        return 0
+    console.print(cursor.frame())
+    while True:
+        try:
+            answer = ask("Enter: next, b: back, d N / t N / p N: jump, q: quit ")
+        except EOFError:
+            return 0
+        if answer.strip().lower() in QUIT_WORDS:
+            return 0
+        message = command(cursor, answer)
+        if message == LAST:
+            return 0
+        if message is not None:
+            console.print(message)
+            continue
+        console.print(cursor.frame())

@@ -114,6 +114,13 @@ class GameClient:
         only), ``delay_moves`` decisions behind."""
         return SeatClient(self, name, None).watch(from_version, heartbeat_seconds, delay_moves)
 
+    def list_events(
+        self, name: str, page_size: int = 0, page_token: str = ""
+    ) -> pb.ListGameEventsResponse:
+        """One page of the game's events as a spectator sees them (``ListGameEvents`` without
+        credential)."""
+        return SeatClient(self, name, None).list_events(page_size, page_token)
+
     def spectate_updates(
         self,
         name: str,
@@ -224,6 +231,16 @@ class SeatClient:
             request.obligations.CopyFrom(pb.Obligations(**obligations))
         response: pb.OrderGameResponse = _retry(
             self.client.stub.OrderGame, request, metadata=self.metadata
+        )
+        return response
+
+    def list_events(self, page_size: int = 0, page_token: str = "") -> pb.ListGameEventsResponse:
+        """One page of the game's events as this seat (or a spectator) sees them."""
+        request = pb.ListGameEventsRequest(
+            name=self.name, page_size=page_size, page_token=page_token
+        )
+        response: pb.ListGameEventsResponse = _patient(
+            self.client.stub.ListGameEvents, request, self.metadata
         )
         return response
 

@@ -40,7 +40,7 @@ def test_a_stored_game_of_four_or_five_audits_and_exports(
     text = export_game_record(app, created.game_id, None, "json")
     rec, verdict = import_record(text)
     assert verdict.consistent, verdict.message
-    assert rec["version"] == 2 and rec["players"] == list(PLAYER_IDS[:players])
+    assert rec["version"] == 3 and rec["players"] == list(PLAYER_IDS[:players])
     assert verdict.deals == game.state.deal_number
     for deal in rec["deals"]:
         assert deal["hand_seats"] == list(hand_seats(deal["dealer"], players))

@@ -82,8 +82,24 @@ def test_text_form_of_a_known_deal_matches_the_golden_file() -> None:
 
 
 def test_json_form_of_a_known_deal_matches_the_golden_file() -> None:
-    expected = (GOLDEN / "handrecord_deal_v2.json").read_text(encoding="utf-8")
+    expected = (GOLDEN / "handrecord_deal_v3.json").read_text(encoding="utf-8")
     assert to_json(golden_record()) == expected
+
+
+def test_the_version_2_golden_file_reads_as_the_same_record() -> None:
+    """A file written by version 2 (no flags, rulings, tags, system, options, settlement at
+    the end, nor the hand a decision was for) is upcast on reading: the same record as today's
+    export, the cards A played from C's open hand named C's (RULES.md §1.6 outcome 2)."""
+    old = (GOLDEN / "handrecord_deal_v2.json").read_text(encoding="utf-8")
+    assert json.loads(old)["version"] == 2
+    assert all("hand" not in step for step in json.loads(old)["deals"][0]["actions"])
+    rec = parse_record(old)
+    assert rec == golden_record()
+    played_for_c = [s["action"] for s in rec["deals"][0]["actions"] if s.get("hand") == 2]
+    assert played_for_c[:2] == ["K♣", "A♠"]  # C's cards of tricks 1 and 2; A's own 7♣, 10♠:
+    assert [s.get("hand") for s in rec["deals"][0]["actions"][9:11]] == [2, None]
+    assert all(s["seat"] == 0 for s in rec["deals"][0]["actions"] if s.get("hand") == 2)
+    assert verify_record(rec).consistent
 
 
 def test_the_version_1_golden_file_reads_as_the_same_record() -> None:
@@ -211,12 +227,12 @@ def test_a_wrong_settlement_and_seed_are_reported() -> None:
         ("[]", "a hand record is a JSON object"),
         ('{"format": "pbn"}', "not a hand record: format is 'pbn'"),
         (
-            json.dumps({"format": FORMAT, "version": 3}),
-            "unsupported hand-record version 3: this reader knows versions 1 to 2",
+            json.dumps({"format": FORMAT, "version": 4}),
+            "unsupported hand-record version 4: this reader knows versions 1 to 3",
         ),
         (
             json.dumps({"format": FORMAT, "version": True}),
-            "unsupported hand-record version True: this reader knows versions 1 to 2",
+            "unsupported hand-record version True: this reader knows versions 1 to 3",
         ),
     ],
 )
@@ -241,7 +257,7 @@ def test_shape_errors_name_the_field() -> None:
     rec["complete"] = "yes"
     with pytest.raises(HandRecordError, match=r"^complete: expected true or false"):
         parse_record(json.dumps(rec))
-    assert VERSION == 2
+    assert VERSION == 3
 
 
 def _screen(rec: dict[str, Any], index: int) -> str:

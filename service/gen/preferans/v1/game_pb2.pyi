@@ -1091,6 +1091,70 @@ class ListGamesRequest(_message.Message):
 Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
 
 @_typing.final
+class ListGameEventsRequest(_message.Message):
+    """ListGameEvents' input; the seat is the credential's (in `authorization`), none for a
+    spectator.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The game, `games/{game_id}`."""
+    page_size: _builtins.int
+    """At most this many events (default and at most 1000). Each page replays the game up to
+    its start on the server: prefer large pages.
+    """
+    page_token: _builtins.str
+    """From a previous response's next_page_token (the same game and the same viewer: a
+    spectator's token is refused with a seat's credential, and the other way round).
+    """
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameEventsRequest: _TypeAlias = ListGameEventsRequest  # noqa: Y015
+
+@_typing.final
+class ListGameEventsResponse(_message.Message):
+    """One page of ListGameEvents."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as `page_token` for the next page; empty on the last page."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___WatchGameResponse]:
+        """Events in version order, as WatchGame sends them to this viewer (never a heartbeat)."""
+
+    def __init__(
+        self,
+        *,
+        events: _abc.Iterable[Global___WatchGameResponse] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameEventsResponse: _TypeAlias = ListGameEventsResponse  # noqa: Y015
+
+@_typing.final
 class ListGamesResponse(_message.Message):
     """One page of ListGames."""
 

@@ -225,6 +225,18 @@ class GameServiceStub:
     ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
     has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
     """
+    ListGameEvents: _grpc.UnaryUnaryMultiCallable[_game_pb2.ListGameEventsRequest, _game_pb2.ListGameEventsResponse]
+    """The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+    game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+    without a stream. With a seat's credential, what that seat may see; without
+    `authorization` metadata, a spectator's view (public information only: hands laid open to
+    all when they open, every card of a deal once it is scored). A seat given to another
+    player (ReplacePlayer) sees up to and including the replacement, and no page after it
+    (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+    the pages, or by asking again from any earlier page token. The list ends at the game's
+    version when the last page is read (empty next_page_token); follow it live with WatchGame
+    from that version.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -422,6 +434,18 @@ class GameServiceAsyncStub(GameServiceStub):
     played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
     ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
     has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
+    """
+    ListGameEvents: _aio.UnaryUnaryMultiCallable[_game_pb2.ListGameEventsRequest, _game_pb2.ListGameEventsResponse]  # type: ignore[assignment]
+    """The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+    game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+    without a stream. With a seat's credential, what that seat may see; without
+    `authorization` metadata, a spectator's view (public information only: hands laid open to
+    all when they open, every card of a deal once it is scored). A seat given to another
+    player (ReplacePlayer) sees up to and including the replacement, and no page after it
+    (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+    the pages, or by asking again from any earlier page token. The list ends at the game's
+    version when the last page is read (empty next_page_token); follow it live with WatchGame
+    from that version.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -725,6 +749,24 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         played game by the statistics. Once a deal has been scored: FAILED_PRECONDITION with
         ErrorInfo reason ABORT_TOO_LATE (stop by agreement instead, AgreeEarlyStop); once the game
         has ended: FAILED_PRECONDITION GAME_OVER. Idempotent by request_id.
+        """
+
+    @_abc_1.abstractmethod
+    def ListGameEvents(
+        self,
+        request: _game_pb2.ListGameEventsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_pb2.ListGameEventsResponse, _abc.Awaitable[_game_pb2.ListGameEventsResponse]]:
+        """The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+        game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+        without a stream. With a seat's credential, what that seat may see; without
+        `authorization` metadata, a spectator's view (public information only: hands laid open to
+        all when they open, every card of a deal once it is scored). A seat given to another
+        player (ReplacePlayer) sees up to and including the replacement, and no page after it
+        (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+        the pages, or by asking again from any earlier page token. The list ends at the game's
+        version when the last page is read (empty next_page_token); follow it live with WatchGame
+        from that version.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
