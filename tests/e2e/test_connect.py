@@ -36,8 +36,8 @@ from service.gen.preferans.v1 import (
 )
 from service.gen.preferans.v1 import game_pb2 as pb
 from tests.e2e.conftest import (
+    CONNECT_ISSUER_KEY,
     UNTHROTTLED,
-    ServerFactory,
     dev_token,
     with_dev_auth,
 )
@@ -53,31 +53,6 @@ from tests.e2e.connect_helpers import (
 from tests.e2e.helpers import PLAYERS
 
 STREAM_TIMEOUT = 30.0
-
-
-@pytest.fixture
-def start_connect(start_server: ServerFactory) -> Iterator[Any]:
-    """Start servers with their browser listener (stopped at teardown, as ``start_server``'s)."""
-    started: list[ConnectServerThread] = []
-
-    def factory(store: StoreConfig, **options: Any) -> ConnectServerThread:
-        running = ConnectServerThread(store, **options)
-        running.start()
-        started.append(running)
-        return running
-
-    yield factory
-    for running in reversed(started):
-        running.stop()
-
-
-@pytest.fixture
-def web(store: StoreConfig, start_connect: Any, tmp_path: Path) -> ConnectServerThread:
-    """A server on the test's store (both) with its browser listener, unthrottled."""
-    running: ConnectServerThread = start_connect(
-        with_dev_auth(store, tmp_path / "dev.pem"), limits=UNTHROTTLED
-    )
-    return running
 
 
 def _client(server: ConnectServerThread, *, json_codec: bool = True) -> Any:
@@ -293,13 +268,11 @@ def test_refusals_carry_the_same_code_message_and_details_as_native_grpc(
     client.close()
 
 
-def test_stats_and_table_services_answer_over_connect(
-    web: ConnectServerThread, tmp_path: Path
-) -> None:
+def test_stats_and_table_services_answer_over_connect(web: ConnectServerThread) -> None:
     stats = stats_connect.StatsServiceClientSync(web.base_url, codec=JsonCodec(1 << 20))
     assert list(stats.list_leagues(stats_pb2.ListLeaguesRequest()).leagues) == []
     tables = table_connect.TableServiceClientSync(web.base_url, codec=JsonCodec(1 << 20))
-    token = dev_token(tmp_path / "dev.pem", "ann")
+    token = dev_token(CONNECT_ISSUER_KEY, "ann")
     created = tables.create_table(
         table_pb2.CreateTableRequest(request_id=uuid.uuid4().hex, take_seat=True),
         headers=_bearer(token),
