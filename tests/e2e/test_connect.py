@@ -140,8 +140,7 @@ def test_a_deal_played_through_connect_json_streams_to_a_watching_seat(
     web: ConnectServerThread,
 ) -> None:
     """Create, read, act and watch over the Connect protocol with JSON, on both stores: the
-    seat's stream carries every event, in order, and its hand never shows another seat's
-    cards; the store holds what native gRPC reads back."""
+    seat's stream carries every event, in order, and native gRPC reads back the same game."""
     client = _client(web)
     created = _create(client)
     name, tokens = created.game.name, list(created.seat_tokens)
