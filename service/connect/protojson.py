@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -205,10 +205,12 @@ def _read_scalar(field: Any) -> Convert:
             raise _Unusual("enum")
 
         return enum
-    if kind == FieldDescriptor.TYPE_MESSAGE and not field.message_type.full_name.startswith(
-        _WELL_KNOWN
-    ):
-        return lambda value: _read(field.message_type, value)
+    if kind == FieldDescriptor.TYPE_MESSAGE:
+        if not field.message_type.full_name.startswith(_WELL_KNOWN):
+            return lambda value: _read(field.message_type, value)
+        # Timestamp, Duration, …: their special JSON forms are json_format's to read.
+        well_known = message_factory.GetMessageClass(field.message_type)
+        return lambda value: json_format.ParseDict(value, well_known())
     raise _Unusual("a kind left to json_format")
 
 

@@ -178,3 +178,15 @@ def test_parse_accepts_and_refuses_what_json_format_does() -> None:
     enums = game_pb2.ListGamesRequest
     for data in (b'{"status": "GAME_STATUS_FINISHED"}', b'{"status": 2}', b'{"status": "NOPE"}'):
         assert _fast_parse(data, enums) == _json_format_parse(data, enums), data
+
+
+def test_well_known_types_are_read_as_json_format_reads_them() -> None:
+    cls = game_pb2.GetGameResponse
+    for data in (
+        b'{"game": {"name": "games/x", "createTime": "2026-12-02T01:02:03.5Z"}}',
+        b'{"game": {"createTime": "2026-12-02T01:02:03+01:00"}}',
+        b'{"game": {"createTime": "yesterday"}}',
+        b'{"game": {"createTime": 5}}',
+        b'{"game": {"createTime": {"seconds": 5}}}',
+    ):
+        assert _fast_parse(data, cls) == _json_format_parse(data, cls), data
