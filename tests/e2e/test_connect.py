@@ -187,6 +187,18 @@ def test_binary_connect_and_grpc_web_calls_answer_like_json(
     assert game.name == created.game.name
     trailer = parts[-1]
     assert trailer[0] & 0x80 and b"grpc-status: 0" in trailer[1].lower()
+    # gRPC-Web with JSON messages.
+    body = envelope(json.dumps({"name": created.game.name}).encode())
+    answer = request(
+        server.http_port,
+        "POST",
+        "/preferans.v1.GameService/GetGame",
+        body,
+        {"Content-Type": "application/grpc-web+json", "X-Grpc-Web": "1"},
+    )
+    parts = list(frames(answer.body))
+    assert json.loads(parts[0][1])["game"]["name"] == created.game.name
+    assert b"grpc-status: 0" in parts[-1][1].lower()
 
 
 Refused = tuple[str, str, list[tuple[str, bytes]]]
