@@ -248,12 +248,21 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             by_strain=_counts(contracts["by_strain"]),
             undertricks_avg=float(contracts["undertricks_avg"]),
             undertricks=int(contracts["undertricks"]),
+            made_rate=float(contracts["made_rate"]),
+            made_by_level=_counts(contracts["made_by_level"]),
+            failed_by_level=_counts(contracts["failed_by_level"]),
+            made_by_strain=_counts(contracts["made_by_strain"]),
+            failed_by_strain=_counts(contracts["failed_by_strain"]),
         ),
         misere=pb.MisereStats(
             declared=int(misere["declared"]),
             made=int(misere["made"]),
             failed=int(misere["failed"]),
             tricks=int(misere["tricks"]),
+            made_rate=float(misere["made_rate"]),
+            defended=int(misere["defended"]),
+            caught=int(misere["caught"]),
+            caught_rate=float(misere["caught_rate"]),
         ),
         whist=pb.WhistStats(
             whists=int(whist["whist"]),
@@ -263,11 +272,19 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             whists_earned=int(whist["whists_earned"]),
             penalties=int(whist["penalties"]),
             penalised_deals=int(whist["penalised_deals"]),
+            whists_tricks=int(whist["whists_tricks"]),
+            whists_consolation=int(whist["whists_consolation"]),
+            whists_half=int(whist["whists_half"]),
+            defended=int(whist["defended"]),
+            defended_ok=int(whist["defended_ok"]),
+            success_rate=float(whist["success_rate"]),
         ),
         raspasy=pb.RaspasyStats(
             deals=int(raspasy["deals"]),
             tricks=int(raspasy["tricks"]),
             true_zeros=int(raspasy["true_zeros"]),
+            pool=int(raspasy["pool"]),
+            gora=int(raspasy["gora"]),
         ),
         classic=pb.ClassicStats(
             bombs_declared=int(classic["bombs_declared"]),
@@ -278,6 +295,18 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             dark_misere=_contract_count(classic["dark_misere"]),
             no_talon=_contract_count(classic["no_talon"]),
         ),
+        settlement_avg=float(s["settlement_avg"]),
+        defence=pb.DefenceStats(
+            open=_defence_count(s["defence"]["open"]),
+            closed=_defence_count(s["defence"]["closed"]),
+        ),
+        help=pb.HelpStats(given=int(s["help"]["given"]), received=int(s["help"]["received"])),
+    )
+
+
+def _defence_count(count: dict[str, Any]) -> pb.DefenceCount:
+    return pb.DefenceCount(
+        deals=int(count["deals"]), penalised=int(count["penalised"]), whists=int(count["whists"])
     )
 
 
