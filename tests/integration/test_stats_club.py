@@ -25,6 +25,8 @@ from projections import stats_queries as q
 from projections.stats import consolation_shares
 from projections.stats_export import TABLES, columns, export_stats
 from service.app.application import PreferansApplication
+from service.cli import main as pref
+from tests.integration.helpers import store_argument
 from tests.integration.test_stats import Deal, hand_league, scripted_game, shaped, stats_runner
 
 
@@ -221,7 +223,13 @@ DEAL_ROWS = {
 }  # fmt: skip
 
 
-def test_club_statistics_of_a_hand_built_league(app: PreferansApplication, tmp_path: Path) -> None:
+def test_club_statistics_of_a_hand_built_league(
+    app: PreferansApplication,
+    store_env: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     runner = stats_runner(app, batch=5)  # batches end mid-deal and mid-game
     ids = hand_league(app)
     open_league(app)
@@ -286,6 +294,25 @@ def test_club_statistics_of_a_hand_built_league(app: PreferansApplication, tmp_p
     deals_file = pq.read_table(tmp_path / "deals.parquet").to_pylist()
     assert len(deals_file) == 21 + 9
     assert {r["league"] for r in deals_file} == {"hand", "open"}
+
+    # `pref stats`: one player's numbers (rates as percentages), and the per-deal table.
+    monkeypatch.setenv("COLUMNS", "250")
+    store = store_argument(store_env)
+    capsys.readouterr()
+    assert pref(["stats", "--store", store, "--league", "open", "--player", "bob"]) == 0
+    shown = capsys.readouterr().out
+    assert re.search(r"defence_open_penalised\s*│\s*1\s", shown)
+    assert re.search(r"whist_success_rate\s*│\s*0\.0%", shown)
+    assert re.search(r"help_received\s*│\s*2\s", shown)
+    assert re.search(r"settlement_avg\s*│\s*-191\.3\s", shown)  # -574/3
+    assert pref(["stats", "--store", store, "--league", "hand", "--deals", "--player", "dan"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    half = [line for line in lines if "half-whist" in line]
+    assert len(half) == 1  # g2 d3, dan's line: 0 tricks, pool 2, gora -1, 10 and 4 whists
+    assert " ".join(half[0].split()) == "3 half-whist dan 7♦ dan 0 2 -1 10 4 1 0"
+    kinds = ("game", "raspasy", "half-whist", "passed-out", "misere")
+    dans = [line.split() for line in lines if len(line.split()) > 2 and line.split()[1] in kinds]
+    assert len(dans) == 6 and {line[-8] for line in dans} == {"dan"}  # his six deals
 
 
 def test_consolation_shares_follow_who_wrote_it() -> None:
