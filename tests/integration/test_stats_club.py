@@ -12,6 +12,7 @@ and a caught misère.
 from __future__ import annotations
 
 import re
+import sqlite3
 import uuid
 from datetime import datetime
 from fractions import Fraction
@@ -272,9 +273,13 @@ def test_club_statistics_of_a_hand_built_league(
 
     # The export: every column name snake_case ASCII (no quoting in SQL), numbers as numbers.
     export_stats(app.db, tmp_path, ["hand", "open"])
+    sql = sqlite3.connect(":memory:")
     for name in TABLES:
         for column in columns(name):
             assert re.fullmatch(r"[a-z][a-z0-9_]*", column), column
+        names = ", ".join(columns(name))  # unquoted, as an analyst writes them
+        sql.execute(f"CREATE TABLE {name} ({names})")
+        sql.execute(f"SELECT {names} FROM {name}")
         assert pq.read_table(tmp_path / f"{name}.parquet").column_names == list(columns(name))
     players = {
         (r["league"], r["player_id"]): r
