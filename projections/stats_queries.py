@@ -310,15 +310,30 @@ def game_results(db: Database, league: str, player_id: str | None = None) -> lis
     return out
 
 
-def deals(db: Database, league: str) -> list[dict[str, Any]]:
+def deals(
+    db: Database,
+    league: str,
+    player_id: str | None = None,
+    after: tuple[int, int] | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
     """The league's per-deal table: one row per scored deal and seat, in the log's order
-    (docs/STATS.md "The per-deal table")."""
+    (docs/STATS.md "The per-deal table"); only ``player_id``'s rows if given; after the row
+    at ``after`` (its position and seat: keyset paging), at most ``limit`` rows."""
+    where = "league = ?"
+    params: list[Any] = [league]
+    if player_id is not None:
+        where += " AND player_id = ?"
+        params.append(player_id)
+    if after is not None:
+        where += " AND (position > ? OR (position = ? AND seat > ?))"
+        params.extend((after[0], after[0], after[1]))
+    sql = f"SELECT {', '.join(DEAL_COLUMNS)} FROM stats_deals WHERE {where} ORDER BY position, seat"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
     with db.reading() as c:
-        c.execute(
-            f"SELECT {', '.join(DEAL_COLUMNS)} FROM stats_deals WHERE league = ? "
-            "ORDER BY position, seat",
-            (league,),
-        )
+        c.execute(sql, params)
         rows = c.fetchall()
     return [
         {

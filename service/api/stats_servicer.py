@@ -32,6 +32,7 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LEADERBOARD_TOKEN = "leaderboard"
 LEAGUES_TOKEN = "leagues"
+DEALS_TOKEN = "deals"
 ORDERS = {
     pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
     pb.LEADERBOARD_ORDER_RATING: "rating",
@@ -201,6 +202,43 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
             token = self.page_tokens.encode(LEAGUES_TOKEN, (), [page.last])
         return pb.ListLeaguesResponse(leagues=page.messages, next_page_token=token)
 
+    @refusing
+    async def ListDeals(  # noqa: N802 (the proto's method name)
+        self, request: pb.ListDealsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListDealsResponse:
+        """Reads the ``stats`` projection (a league's per-deal table, in pages by log order)."""
+        league = validation.league(request.league)
+        player = validation.player_id(request.player_id, "player_id") if request.player_id else None
+        size = page_size(request.page_size, MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+        query = (league, player or "")
+        position = self.page_tokens.decode(request.page_token, DEALS_TOKEN, query)
+        after = None if position is None else (int(str(position[0])), int(str(position[1])))
+
+        def key(row: dict[str, Any]) -> tuple[int, int]:
+            return int(row["position"]), int(row["seat"])
+
+        def read() -> Page[dict[str, Any], pb.DealRow]:
+            page = fill_page(
+                keyset_rows(
+                    lambda at, limit: stats_queries.deals(self.db, league, player, at, limit),
+                    key,
+                    after,
+                ),
+                size,
+                deal_row_to_proto,
+                lambda row: row.ByteSize(),
+                lambda row: self.page_tokens.fits(DEALS_TOKEN, query, list(key(row))),
+            )
+            if not page.messages and after is None:
+                self._league_or_not_found(league)
+            return page
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            token = self.page_tokens.encode(DEALS_TOKEN, query, list(key(page.last)))
+        return pb.ListDealsResponse(deals=page.messages, next_page_token=token)
+
 
 # -----------------------------------------------------------------------------------------
 # checks and page tokens
@@ -356,3 +394,10 @@ def league_to_proto(t: dict[str, Any]) -> pb.League:
         dark_games=int(t["dark_games"]),
         no_talon_games=int(t["no_talon_games"]),
     )
+
+
+def deal_row_to_proto(row: dict[str, Any]) -> pb.DealRow:
+    message = pb.DealRow()
+    for name, value in row.items():
+        setattr(message, name, bool(value) if name in ("holds_hand", "whisted") else value)
+    return message

@@ -1165,3 +1165,190 @@ class ListLeaguesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListLeaguesResponse: _TypeAlias = ListLeaguesResponse  # noqa: Y015
+
+@_typing.final
+class DealRow(_message.Message):
+    """---------------------------------------------------------------------------------------
+    The per-deal table.
+
+    One seat's line of one scored deal (docs/STATS.md "The per-deal table"). Ruling adjustments
+    are not in it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
+    SCORED_AT_FIELD_NUMBER: _builtins.int
+    SYSTEM_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    DECLARER_SEAT_FIELD_NUMBER: _builtins.int
+    DECLARER_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STRAIN_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    HOLDS_HAND_FIELD_NUMBER: _builtins.int
+    WHISTED_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    GORA_FIELD_NUMBER: _builtins.int
+    WHISTS_WRITTEN_FIELD_NUMBER: _builtins.int
+    WHISTS_RECEIVED_FIELD_NUMBER: _builtins.int
+    HELP_GIVEN_FIELD_NUMBER: _builtins.int
+    HELP_RECEIVED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    deal: _builtins.int
+    """The deal's number in the game (1, 2, …)."""
+    seat: _builtins.int
+    """The seat of this row."""
+    league: _builtins.str
+    """The game's league ("" for the untagged league)."""
+    position: _builtins.int
+    """The DealScored event's position in the log (orders the rows)."""
+    scored_at: _builtins.str
+    """When the deal was scored: ISO 8601, UTC."""
+    system: _builtins.str
+    """The rule set's name ("default", "sochi", …)."""
+    seats: _builtins.int
+    """The table's number of seats."""
+    dealer: _builtins.int
+    """The deal's dealer seat."""
+    kind: _builtins.str
+    """The deal's kind: "game", "misere", "raspasy", "passed-out", "half-whist", … (docs/EVENTS.md)."""
+    declarer_seat: _builtins.int
+    """The declarer's seat (-1 on raspasy)."""
+    declarer: _builtins.str
+    """The declarer's player id ("" on raspasy)."""
+    contract: _builtins.str
+    """The contract as written ("7♦", "misère"; "" on raspasy)."""
+    level: _builtins.int
+    """Its level, 6 to 10 (0 for misère and raspasy)."""
+    strain: _builtins.str
+    """Its strain: "s", "c", "d", "h", "nt" ("" for misère and raspasy)."""
+    player_id: _builtins.str
+    """The player at the seat when the deal was scored."""
+    holds_hand: _builtins.bool
+    """The seat held a hand (false: sitting out, at four or five)."""
+    whisted: _builtins.bool
+    """The seat stood as a whister (as counted by WhistStats.defended)."""
+    tricks: _builtins.int
+    """Tricks the seat took."""
+    pool: _builtins.int
+    """The seat's pool entry (after pool closing and help)."""
+    gora: _builtins.int
+    """The seat's gora entry (the leftover excess reduces one's own gora: it may be negative)."""
+    whists_written: _builtins.int
+    """Whists the seat wrote this deal (help whists included)."""
+    whists_received: _builtins.int
+    """Whists written on the seat this deal."""
+    help_given: _builtins.int
+    """Help points the seat gave this deal."""
+    help_received: _builtins.int
+    """Help points the seat received this deal."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        deal: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        league: _builtins.str = ...,
+        position: _builtins.int = ...,
+        scored_at: _builtins.str = ...,
+        system: _builtins.str = ...,
+        seats: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        declarer_seat: _builtins.int = ...,
+        declarer: _builtins.str = ...,
+        contract: _builtins.str = ...,
+        level: _builtins.int = ...,
+        strain: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        holds_hand: _builtins.bool = ...,
+        whisted: _builtins.bool = ...,
+        tricks: _builtins.int = ...,
+        pool: _builtins.int = ...,
+        gora: _builtins.int = ...,
+        whists_written: _builtins.int = ...,
+        whists_received: _builtins.int = ...,
+        help_given: _builtins.int = ...,
+        help_received: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "deal", b"deal", "dealer", b"dealer", "declarer", b"declarer", "declarer_seat", b"declarer_seat", "game_id", b"game_id", "gora", b"gora", "help_given", b"help_given", "help_received", b"help_received", "holds_hand", b"holds_hand", "kind", b"kind", "league", b"league", "level", b"level", "player_id", b"player_id", "pool", b"pool", "position", b"position", "scored_at", b"scored_at", "seat", b"seat", "seats", b"seats", "strain", b"strain", "system", b"system", "tricks", b"tricks", "whisted", b"whisted", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealRow: _TypeAlias = DealRow  # noqa: Y015
+
+@_typing.final
+class ListDealsRequest(_message.Message):
+    """ListDeals' input: a league, optionally one player's rows, paging as AIP-158."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    league: _builtins.str
+    """The league tag ("" for the untagged league)."""
+    player_id: _builtins.str
+    """Only this player's rows (empty: every seat's)."""
+    page_size: _builtins.int
+    """Rows per page: 1 to 500 (0 means 500)."""
+    page_token: _builtins.str
+    """A previous answer's `next_page_token`, with the same league and player_id; empty for the
+    first page.
+    """
+    def __init__(
+        self,
+        *,
+        league: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "page_size", b"page_size", "page_token", b"page_token", "player_id", b"player_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDealsRequest: _TypeAlias = ListDealsRequest  # noqa: Y015
+
+@_typing.final
+class ListDealsResponse(_message.Message):
+    """ListDeals' answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last page."""
+    @_builtins.property
+    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealRow]:
+        """Up to `page_size` rows, in the log's order (by deal, then seat)."""
+
+    def __init__(
+        self,
+        *,
+        deals: _abc.Iterable[Global___DealRow] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDealsResponse: _TypeAlias = ListDealsResponse  # noqa: Y015
