@@ -23,12 +23,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from projections import stats_queries as q
-from projections.stats import consolation_shares
+from projections.stats import PLAYER_COUNTERS, consolation_shares
 from projections.stats_export import TABLES, columns, export_stats
 from service.app.application import PreferansApplication
 from service.cli import main as pref
-from tests.integration.helpers import store_argument
-from tests.integration.test_stats import Deal, hand_league, scripted_game, shaped, stats_runner
+from tests.integration.helpers import dump_tables, store_argument
+from tests.integration.test_stats import (
+    STATS_TABLES,
+    Deal,
+    hand_league,
+    scripted_game,
+    shaped,
+    stats_runner,
+)
 
 
 def open_league(app: PreferansApplication) -> None:
@@ -329,3 +336,34 @@ def test_consolation_shares_follow_who_wrote_it() -> None:
     assert consolation_shares({1: 13, 2: 13}, 6) == {1: 6, 2: 6}
     # No consolation (a made contract, or rules without it).
     assert consolation_shares({1: 8, 2: 0}, 0) == {1: 0, 2: 0}
+
+
+def test_a_store_of_the_version_before_gains_the_club_statistics_by_a_rebuild(
+    app: PreferansApplication,
+) -> None:
+    """Stats tables made before issue 16 (no club columns, no ``stats_deals``, no
+    ``finished_at``): a runner of this version adds them and goes on; the new counters start
+    at zero for the games already projected (docs/STATS.md "Upgrading a store"), and
+    ``pref projections rebuild stats`` gives every number."""
+    live = stats_runner(app)
+    hand_league(app)
+    live.catch_up()
+    rebuilt = dump_tables(app.db, STATS_TABLES)
+    added = PLAYER_COUNTERS[PLAYER_COUNTERS.index("made_level_6") :]
+    with app.db.transaction() as c:
+        for column in added:
+            c.execute(f"ALTER TABLE stats_players DROP COLUMN {column}")
+        c.execute("ALTER TABLE stats_games DROP COLUMN club")
+        c.execute("ALTER TABLE stats_results DROP COLUMN finished_at")
+        c.execute("DROP TABLE stats_deals")
+    open_league(app)
+    stats_runner(app).catch_up()  # a runner of this version starts on the old tables
+    hand = q.player_stats(app.db, "hand", "dan")
+    assert hand is not None and hand["whist"]["defended"] == 0  # not counted before
+    assert q.game_results(app.db, "hand")[0]["finished_at"] == ""
+    assert q.deals(app.db, "hand") == []
+    opened = q.player_stats(app.db, "open", "bob")
+    assert opened is not None and opened["defence"]["open"]["deals"] == 1  # new games count
+    stats_runner(app, batch=500).rebuild()
+    again = dump_tables(app.db, STATS_TABLES)
+    assert {t: [r for r in rows if "open" not in r] for t, rows in again.items()} == rebuilt
