@@ -22,10 +22,12 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from domain.rules.systems import rule_set
 from projections import stats_queries as q
 from projections.stats import PLAYER_COUNTERS, consolation_shares
 from projections.stats_export import TABLES, columns, export_stats
 from service.app.application import PreferansApplication
+from service.app.simulate import simulate
 from service.cli import main as pref
 from tests.integration.helpers import dump_tables, store_argument
 from tests.integration.test_stats import (
@@ -367,3 +369,52 @@ def test_a_store_of_the_version_before_gains_the_club_statistics_by_a_rebuild(
     stats_runner(app, batch=500).rebuild()
     again = dump_tables(app.db, STATS_TABLES)
     assert {t: [r for r in rows if "open" not in r] for t, rows in again.items()} == rebuilt
+
+
+SYSTEMS = [
+    ("default", 3),
+    ("sochi", 3),
+    ("leningrad", 3),
+    ("rostov", 3),
+    ("default", 4),
+    ("default", 2),
+]
+
+
+@pytest.mark.parametrize(("system", "seats"), SYSTEMS)
+def test_club_statistics_agree_with_the_deal_table_under_every_system(
+    app: PreferansApplication, system: str, seats: int
+) -> None:
+    """Bots play whole games (consolation prices, gentleman sharing, a seat sitting out, the
+    two-player dummy): the player statistics and the per-deal table agree with each other and
+    with the sheet, whatever the system."""
+    rules = rule_set(system).with_options(players=seats, pool_target=4)
+    players = ["ann", "bob", "cid", "dan", "eve"][: max(seats, 3)]
+    simulate(app, 2, "sim", players, rules, seed=f"club-{system}-{seats}")
+    stats_runner(app, batch=41).catch_up()
+    table = q.deals(app.db, "sim")
+    assert table and {r["system"] for r in table} == {system}
+    assert {r["seats"] for r in table} == {seats}
+    for player in players:
+        stats = q.player_stats(app.db, "sim", player)
+        if stats is None:
+            continue
+        mine = [r for r in table if r["player_id"] == player]
+        assert len(mine) == stats["deals"]
+        for key in ("pool", "gora", "whists_written", "whists_received"):
+            assert sum(r[key] for r in mine) == stats[key], (player, key)
+        assert sum(r["help_given"] for r in mine) == stats["help"]["given"]
+        assert sum(r["help_received"] for r in mine) == stats["help"]["received"]
+        contracts, whist = stats["contracts"], stats["whist"]
+        for by in ("level", "strain"):
+            assert sum(contracts[f"made_by_{by}"].values()) == contracts["made"]
+            assert min(contracts[f"failed_by_{by}"].values()) >= 0
+        assert whist["whists_tricks"] >= 0 and whist["whists_consolation"] >= 0
+        assert 0 <= whist["defended_ok"] <= whist["defended"]
+        whisted = [r for r in mine if r["whisted"] and r["kind"] == "game"]
+        assert len(whisted) == whist["defended"]
+        assert sum(r["holds_hand"] for r in mine) <= stats["deals"]
+        assert stats["misere"]["caught"] <= stats["misere"]["defended"]
+        assert stats["raspasy"]["pool"] <= stats["raspasy"]["true_zeros"] * 10
+    given = sum(r["help_given"] for r in table)
+    assert given == sum(r["help_received"] for r in table)
