@@ -779,7 +779,7 @@ class LeaderboardEntry(_message.Message):
     games: _builtins.int
     """Finished games of the league the player played."""
     deals: _builtins.int
-    """Deals the player played (scored)."""
+    """Deals scored while the player sat at his seat, finished games or not (as PlayerStats.deals)."""
     rating: _builtins.float
     """The player's Elo rating in the league (1500 before the first finished game)."""
     settlement_total: _builtins.str
@@ -1021,7 +1021,7 @@ class League(_message.Message):
     games_started: _builtins.int
     """Games created in the league (finished or not)."""
     deals: _builtins.int
-    """Deals scored."""
+    """Deals scored, in every game of the league (finished or still going)."""
     players: _builtins.int
     """Different players who sat down to a game of the league."""
     contracts_declared: _builtins.int
