@@ -507,7 +507,7 @@ class Stats:
         (``defence``: -1 none, 0 closed, 1 open; by ``chooser``). A game created before this
         column existed reads as the default system's prices (a rebuild gives its own)."""
         text = self.games.get(str(game_id), write=False)["club"]
-        state: dict[str, Any] = json.loads(text or club_start({}))
+        state: dict[str, Any] = json.loads(text or _DEFAULT_CLUB)
         return state
 
     def _club(self, event: Any, name: str, position: int) -> None:
@@ -672,8 +672,9 @@ class Stats:
         game = self.games.get(str(event.originator_id))
         game["league"] = event.league
         game["players"] = json.dumps(list(event.players))
-        game["classic"] = classic_start(event.rules)
-        game["club"] = club_start(event.rules)
+        ruleset = _ruleset(event.rules)  # parsed once: it costs milliseconds
+        game["classic"] = classic_start(ruleset)
+        game["club"] = club_start(ruleset)
         for player in event.players:
             self.players.get(event.league, player)["games_started"] += 1
         self.leagues.get(event.league)["games_started"] += 1
@@ -898,12 +899,18 @@ def _birds(state: dict[str, Any], holders: int) -> int:
     return 0 if bird < 0 else 1 << bird
 
 
-def classic_start(rules: dict[str, Any]) -> str:
+def _ruleset(rules: dict[str, Any]) -> RuleSet | None:
+    """``GameCreated.rules`` as a ``RuleSet`` (``None`` if it does not load)."""
+    try:
+        return RuleSet.from_dict(rules)
+    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
+        return None
+
+
+def classic_start(ruleset: RuleSet | None) -> str:
     """A new game's Classic bookkeeping as stored in ``stats_games.classic``: "" for a game
     without bombs, dark or no-talon bids (nothing to count), else the JSON state."""
-    try:
-        ruleset = RuleSet.from_dict(rules)
-    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
+    if ruleset is None:  # pragma: no cover - every stored rule set loads (create_game checks)
         return ""
     bombs = ruleset.initial_rounds in (
         InitialRounds.BOMBS_BY_DEALER,
@@ -982,18 +989,18 @@ def consolation_shares(earned: dict[int, int], each: int) -> dict[int, int]:
     return shares
 
 
-def club_start(rules: dict[str, Any]) -> str:
+def club_start(ruleset: RuleSet | None) -> str:
     """A new game's ``stats_games.club`` state (``Stats._club_state``): the system's name and
     consolation price by level, no deal yet."""
-    try:
-        ruleset = RuleSet.from_dict(rules)
-    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
-        ruleset = RuleSet()
+    ruleset = ruleset or RuleSet()
     prices = [ruleset.consolation_price(level) if ruleset.consolation else 0 for level in LEVELS]
     state = {"system": ruleset.name, "cp": prices, "dealer": -1, "whisted": 0, "defence": -1}
     state["chooser"] = -1
     return json.dumps(state, separators=(",", ":"), sort_keys=True)
 
+
+_DEFAULT_CLUB = club_start(None)
+"""The ``club`` state of a game created before the column existed (the default prices)."""
 
 _WHISTER_EVENTS = frozenset(
     {"WhistCalled", "WhistReconsidered", "WhistReturned", "OwnCardsWhistCalled"}
