@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -218,6 +219,24 @@ class _Table:
         self.dirty.clear()
 
 
+@lru_cache(maxsize=CACHED_ROWS)
+def _seating_of(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A ``stats_games.players`` value parsed (cached by its text: the projection reads it at
+    nearly every event): the player of each account and the account at each seat."""
+    players = json.loads(text)
+    if isinstance(players, dict):
+        return tuple(players["accounts"]), tuple(players["seats"])
+    return tuple(players), tuple(range(len(players)))
+
+
+@lru_cache(maxsize=CACHED_ROWS)
+def _club_of(text: str) -> dict[str, Any]:
+    """A ``stats_games.club`` value parsed (cached by its text; callers copy it before a
+    change, and never change its ``cp`` list)."""
+    state: dict[str, Any] = json.loads(text)
+    return state
+
+
 def add_fraction(row: dict[str, Any], prefix: str, value: Fraction) -> None:
     """Add ``value`` to the exact fraction ``<prefix>_num / <prefix>_den`` of a row, keeping the
     float ``<prefix>_real`` (for ordering) in step."""
@@ -369,10 +388,8 @@ class Stats:
         ``players`` column is the list of players by seat, or after a replacement
         ``{"accounts": [...], "seats": [...]}``."""
         row = self.games.get(str(game_id), write=False)
-        players = json.loads(row["players"])
-        if isinstance(players, dict):
-            return str(row["league"]), list(players["accounts"]), list(players["seats"])
-        return str(row["league"]), list(players), list(range(len(players)))
+        accounts, seats = _seating_of(row["players"])
+        return str(row["league"]), list(accounts), list(seats)
 
     def _seated(self, game_id: UUID) -> tuple[str, list[str]]:
         """The league and the player at each seat now."""
@@ -506,9 +523,7 @@ class Stats:
         mask of the seats standing as whisters (``whisted``) and the defence chosen
         (``defence``: -1 none, 0 closed, 1 open; by ``chooser``). A game created before this
         column existed reads as the default system's prices (a rebuild gives its own)."""
-        text = self.games.get(str(game_id), write=False)["club"]
-        state: dict[str, Any] = json.loads(text or _DEFAULT_CLUB)
-        return state
+        return dict(_club_of(self.games.get(str(game_id), write=False)["club"] or _DEFAULT_CLUB))
 
     def _club(self, event: Any, name: str, position: int) -> None:
         game_id = event.originator_id
