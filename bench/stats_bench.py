@@ -18,7 +18,8 @@ played again (``bench_stats_info`` records how many there are and how long they 
 2. Rebuild: ``ProjectionRunner.rebuild()`` of the ``stats`` projection (drop, create, project
    the whole log in batches), against the store's read limit: every notification selected in
    batches of the runner's size and decoded (``mapper.to_domain_event``), measured before and
-   after the rebuild; the ratio uses the faster of the two.
+   after the rebuild; the ratio uses the faster of the two. The process's CPU seconds of the
+   three are printed too (the wall clock means little on a shared machine).
 3. Leaderboard latency, open loop: ``--calls`` calls at ``--rate`` per second, spread over
    ``--clients`` worker threads; call k asks the first page (``--page-size`` entries) in one of
    the five orders, alternately descending and ascending. Latency is measured from the call's
