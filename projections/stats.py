@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -104,8 +105,28 @@ PLAYER_COUNTERS = (
     "raspasy_tricks",
     "true_zeros",
     *CLASSIC_COUNTERS,
+    *(f"made_level_{level}" for level in LEVELS),
+    *(f"made_{column}" for column in STRAIN_COLUMNS.values()),
+    "misere_defended",
+    "misere_caught",
+    "whists_consolation",
+    "whists_half",
+    "whist_defended",
+    "whist_defended_ok",
+    "defence_open",
+    "defence_open_penalised",
+    "defence_open_whists",
+    "defence_closed",
+    "defence_closed_penalised",
+    "defence_closed_whists",
+    "help_given",
+    "help_received",
+    "raspasy_pool",
+    "raspasy_gora",
 )
-"""Integer columns of ``stats_players`` (all start at 0)."""
+"""Integer columns of ``stats_players`` (all start at 0; the club statistics of issue 16 come
+last: made by level and strain, misère defence, the split of ``whists_earned``, whist success,
+open and closed defence, help, raspasy pool and gora)."""
 
 LEAGUE_COUNTERS = (
     "games_started",
@@ -216,6 +237,24 @@ class _Table:
         self.dirty.clear()
 
 
+@lru_cache(maxsize=CACHED_ROWS)
+def _seating_of(text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A ``stats_games.players`` value parsed (cached by its text: the projection reads it at
+    nearly every event): the player of each account and the account at each seat."""
+    players = json.loads(text)
+    if isinstance(players, dict):
+        return tuple(players["accounts"]), tuple(players["seats"])
+    return tuple(players), tuple(range(len(players)))
+
+
+@lru_cache(maxsize=CACHED_ROWS)
+def _club_of(text: str) -> dict[str, Any]:
+    """A ``stats_games.club`` value parsed (cached by its text; callers copy it before a
+    change, and never change its ``cp`` list)."""
+    state: dict[str, Any] = json.loads(text)
+    return state
+
+
 def add_fraction(row: dict[str, Any], prefix: str, value: Fraction) -> None:
     """Add ``value`` to the exact fraction ``<prefix>_num / <prefix>_den`` of a row, keeping the
     float ``<prefix>_real`` (for ordering) in step."""
@@ -244,9 +283,11 @@ class Stats:
         "stats_leagues",
         "stats_pairs",
         "stats_results",
+        "stats_deals",
     )
     indexes: tuple[str, ...] = (
         "stats_results_by_player",
+        "stats_deals_by_league",
         *(f"stats_players_by_{c}" for c in PLAYER_ORDERS),
     )
 
@@ -262,8 +303,9 @@ class Stats:
                 "players": "TEXT NOT NULL",
                 "classic": "TEXT NOT NULL DEFAULT ''",
                 "dealer": f"BIGINT NOT NULL DEFAULT {NO_DEALER}",
+                "club": "TEXT NOT NULL DEFAULT ''",
             },
-            {"classic": "", "dealer": NO_DEALER},
+            {"classic": "", "dealer": NO_DEALER, "club": ""},
         )
         self.players = _Table(
             db,
@@ -310,6 +352,8 @@ class Stats:
         """New rows of ``stats_results`` (one per player of each finished game)."""
         self._result_updates: list[tuple[Any, ...]] = []
         """Changed results of ``stats_results`` rows (after a ruling)."""
+        self._deals: list[tuple[Any, ...]] = []
+        """New rows of ``stats_deals`` (one per seat of each scored deal)."""
         self._settled: LRUCache[str, list[Fraction]] = LRUCache(CACHED_ROWS)
         """Finished games' current settlements (loaded from ``stats_results``)."""
         self._settling: dict[str, list[Fraction]] = {}
@@ -331,6 +375,17 @@ class Stats:
             "result_num BIGINT NOT NULL, result_den BIGINT NOT NULL, result_real DOUBLE "
             "PRECISION NOT NULL, rating_before DOUBLE PRECISION NOT NULL, rating_after DOUBLE "
             "PRECISION NOT NULL, PRIMARY KEY (game_id, seat))"
+        )
+        c.execute("SELECT * FROM stats_results LIMIT 0")
+        if "finished_at" not in {column[0].lower() for column in c.description or ()}:
+            c.execute("ALTER TABLE stats_results ADD COLUMN finished_at TEXT NOT NULL DEFAULT ''")
+        c.execute(
+            f"CREATE TABLE IF NOT EXISTS stats_deals ({', '.join(DEAL_COLUMNS_SQL)}, "
+            "PRIMARY KEY (game_id, deal, seat))"
+        )
+        c.execute(
+            "CREATE INDEX IF NOT EXISTS stats_deals_by_league ON stats_deals "
+            "(league, position, seat)"
         )
         c.execute(
             "CREATE INDEX IF NOT EXISTS stats_results_by_player ON stats_results "
@@ -360,10 +415,8 @@ class Stats:
         ``players`` column is the list of players by seat, or after a replacement
         ``{"accounts": [...], "seats": [...]}``."""
         row = self.games.get(str(game_id), write=False)
-        players = json.loads(row["players"])
-        if isinstance(players, dict):
-            return str(row["league"]), list(players["accounts"]), list(players["seats"])
-        return str(row["league"]), list(players), list(range(len(players)))
+        accounts, seats = _seating_of(row["players"])
+        return str(row["league"]), list(accounts), list(seats)
 
     def _seated(self, game_id: UUID) -> tuple[str, list[str]]:
         """The league and the player at each seat now."""
@@ -489,6 +542,150 @@ class Stats:
             row["no_talon_declared"] += 1
             row["no_talon_made"] += made
 
+    # -- club statistics (issue 16) ---------------------------------------------------------
+
+    def _club_state(self, game_id: UUID) -> dict[str, Any]:
+        """The game's ``club`` bookkeeping: its ``system``, the consolation price by level
+        (``cp``, 0 when the rules write none) and, for the deal in progress, its ``dealer``, the
+        mask of the seats standing as whisters (``whisted``) and the defence chosen
+        (``defence``: -1 none, 0 closed, 1 open; by ``chooser``). A game created before this
+        column existed reads as the default system's prices (a rebuild gives its own)."""
+        return dict(_club_of(self.games.get(str(game_id), write=False)["club"] or _DEFAULT_CLUB))
+
+    def _club(self, event: Any, name: str, position: int) -> None:
+        game_id = event.originator_id
+        state = self._club_state(game_id)
+        seat = getattr(event, "seat", -1)
+        if name == "DealDealt":
+            state.update(dealer=event.dealer, whisted=0, defence=-1, chooser=-1)
+        elif name in _WHISTER_EVENTS:
+            state["whisted"] |= 1 << seat
+        elif name in _NOT_WHISTER_EVENTS:
+            state["whisted"] &= ~(1 << seat)
+        elif name == "DefenceChosen":
+            state["defence"], state["chooser"] = int(bool(event.open)), seat
+        elif name == "DealScored":
+            self._club_scored(event, state, position)
+            return
+        row = self.games.get(str(game_id))
+        row["club"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+    def _club_scored(self, event: Any, state: dict[str, Any], position: int) -> None:
+        """A scored deal's club statistics (docs/STATS.md) and its rows of ``stats_deals``."""
+        league, players = self._seated(event.originator_id)
+        n = len(players)
+        rows = [self.players.get(league, p) for p in players]
+        entry, score, tricks = event.entry, event.score, event.tricks
+        kind, declarer = event.kind, event.declarer
+        helps = [(int(h[0]), int(h[1]), int(h[2])) for h in entry.get("helps", ())]
+        for helper, recipient, points in helps:
+            rows[helper]["help_given"] += points
+            rows[recipient]["help_received"] += points
+        holders = self._holders(event.originator_id, n)
+        held = [bool(holders >> seat & 1) for seat in range(n)]
+        level, strain = 0, ""
+        if kind == "raspasy":
+            for seat, row in enumerate(rows):
+                if held[seat]:
+                    row["raspasy_pool"] += score["pool"][seat]
+                    row["raspasy_gora"] += score["gora"][seat]
+        elif declarer >= 0 and event.contract:
+            contract = Bid.parse(event.contract)
+            if contract.strain is not None:
+                level, strain = contract.level, STRAIN_COLUMNS[contract.strain][len("strain_") :]
+            defenders = [s for s in range(n) if s != declarer and held[s]]
+            taken = tricks[declarer]
+            if kind == "misere":
+                for seat in defenders:
+                    rows[seat]["misere_defended"] += 1
+                    rows[seat]["misere_caught"] += taken > 0
+            elif level:
+                if _made(kind, event.contract, taken):
+                    rows[declarer][f"made_level_{level}"] += 1
+                    rows[declarer][f"made_strain_{strain}"] += 1
+                if kind == "half-whist":
+                    for seat in defenders:
+                        rows[seat]["whists_half"] += score["whists"][seat][declarer]
+                elif kind == "game":
+                    self._club_defence(
+                        rows, declarer, defenders, score, state, level, level - taken
+                    )
+        self._club_rows(event, state, position, league, players, level, strain, helps)
+
+    @staticmethod
+    def _club_defence(
+        rows: list[dict[str, Any]],
+        declarer: int,
+        defenders: list[int],
+        score: dict[str, Any],
+        state: dict[str, Any],
+        level: int,
+        under: int,
+    ) -> None:
+        """A played trick game, for its defenders: the consolation in their whists, whist
+        success (a whister without a penalty) and the open or closed defence chosen."""
+        earned = {s: int(score["whists"][s][declarer]) for s in defenders}
+        price = int(state["cp"][level - LEVELS[0]])
+        consolation = consolation_shares(earned, under * price if under > 0 else 0)
+        for seat in defenders:
+            row = rows[seat]
+            row["whists_consolation"] += consolation[seat]
+            if state["whisted"] >> seat & 1:
+                penalised = score["gora"][seat] > 0
+                row["whist_defended"] += 1
+                row["whist_defended_ok"] += not penalised
+                if state["defence"] >= 0 and state["chooser"] == seat:
+                    mode = "defence_open" if state["defence"] else "defence_closed"
+                    row[mode] += 1
+                    row[f"{mode}_penalised"] += penalised
+                    row[f"{mode}_whists"] += earned[seat]
+
+    def _club_rows(
+        self,
+        event: Any,
+        state: dict[str, Any],
+        position: int,
+        league: str,
+        players: list[str],
+        level: int,
+        strain: str,
+        helps: list[tuple[int, int, int]],
+    ) -> None:
+        """The deal's rows of ``stats_deals``: one per seat, with the sheet entry written for
+        it (after pool closing and help) and the help it gave and received."""
+        entry, n, declarer = event.entry, len(players), event.declarer
+        holders = self._holders(event.originator_id, n)
+        for seat, player in enumerate(players):
+            self._deals.append(
+                (
+                    str(event.originator_id),
+                    event.number,
+                    seat,
+                    league,
+                    position,
+                    event.timestamp.isoformat(),
+                    state["system"],
+                    n,
+                    state["dealer"],
+                    event.kind,
+                    declarer,
+                    players[declarer] if 0 <= declarer < n else "",
+                    event.contract,
+                    level,
+                    strain,
+                    player,
+                    holders >> seat & 1,
+                    state["whisted"] >> seat & 1,
+                    event.tricks[seat],
+                    entry["pool"][seat],
+                    entry["gora"][seat],
+                    sum(entry["whists"][seat]),
+                    sum(entry["whists"][o][seat] for o in range(n)),
+                    sum(points for helper, _, points in helps if helper == seat),
+                    sum(points for _, recipient, points in helps if recipient == seat),
+                )
+            )
+
     def process(self, event: Any, position: int) -> None:
         name = event_name(event)
         if name == "GameCreated":
@@ -510,12 +707,16 @@ class Stats:
             self._dealt(event)
         if name in _CLASSIC_EVENTS:
             self._classic(event, name)
+        if name in _CLUB_EVENTS:
+            self._club(event, name, position)
 
     def _created(self, event: Any) -> None:
         game = self.games.get(str(event.originator_id))
         game["league"] = event.league
         game["players"] = json.dumps(list(event.players))
-        game["classic"] = classic_start(event.rules)
+        ruleset = _ruleset(event.rules)  # parsed once: it costs milliseconds
+        game["classic"] = classic_start(ruleset)
+        game["club"] = club_start(ruleset)
         for player in event.players:
             self.players.get(event.league, player)["games_started"] += 1
         self.leagues.get(event.league)["games_started"] += 1
@@ -597,6 +798,7 @@ class Stats:
                     float(results[seat]),
                     before[seat],
                     after[seat],
+                    event.timestamp.isoformat(),
                 )
             )
         self._settling[str(game_id)] = results
@@ -662,11 +864,18 @@ class Stats:
         if self._results:
             c.executemany(
                 "INSERT INTO stats_results (game_id, seat, league, player_id, position, "
-                "result_num, result_den, result_real, rating_before, rating_after) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "result_num, result_den, result_real, rating_before, rating_after, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 self._results,
             )
             self._results.clear()
+        if self._deals:
+            c.executemany(
+                f"INSERT INTO stats_deals ({', '.join(DEAL_COLUMNS)}) VALUES "
+                f"({', '.join('?' for _ in DEAL_COLUMNS)})",
+                self._deals,
+            )
+            self._deals.clear()
         if self._result_updates:
             c.executemany(
                 "UPDATE stats_results SET result_num = ?, result_den = ?, result_real = ? "
@@ -695,6 +904,7 @@ class Stats:
             table.clear()
         self._results.clear()
         self._result_updates.clear()
+        self._deals.clear()
         self._settled.clear()
         self._settling.clear()
         self._skills.clear()
@@ -754,12 +964,18 @@ def _birds(state: dict[str, Any], holders: int) -> int:
     return 0 if bird < 0 else 1 << bird
 
 
-def classic_start(rules: dict[str, Any]) -> str:
+def _ruleset(rules: dict[str, Any]) -> RuleSet | None:
+    """``GameCreated.rules`` as a ``RuleSet`` (``None`` if it does not load)."""
+    try:
+        return RuleSet.from_dict(rules)
+    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
+        return None
+
+
+def classic_start(ruleset: RuleSet | None) -> str:
     """A new game's Classic bookkeeping as stored in ``stats_games.classic``: "" for a game
     without bombs, dark or no-talon bids (nothing to count), else the JSON state."""
-    try:
-        ruleset = RuleSet.from_dict(rules)
-    except RulesError:  # pragma: no cover - every stored rule set loads (create_game checks)
+    if ruleset is None:  # pragma: no cover - every stored rule set loads (create_game checks)
         return ""
     bombs = ruleset.initial_rounds in (
         InitialRounds.BOMBS_BY_DEALER,
@@ -821,3 +1037,76 @@ def _defence(
             row["whists_earned"] += score["whists"][seat][declarer]
             row["penalties"] += score["gora"][seat]
             row["penalised_deals"] += score["gora"][seat] > 0
+
+
+def consolation_shares(earned: dict[int, int], each: int) -> dict[int, int]:
+    """The consolation in each defender's whists on a failed trick game (``earned``: the whists
+    each wrote on the declarer; ``each``: the undertricks times the consolation price, what
+    every defender is owed). Each defender's share is what he is owed, at most what he wrote;
+    a consolation one defender wrote for the other (a return whist under A-02, a whister who
+    writes the passer's) is then his, up to what he wrote (RULES.md §1.6–§1.7, §3.2)."""
+    shares = {seat: min(whists, each) for seat, whists in earned.items()}
+    left = each * len(earned) - sum(shares.values())
+    for seat in sorted(earned):
+        extra = min(left, earned[seat] - shares[seat])
+        shares[seat] += extra
+        left -= extra
+    return shares
+
+
+def club_start(ruleset: RuleSet | None) -> str:
+    """A new game's ``stats_games.club`` state (``Stats._club_state``): the system's name and
+    consolation price by level, no deal yet."""
+    ruleset = ruleset or RuleSet()
+    prices = [ruleset.consolation_price(level) if ruleset.consolation else 0 for level in LEVELS]
+    state = {"system": ruleset.name, "cp": prices, "dealer": -1, "whisted": 0, "defence": -1}
+    state["chooser"] = -1
+    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+
+
+_DEFAULT_CLUB = club_start(None)
+"""The ``club`` state of a game created before the column existed (the default prices)."""
+
+_WHISTER_EVENTS = frozenset(
+    {"WhistCalled", "WhistReconsidered", "WhistReturned", "OwnCardsWhistCalled"}
+)
+"""Decisions after which the seat stands as a whister, answering for the defence (a checked
+ten, ``TenChecked``, is defended without obligations, so it makes no whister here)."""
+
+_NOT_WHISTER_EVENTS = frozenset({"WhistPassed", "HalfWhistCalled", "OwnWhistOffered"})
+"""Decisions after which the seat no longer stands as a whister (a withdrawn whist, A-03)."""
+
+_CLUB_EVENTS = frozenset(
+    {"DealDealt", "DealScored", "DefenceChosen", *_WHISTER_EVENTS, *_NOT_WHISTER_EVENTS}
+)
+
+DEAL_COLUMNS_SQL = (
+    "game_id TEXT NOT NULL",
+    "deal BIGINT NOT NULL",
+    "seat BIGINT NOT NULL",
+    "league TEXT NOT NULL",
+    "position BIGINT NOT NULL",
+    "scored_at TEXT NOT NULL",
+    "system TEXT NOT NULL",
+    "seats BIGINT NOT NULL",
+    "dealer BIGINT NOT NULL",
+    "kind TEXT NOT NULL",
+    "declarer_seat BIGINT NOT NULL",
+    "declarer TEXT NOT NULL",
+    "contract TEXT NOT NULL",
+    "level BIGINT NOT NULL",
+    "strain TEXT NOT NULL",
+    "player_id TEXT NOT NULL",
+    "holds_hand BIGINT NOT NULL",
+    "whisted BIGINT NOT NULL",
+    "tricks BIGINT NOT NULL",
+    "pool BIGINT NOT NULL",
+    "gora BIGINT NOT NULL",
+    "whists_written BIGINT NOT NULL",
+    "whists_received BIGINT NOT NULL",
+    "help_given BIGINT NOT NULL",
+    "help_received BIGINT NOT NULL",
+)
+"""``stats_deals``: one row per scored deal and seat (docs/STATS.md "The per-deal table")."""
+
+DEAL_COLUMNS = tuple(column.split()[0] for column in DEAL_COLUMNS_SQL)

@@ -1,11 +1,11 @@
 """Exporting the league statistics as CSV and Parquet files (docs/STATS.md, "Export").
 
 File names never come from data: a league tag is client text, so it is a column, not a path.
-One file per table and format, whatever the leagues — ``players``, ``head_to_head`` and
-``results`` (``.csv``, ``.parquet``) — each row with its ``league`` (``""`` for the untagged
-league, so it never collides with a league named ``default``), and ``manifest.json`` listing the
-leagues, the files and their row counts. Every file has a fixed set of columns with fixed
-types, so an empty league (or none) still gives files with their headers.
+One file per table and format, whatever the leagues — ``players``, ``head_to_head``,
+``results`` and ``deals`` (``.csv``, ``.parquet``) — each row with its ``league`` (``""`` for
+the untagged league, so it never collides with a league named ``default``), and
+``manifest.json`` listing the leagues, the files and their row counts. Every file has a fixed
+set of columns with fixed types, so an empty league (or none) still gives files with their headers.
 
 Settlement values are exact fractions (``"806/3"``): each is exported as a number (float64, for
 ``avg`` and ``sum`` in DuckDB, pandas, a spreadsheet) and, exactly, as text in a second column
@@ -23,10 +23,14 @@ from typing import Any
 
 from projections import stats_queries as q
 from projections.db import Database
+from projections.stats import DEAL_COLUMNS, DEAL_COLUMNS_SQL
 
 FORMATS = ("csv", "parquet")
-TABLES = ("players", "head_to_head", "results")
+TABLES = ("players", "head_to_head", "results", "deals")
 MANIFEST = "manifest.json"
+MANIFEST_VERSION = 2
+"""2 (issue 16): snake_case player columns, results with ``game_order`` and ``finished_at``,
+the ``deals`` table. 1 had dotted player columns (``contracts.by_level.6``)."""
 EXACT_SUFFIX = "_exact"
 
 SETTLEMENT_COLUMNS = frozenset({"settlement_total", "a_settlement", "b_settlement", "settlement"})
@@ -45,6 +49,8 @@ _HEAD_TO_HEAD: dict[str, type] = {
 }
 _RESULTS: dict[str, type] = {
     "league": str,
+    "game_order": int,
+    "finished_at": str,
     "game_id": str,
     "seat": int,
     "player_id": str,
@@ -52,6 +58,14 @@ _RESULTS: dict[str, type] = {
     "rating_before": float,
     "rating_after": float,
 }
+
+
+_DEALS: dict[str, type] = {
+    name: str if "TEXT" in sql else int
+    for name, sql in zip(DEAL_COLUMNS, DEAL_COLUMNS_SQL, strict=True)
+}
+_DEALS = {"league": str, **{name: kind for name, kind in _DEALS.items() if name != "league"}}
+"""The per-deal table's columns (``projections.stats.DEAL_COLUMNS``), ``league`` first."""
 
 
 def _player_columns() -> dict[str, type]:
@@ -65,13 +79,8 @@ def columns(table: str) -> dict[str, type]:
     """The exported columns of ``table`` in order, with their Python types."""
     if table not in TABLES:
         raise ValueError(f"no table {table!r}")
-    source = (
-        _player_columns()
-        if table == "players"
-        else _HEAD_TO_HEAD
-        if table == "head_to_head"
-        else _RESULTS
-    )
+    fixed = {"head_to_head": _HEAD_TO_HEAD, "results": _RESULTS, "deals": _DEALS}
+    source = _player_columns() if table == "players" else fixed[table]
     out: dict[str, type] = {"league": str}
     for name, kind in source.items():
         if name in SETTLEMENT_COLUMNS:
@@ -85,6 +94,8 @@ def columns(table: str) -> dict[str, type]:
 def _exported(row: dict[str, Any], league: str, wanted: dict[str, type]) -> dict[str, Any]:
     out: dict[str, Any] = {"league": league}
     for name, value in row.items():
+        if name == "league":
+            continue
         if name in SETTLEMENT_COLUMNS:
             out[name] = float(Fraction(value))
             out[name + EXACT_SUFFIX] = str(value)
@@ -135,7 +146,7 @@ def export_stats(
     chosen = q.leagues(db) if leagues is None else list(leagues)
     directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    manifest: dict[str, Any] = {"version": 1, "leagues": chosen, "tables": {}}
+    manifest: dict[str, Any] = {"version": MANIFEST_VERSION, "leagues": chosen, "tables": {}}
     for table, rows in export_rows(db, chosen).items():
         wanted = columns(table)
         files = []

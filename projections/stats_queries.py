@@ -13,7 +13,7 @@ from typing import Any
 
 from projections.db import Database
 from projections.ratings import SKILL_COLUMNS
-from projections.stats import LEVELS, PLAYER_COUNTERS, STRAIN_COLUMNS
+from projections.stats import DEAL_COLUMNS, LEVELS, PLAYER_COUNTERS, STRAIN_COLUMNS
 
 ORDER_COLUMNS = {
     "rating": "rating",
@@ -34,6 +34,10 @@ PLAYER_COLUMNS = (
     *SKILL_COLUMNS,
 )
 """The ``stats_players`` columns ``player_from_row`` reads."""
+
+STRAIN_NAMES = {"♠": "spades", "♣": "clubs", "♦": "diamonds", "♥": "hearts", "NT": "nt"}
+"""Strain keys in exported column names (``contracts_by_strain_spades``): plain ASCII, so a
+column name needs no quoting in SQL."""
 
 
 def fraction_text(numerator: int, denominator: int) -> str:
@@ -72,9 +76,22 @@ def player_stats(db: Database, league: str, player_id: str) -> dict[str, Any] | 
     return player_from_row(dict(zip(PLAYER_COLUMNS, found, strict=True)))
 
 
+def _rate(part: int, whole: int) -> float:
+    """``part / whole``, 0.0 when ``whole`` is 0."""
+    return part / whole if whole else 0.0
+
+
 def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
     """A ``stats_players`` row (by column name) as ``player_stats`` gives it."""
     failed = int(row["contracts_failed"])
+    games = int(row["games"])
+    settlement = Fraction(int(row["settlement_num"]), int(row["settlement_den"]))
+    by_level = {str(level): int(row[f"level_{level}"]) for level in LEVELS}
+    made_level = {str(level): int(row[f"made_level_{level}"]) for level in LEVELS}
+    by_strain = {s.symbol: int(row[col]) for s, col in STRAIN_COLUMNS.items()}
+    made_strain = {s.symbol: int(row[f"made_{col}"]) for s, col in STRAIN_COLUMNS.items()}
+    earned = int(row["whists_earned"])
+    consolation, half = int(row["whists_consolation"]), int(row["whists_half"])
     return {
         "league": row["league"],
         "player_id": row["player_id"],
@@ -85,6 +102,7 @@ def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
         "skill": skill_from_row(row),
         "rating_rulings": int(row["rating_rulings"]),
         "settlement_total": fraction_text(row["settlement_num"], row["settlement_den"]),
+        "settlement_avg": float(settlement / games) if games else 0.0,
         "pool": int(row["pool"]),
         "gora": int(row["gora"]),
         "whists_written": int(row["whists_written"]),
@@ -93,30 +111,56 @@ def player_from_row(row: dict[str, Any]) -> dict[str, Any]:
             "declared": int(row["contracts_declared"]),
             "made": int(row["contracts_made"]),
             "failed": failed,
-            "by_level": {str(level): int(row[f"level_{level}"]) for level in LEVELS},
-            "by_strain": {s.symbol: int(row[col]) for s, col in STRAIN_COLUMNS.items()},
+            "by_level": by_level,
+            "by_strain": by_strain,
             "undertricks": int(row["undertricks"]),
             "undertricks_avg": int(row["undertricks"]) / failed if failed else 0.0,
+            "made_rate": _rate(int(row["contracts_made"]), int(row["contracts_declared"])),
+            "made_by_level": made_level,
+            "failed_by_level": {key: by_level[key] - made_level[key] for key in by_level},
+            "made_by_strain": made_strain,
+            "failed_by_strain": {key: by_strain[key] - made_strain[key] for key in by_strain},
         },
         "misere": {
             "declared": int(row["misere_declared"]),
             "made": int(row["misere_made"]),
             "failed": int(row["misere_failed"]),
             "tricks": int(row["misere_tricks"]),
+            "made_rate": _rate(int(row["misere_made"]), int(row["misere_declared"])),
+            "defended": int(row["misere_defended"]),
+            "caught": int(row["misere_caught"]),
+            "caught_rate": _rate(int(row["misere_caught"]), int(row["misere_defended"])),
         },
         "whist": {
             "whist": int(row["whist_calls"]),
             "pass": int(row["whist_passes"]),
             "half_whist": int(row["half_whists"]),
             "return": int(row["whist_returns"]),
-            "whists_earned": int(row["whists_earned"]),
+            "whists_earned": earned,
             "penalties": int(row["penalties"]),
             "penalised_deals": int(row["penalised_deals"]),
+            "whists_tricks": earned - consolation - half,
+            "whists_consolation": consolation,
+            "whists_half": half,
+            "defended": int(row["whist_defended"]),
+            "defended_ok": int(row["whist_defended_ok"]),
+            "success_rate": _rate(int(row["whist_defended_ok"]), int(row["whist_defended"])),
         },
+        "defence": {
+            mode: {
+                "deals": int(row[f"defence_{mode}"]),
+                "penalised": int(row[f"defence_{mode}_penalised"]),
+                "whists": int(row[f"defence_{mode}_whists"]),
+            }
+            for mode in ("open", "closed")
+        },
+        "help": {"given": int(row["help_given"]), "received": int(row["help_received"])},
         "raspasy": {
             "deals": int(row["raspasy_deals"]),
             "tricks": int(row["raspasy_tricks"]),
             "true_zeros": int(row["true_zeros"]),
+            "pool": int(row["raspasy_pool"]),
+            "gora": int(row["raspasy_gora"]),
         },
         "classic": {
             "bombs_declared": int(row["bombs_declared"]),
@@ -260,38 +304,81 @@ def league_totals(db: Database, league: str) -> dict[str, Any] | None:
 
 def game_results(db: Database, league: str, player_id: str | None = None) -> list[dict[str, Any]]:
     """Each finished game's settlement result per player (in the log's order), with the
-    player's rating before and after the game."""
-    where, params = "league = ?", [league]
-    if player_id is not None:
-        where += " AND player_id = ?"
-        params.append(player_id)
+    game's order in the league (``game_order``: 1 for the first game finished), when it
+    finished (``finished_at``, ISO 8601 UTC; "" for a row written before the column existed)
+    and the player's rating before and after the game."""
     with db.reading() as c:
         c.execute(
             "SELECT game_id, seat, player_id, result_num, result_den, rating_before, "
-            f"rating_after FROM stats_results WHERE {where} ORDER BY position, seat",
-            params,
+            "rating_after, finished_at, position FROM stats_results WHERE league = ? "
+            "ORDER BY position, seat",
+            (league,),
         )
+        rows = c.fetchall()
+    out, order, last = [], 0, None
+    for r in rows:
+        if r[8] != last:
+            order, last = order + 1, r[8]
+        if player_id is not None and r[2] != player_id:
+            continue
+        out.append(
+            {
+                "game_order": order,
+                "finished_at": str(r[7]),
+                "game_id": r[0],
+                "seat": int(r[1]),
+                "player_id": r[2],
+                "settlement": fraction_text(r[3], r[4]),
+                "rating_before": float(r[5]),
+                "rating_after": float(r[6]),
+            }
+        )
+    return out
+
+
+def deals(
+    db: Database,
+    league: str,
+    player_id: str | None = None,
+    after: tuple[int, int] | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The league's per-deal table: one row per scored deal and seat, in the log's order
+    (docs/STATS.md "The per-deal table"); only ``player_id``'s rows if given; after the row
+    at ``after`` (its position and seat: keyset paging), at most ``limit`` rows."""
+    where = "league = ?"
+    params: list[Any] = [league]
+    if player_id is not None:
+        where += " AND player_id = ?"
+        params.append(player_id)
+    if after is not None:
+        where += " AND (position > ? OR (position = ? AND seat > ?))"
+        params.extend((after[0], after[0], after[1]))
+    sql = f"SELECT {', '.join(DEAL_COLUMNS)} FROM stats_deals WHERE {where} ORDER BY position, seat"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    with db.reading() as c:
+        c.execute(sql, params)
         rows = c.fetchall()
     return [
         {
-            "game_id": r[0],
-            "seat": int(r[1]),
-            "player_id": r[2],
-            "settlement": fraction_text(r[3], r[4]),
-            "rating_before": float(r[5]),
-            "rating_after": float(r[6]),
+            name: value if isinstance(value, str) else int(value)
+            for name, value in zip(DEAL_COLUMNS, row, strict=True)
         }
-        for r in rows
+        for row in rows
     ]
 
 
 def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested dicts as one level, keys joined by dots (``contracts.by_level.6``)."""
+    """Nested dicts as one level, in snake_case names that need no quoting in SQL: keys
+    joined by ``_``, strains by name (``contracts_by_level_6``, ``contracts_by_strain_spades``,
+    ``whist_pass``)."""
     flat: dict[str, Any] = {}
     for key, value in data.items():
-        name = f"{prefix}{key}"
+        name = f"{prefix}{STRAIN_NAMES.get(key, key)}"
         if isinstance(value, dict):
-            flat.update(flatten(value, f"{name}."))
+            flat.update(flatten(value, f"{name}_"))
         else:
             flat[name] = value
     return flat
@@ -299,7 +386,8 @@ def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def export_tables(db: Database, league: str) -> dict[str, list[dict[str, Any]]]:
     """The league as flat tables: ``players`` (every player's ``player_stats``, flattened),
-    ``head_to_head`` (every pair) and ``results`` (every game's result per player)."""
+    ``head_to_head`` (every pair), ``results`` (every game's result per player) and ``deals``
+    (every scored deal per seat)."""
     board = leaderboard(db, league, "rating", limit=1_000_000)
     ids = [row["player_id"] for row in board]
     players = []
@@ -313,4 +401,9 @@ def export_tables(db: Database, league: str) -> dict[str, list[dict[str, Any]]]:
             pair = head_to_head(db, league, a, b)
             if pair is not None:
                 pairs.append(pair)
-    return {"players": players, "head_to_head": pairs, "results": game_results(db, league)}
+    return {
+        "players": players,
+        "head_to_head": pairs,
+        "results": game_results(db, league),
+        "deals": deals(db, league),
+    }

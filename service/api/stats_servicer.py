@@ -32,6 +32,7 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LEADERBOARD_TOKEN = "leaderboard"
 LEAGUES_TOKEN = "leagues"
+DEALS_TOKEN = "deals"
 ORDERS = {
     pb.LEADERBOARD_ORDER_UNSPECIFIED: "rating",
     pb.LEADERBOARD_ORDER_RATING: "rating",
@@ -202,6 +203,43 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
             token = self.page_tokens.encode(LEAGUES_TOKEN, (), [page.last])
         return pb.ListLeaguesResponse(leagues=page.messages, next_page_token=token)
 
+    @refusing
+    async def ListDeals(  # noqa: N802 (the proto's method name)
+        self, request: pb.ListDealsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListDealsResponse:
+        """Reads the ``stats`` projection (a league's per-deal table, in pages by log order)."""
+        league = validation.league(request.league)
+        player = validation.player_id(request.player_id, "player_id") if request.player_id else None
+        size = page_size(request.page_size, MAX_PAGE_SIZE, MAX_PAGE_SIZE)
+        query = (league, player or "")
+        position = self.page_tokens.decode(request.page_token, DEALS_TOKEN, query)
+        after = None if position is None else (int(str(position[0])), int(str(position[1])))
+
+        def key(row: dict[str, Any]) -> tuple[int, int]:
+            return int(row["position"]), int(row["seat"])
+
+        def read() -> Page[dict[str, Any], pb.DealRow]:
+            page = fill_page(
+                keyset_rows(
+                    lambda at, limit: stats_queries.deals(self.db, league, player, at, limit),
+                    key,
+                    after,
+                ),
+                size,
+                deal_row_to_proto,
+                lambda row: row.ByteSize(),
+                lambda row: self.page_tokens.fits(DEALS_TOKEN, query, list(key(row))),
+            )
+            if not page.messages and after is None:
+                self._league_or_not_found(league)
+            return page
+
+        page = await self._run(read)
+        token = ""
+        if page.more and page.last is not None:
+            token = self.page_tokens.encode(DEALS_TOKEN, query, list(key(page.last)))
+        return pb.ListDealsResponse(deals=page.messages, next_page_token=token)
+
 
 # -----------------------------------------------------------------------------------------
 # checks and page tokens
@@ -249,12 +287,21 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             by_strain=_counts(contracts["by_strain"]),
             undertricks_avg=float(contracts["undertricks_avg"]),
             undertricks=int(contracts["undertricks"]),
+            made_rate=float(contracts["made_rate"]),
+            made_by_level=_counts(contracts["made_by_level"]),
+            failed_by_level=_counts(contracts["failed_by_level"]),
+            made_by_strain=_counts(contracts["made_by_strain"]),
+            failed_by_strain=_counts(contracts["failed_by_strain"]),
         ),
         misere=pb.MisereStats(
             declared=int(misere["declared"]),
             made=int(misere["made"]),
             failed=int(misere["failed"]),
             tricks=int(misere["tricks"]),
+            made_rate=float(misere["made_rate"]),
+            defended=int(misere["defended"]),
+            caught=int(misere["caught"]),
+            caught_rate=float(misere["caught_rate"]),
         ),
         whist=pb.WhistStats(
             whists=int(whist["whist"]),
@@ -264,11 +311,19 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
             whists_earned=int(whist["whists_earned"]),
             penalties=int(whist["penalties"]),
             penalised_deals=int(whist["penalised_deals"]),
+            whists_tricks=int(whist["whists_tricks"]),
+            whists_consolation=int(whist["whists_consolation"]),
+            whists_half=int(whist["whists_half"]),
+            defended=int(whist["defended"]),
+            defended_ok=int(whist["defended_ok"]),
+            success_rate=float(whist["success_rate"]),
         ),
         raspasy=pb.RaspasyStats(
             deals=int(raspasy["deals"]),
             tricks=int(raspasy["tricks"]),
             true_zeros=int(raspasy["true_zeros"]),
+            pool=int(raspasy["pool"]),
+            gora=int(raspasy["gora"]),
         ),
         classic=pb.ClassicStats(
             bombs_declared=int(classic["bombs_declared"]),
@@ -281,6 +336,18 @@ def player_stats_to_proto(s: dict[str, Any]) -> pb.PlayerStats:
         ),
         skill=skill_to_proto(s["skill"]),
         rating_rulings=int(s["rating_rulings"]),
+        settlement_avg=float(s["settlement_avg"]),
+        defence=pb.DefenceStats(
+            open=_defence_count(s["defence"]["open"]),
+            closed=_defence_count(s["defence"]["closed"]),
+        ),
+        help=pb.HelpStats(given=int(s["help"]["given"]), received=int(s["help"]["received"])),
+    )
+
+
+def _defence_count(count: dict[str, Any]) -> pb.DefenceCount:
+    return pb.DefenceCount(
+        deals=int(count["deals"]), penalised=int(count["penalised"]), whists=int(count["whists"])
     )
 
 
@@ -340,3 +407,10 @@ def league_to_proto(t: dict[str, Any]) -> pb.League:
         dark_games=int(t["dark_games"]),
         no_talon_games=int(t["no_talon_games"]),
     )
+
+
+def deal_row_to_proto(row: dict[str, Any]) -> pb.DealRow:
+    message = pb.DealRow()
+    for name, value in row.items():
+        setattr(message, name, bool(value) if name in ("holds_hand", "whisted") else value)
+    return message

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from service.app.application import PreferansApplication
 from service.cli.common import open_app
 from service.cli.rules import rules_from_args
@@ -42,22 +45,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
                 table.add_row(*(str(pair[key]) for key in keys))
             console.print(table)
             return 0
+        if args.deals:
+            for league in names:
+                for table in deals_tables(q.deals(app.db, league), league, args.player):
+                    console.print(table)
+            return 0
         if args.player:
             for league in names:
                 stats = q.player_stats(app.db, league, args.player)
                 if stats is not None:
-                    table = Table("statistic", "value", title=f"{args.player} in {league!r}")
-                    for key, value in q.flatten(stats).items():
-                        table.add_row(
-                            key, f"{value:.1f}" if isinstance(value, float) else str(value)
-                        )
-                    console.print(table)
+                    for table in player_tables(stats, f"{args.player} in {league!r}"):
+                        console.print(table)
             return 0
         columns = ("player_id", "rating", "games", "deals", "settlement_total")
         for league in names:
             totals = q.league_totals(app.db, league) or {}
             table = Table(
                 *columns,
+                "per game",
                 "contracts",
                 "skill",
                 title=f"league {league!r}",
@@ -71,7 +76,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
                 made, failed = row["contracts_made"], row["contracts_failed"]
                 cells = [str(row[c]) for c in columns]
                 cells[1] = f"{row['rating']:.1f}{'*' if row['rating_rulings'] else ''}"
-                table.add_row(*cells, f"{made} made / {failed} failed", skill_text(row["skill"]))
+                games = row["games"]
+                average = float(Fraction(row["settlement_total"]) / games) if games else 0.0
+                table.add_row(
+                    *cells,
+                    f"{average:.1f}",
+                    f"{made} made / {failed} failed",
+                    skill_text(row["skill"]),
+                )
             console.print(table)
     finally:
         app.close()
@@ -81,6 +93,71 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def skill_text(skill: dict[str, float]) -> str:
     """The skill rating as ``pref stats`` shows it: ``27.9 ± 8.2 (3.3)``."""
     return f"{skill['mu']:.1f} ± {skill['sigma']:.1f} ({skill['conservative']:.1f})"
+
+
+BY_CONTRACT = ("by_level", "made_by_level", "failed_by_level")
+BY_STRAIN = ("by_strain", "made_by_strain", "failed_by_strain")
+
+
+def player_tables(stats: dict[str, Any], title: str) -> list[Table]:
+    """One player's statistics: every number by its export name (rates as percentages), then
+    his contracts declared, made and failed by level and by strain."""
+    from rich.table import Table
+
+    from projections.stats_queries import flatten
+
+    table = Table("statistic", "value", title=title)
+    contracts = stats["contracts"]
+    shown = {
+        **stats,
+        "contracts": {
+            k: v for k, v in contracts.items() if not k.endswith(("by_level", "by_strain"))
+        },
+    }
+    for key, value in flatten(shown).items():
+        if key.endswith("_rate"):
+            text = f"{100 * value:.1f}%"
+        elif isinstance(value, float):
+            text = f"{value:.1f}"
+        else:
+            text = str(value)
+        table.add_row(key, text)
+    tables = [table]
+    for label, keys in (("level", BY_CONTRACT), ("strain", BY_STRAIN)):
+        split = Table(label, "declared", "made", "failed", title=f"contracts by {label}")
+        for name in contracts[keys[0]]:
+            split.add_row(name, *(str(contracts[key][name]) for key in keys))
+        tables.append(split)
+    return tables
+
+
+DEAL_SHOWN = {
+    "deal": "#", "kind": "kind", "declarer": "decl.", "contract": "contract",
+    "player_id": "player", "tricks": "tr", "pool": "pool", "gora": "gora",
+    "whists_written": "w+", "whists_received": "w-", "help_given": "h+", "help_received": "h-",
+}  # fmt: skip
+"""The per-deal table's columns shown by ``pref stats --deals``, with their short headers (tr:
+tricks; w+ and w-: the whists written and received; h+ and h-: help points given, received)."""
+
+
+def deals_tables(rows: list[dict[str, Any]], league: str, player: str | None) -> list[Table]:
+    """The league's per-deal table, one table per game (one line per deal and seat, or only
+    ``player``'s lines), narrow enough for 80 columns."""
+    from rich import box
+    from rich.table import Table
+
+    tables: dict[str, Table] = {}
+    for row in rows:
+        if player is not None and row["player_id"] != player:
+            continue
+        game = str(row["game_id"])
+        table = tables.get(game)
+        if table is None:
+            table = Table(*DEAL_SHOWN.values(), box=box.SIMPLE_HEAD, collapse_padding=True)
+            table.title = f"league {league!r}, game {game} ({row['system']})"
+            tables[game] = table
+        table.add_row(*(str(row[key]) for key in DEAL_SHOWN))
+    return list(tables.values())
 
 
 def cmd_stats_export(args: argparse.Namespace) -> int:

@@ -245,6 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--limit", type=int, default=50, help="players per leaderboard")
     stats.add_argument("--no-catch-up", action="store_true", help="do not update the stats first")
+    stats.add_argument(
+        "--deals",
+        action="store_true",
+        help="the per-deal table (each deal's contract, tricks and sheet entries; with --player "
+        "only his rows)",
+    )
     stats.set_defaults(func=cmd_stats)
     stats_sub = stats.add_subparsers(dest="action")
     export = stats_sub.add_parser("export", help="write the statistics as CSV and Parquet")

@@ -109,6 +109,7 @@ def plain(s: spb.PlayerStats) -> dict[str, Any]:
         "skill": {"mu": s.skill.mu, "sigma": s.skill.sigma, "conservative": s.skill.conservative},
         "rating_rulings": s.rating_rulings,
         "settlement_total": s.settlement_total,
+        "settlement_avg": s.settlement_avg,
         "pool": s.pool,
         "gora": s.gora,
         "whists_written": s.whists_written,
@@ -121,12 +122,21 @@ def plain(s: spb.PlayerStats) -> dict[str, Any]:
             "by_strain": dict(s.contracts.by_strain),
             "undertricks": s.contracts.undertricks,
             "undertricks_avg": s.contracts.undertricks_avg,
+            "made_rate": s.contracts.made_rate,
+            "made_by_level": dict(s.contracts.made_by_level),
+            "failed_by_level": dict(s.contracts.failed_by_level),
+            "made_by_strain": dict(s.contracts.made_by_strain),
+            "failed_by_strain": dict(s.contracts.failed_by_strain),
         },
         "misere": {
             "declared": s.misere.declared,
             "made": s.misere.made,
             "failed": s.misere.failed,
             "tricks": s.misere.tricks,
+            "made_rate": s.misere.made_rate,
+            "defended": s.misere.defended,
+            "caught": s.misere.caught,
+            "caught_rate": s.misere.caught_rate,
         },
         "whist": {
             "whist": s.whist.whists,
@@ -136,11 +146,24 @@ def plain(s: spb.PlayerStats) -> dict[str, Any]:
             "whists_earned": s.whist.whists_earned,
             "penalties": s.whist.penalties,
             "penalised_deals": s.whist.penalised_deals,
+            "whists_tricks": s.whist.whists_tricks,
+            "whists_consolation": s.whist.whists_consolation,
+            "whists_half": s.whist.whists_half,
+            "defended": s.whist.defended,
+            "defended_ok": s.whist.defended_ok,
+            "success_rate": s.whist.success_rate,
         },
+        "defence": {
+            mode: {"deals": count.deals, "penalised": count.penalised, "whists": count.whists}
+            for mode, count in (("open", s.defence.open), ("closed", s.defence.closed))
+        },
+        "help": {"given": s.help.given, "received": s.help.received},
         "raspasy": {
             "deals": s.raspasy.deals,
             "tricks": s.raspasy.tricks,
             "true_zeros": s.raspasy.true_zeros,
+            "pool": s.raspasy.pool,
+            "gora": s.raspasy.gora,
         },
         "classic": {
             "bombs_declared": s.classic.bombs_declared,
@@ -237,6 +260,21 @@ def test_a_league_read_through_the_stats_service(
         assert exported[player].pop("settlement_total") == float(Fraction(total))
         assert exported[player] == flat, player
 
+    # The per-deal table through gRPC, in pages of 4 rows (deals of 3 seats straddle pages),
+    # equals the query; one player's rows; a token is bound to its league and player.
+    table = stats_queries.deals(app.db, league)
+    assert len(table) == 3 * totals.deals
+    assert list_deals(stats, league, page_size=4) == table
+    assert list_deals(stats, league, "dan", page_size=5) == [
+        row for row in table if row["player_id"] == "dan"
+    ]
+    first = stats.ListDeals(spb.ListDealsRequest(league=league, page_size=4))
+    assert first.next_page_token
+    elsewhere = spb.ListDealsRequest(
+        league=league, player_id="dan", page_token=first.next_page_token
+    )
+    assert refused(stats.ListDeals, elsewhere).fields == ["page_token"]
+
     # Head to head is symmetric.
     ab = stats.GetHeadToHead(
         spb.GetHeadToHeadRequest(league=league, player_a="ann", player_b="bob")
@@ -259,12 +297,32 @@ def test_a_league_read_through_the_stats_service(
     assert missing.resource_info is not None and missing.resource_info.resource_type == "player"
 
 
+def list_deals(stats: Any, league: str, player: str = "", page_size: int = 0) -> list[Any]:
+    """Every page of ListDeals, as ``stats_queries.deals`` rows."""
+    rows, token = [], ""
+    while True:
+        answer = stats.ListDeals(
+            spb.ListDealsRequest(
+                league=league, player_id=player, page_size=page_size, page_token=token
+            )
+        )
+        assert len(answer.deals) <= (page_size or 500)
+        for deal in answer.deals:
+            row = {f.name: getattr(deal, f.name) for f in deal.DESCRIPTOR.fields}
+            row["holds_hand"], row["whisted"] = int(row["holds_hand"]), int(row["whisted"])
+            rows.append(row)
+        token = answer.next_page_token
+        if not token:
+            return rows
+
+
 def assert_unknown_league(stats: Any, nowhere: str) -> None:
     """Every call on a league without games answers NOT_FOUND naming the league."""
     for call, request in (
         (stats.GetLeague, spb.GetLeagueRequest(league=nowhere)),
         (stats.ListLeaderboard, spb.ListLeaderboardRequest(league=nowhere, page_size=10)),
         (stats.GetPlayerStats, spb.GetPlayerStatsRequest(league=nowhere, player_id="ann")),
+        (stats.ListDeals, spb.ListDealsRequest(league=nowhere)),
         (
             stats.GetHeadToHead,
             spb.GetHeadToHeadRequest(league=nowhere, player_a="ann", player_b="bob"),
@@ -310,6 +368,9 @@ def test_stats_refusals(server: ServerThread, stats: Any) -> None:
         "player_id",
     )
     bad(stats.GetPlayerStats, spb.GetPlayerStatsRequest(league="x"), "player_id")
+    bad(stats.ListDeals, spb.ListDealsRequest(league="x", page_size=501), "page_size")
+    bad(stats.ListDeals, spb.ListDealsRequest(league="x", player_id="p" * 257), "player_id")
+    bad(stats.ListDeals, spb.ListDealsRequest(league="x", page_token="garbage"), "page_token")
     bad(
         stats.GetHeadToHead,
         spb.GetHeadToHeadRequest(league="x", player_a="ann", player_b="ann"),

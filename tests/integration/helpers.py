@@ -308,11 +308,14 @@ def fold(events: Iterable[Any]) -> Game:
 def dump_tables(
     db: Database, tables: Sequence[str] = VIEW_TABLES
 ) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every view table, in a stable order."""
+    """Every row of every view table, in a stable order, columns by name (a column added to
+    a table of an earlier version comes last, a new table's has it in its place)."""
     dump: dict[str, list[tuple[Any, ...]]] = {}
     with db.reading() as c:
         for table in tables:
-            c.execute(f"SELECT * FROM {table}")
+            c.execute(f"SELECT * FROM {table} LIMIT 0")
+            names = sorted(column[0].lower() for column in c.description or ())
+            c.execute(f"SELECT {', '.join(names)} FROM {table}")
             dump[table] = sorted(tuple(row) for row in c.fetchall())
     return dump
 

@@ -30,7 +30,14 @@ from service.app.application import PreferansApplication
 from service.app.simulate import simulate
 from tests.integration.helpers import dump_tables
 
-STATS_TABLES = ("stats_games", "stats_players", "stats_leagues", "stats_pairs", "stats_results")
+STATS_TABLES = (
+    "stats_games",
+    "stats_players",
+    "stats_leagues",
+    "stats_pairs",
+    "stats_results",
+    "stats_deals",
+)
 SHORT = RuleSet(pool_target=2)
 
 
@@ -44,6 +51,7 @@ class Deal:
     bid: str = "6♠"
     contract: str = ""
     whist: dict[int, list[str]] = field(default_factory=dict)
+    defence: str = "closed"
 
 
 def _action(deal_state: Any, seat: int, script: Deal) -> str:
@@ -60,7 +68,7 @@ def _action(deal_state: Any, seat: int, script: Deal) -> str:
     if phase is Phase.WHISTING:
         return script.whist[seat].pop(0)
     if phase is Phase.DEFENCE:
-        return "closed"
+        return script.defence
     if phase is Phase.CLAIM:
         return "accept"
     assert phase is Phase.PLAY
@@ -183,6 +191,15 @@ def expected_player(
     }
 
 
+def shaped(got: dict[str, Any], like: dict[str, Any]) -> dict[str, Any]:
+    """``got`` with only the keys of ``like``, at every level."""
+    return {
+        key: shaped(got[key], value) if isinstance(value, dict) else got[key]
+        for key, value in like.items()
+        if key in got
+    }
+
+
 NO_CLASSIC: dict[str, Any] = {
     "bombs_declared": 0,
     "bombs_joined": 0,
@@ -244,7 +261,8 @@ def test_hand_built_league_every_statistic_by_hand(app: PreferansApplication) ->
         rating = got.pop("rating")
         skills[player] = got.pop("skill")
         assert got.pop("rating_rulings") == 0  # no ruling in this league
-        assert {k: v for k, v in got.items() if k not in ("league", "player_id")} == expected
+        # The statistics of issue 16 are checked in test_stats_club.py on the same league.
+        assert shaped(got, expected) == expected
         assert isinstance(rating, float)
     assert q.player_stats(app.db, "hand", "eve") is None
     assert q.player_stats(app.db, "other", "ann") is None

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .game_pb2 import AbortGameRequest, AbortGameResponse, AdjournGameRequest, AdjournGameResponse, AgreeEarlyStopRequest, AgreeEarlyStopResponse, CallTimeRequest, CallTimeResponse, CreateGameRequest, CreateGameResponse, FlagDealRequest, FlagDealResponse, GetGameRequest, GetGameResponse, GetScoresheetRequest, GetScoresheetResponse, GetSeatViewRequest, GetSeatViewResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, OrderGameRequest, OrderGameResponse, ReplacePlayerRequest, ReplacePlayerResponse, ResignGameRequest, ResignGameResponse, ResumeGameRequest, ResumeGameResponse, SubmitActionRequest, SubmitActionResponse, WatchGameBatchesRequest, WatchGameBatchesResponse, WatchGameRequest, WatchGameResponse
+from .game_pb2 import AbortGameRequest, AbortGameResponse, AdjournGameRequest, AdjournGameResponse, AgreeEarlyStopRequest, AgreeEarlyStopResponse, CallTimeRequest, CallTimeResponse, CreateGameRequest, CreateGameResponse, FlagDealRequest, FlagDealResponse, GetGameRequest, GetGameResponse, GetScoresheetRequest, GetScoresheetResponse, GetSeatViewRequest, GetSeatViewResponse, JoinGameRequest, JoinGameResponse, ListGameEventsRequest, ListGameEventsResponse, ListGamesRequest, ListGamesResponse, OrderGameRequest, OrderGameResponse, ReplacePlayerRequest, ReplacePlayerResponse, ResignGameRequest, ResignGameResponse, ResumeGameRequest, ResumeGameResponse, SubmitActionRequest, SubmitActionResponse, WatchGameBatchesRequest, WatchGameBatchesResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -288,6 +288,21 @@ class GameService(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    async def list_game_events(self, request: ListGameEventsRequest, ctx: RequestContext[ListGameEventsRequest, ListGameEventsResponse], /) -> ListGameEventsResponse:
+        """
+        The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+        game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+        without a stream. With a seat's credential, what that seat may see; without
+        `authorization` metadata, a spectator's view (public information only: hands laid open to
+        all when they open, every card of a deal once it is scored). A seat given to another
+        player (ReplacePlayer) sees up to and including the replacement, and no page after it
+        (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+        the pages, or by asking again from any earlier page token. The list ends at the game's
+        version when the last page is read (empty next_page_token); follow it live with WatchGame
+        from that version.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
     def __init__(
@@ -499,6 +514,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.abort_game,
+                ),
+                "/preferans.v1.GameService/ListGameEvents": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListGameEvents",
+                        service_name="preferans.v1.GameService",
+                        input=ListGameEventsRequest,
+                        output=ListGameEventsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_game_events,
                 ),
             },
             interceptors=interceptors,
@@ -1094,6 +1120,38 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def list_game_events(
+        self,
+        request: ListGameEventsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListGameEventsResponse:
+        """
+        The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+        game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+        without a stream. With a seat's credential, what that seat may see; without
+        `authorization` metadata, a spectator's view (public information only: hands laid open to
+        all when they open, every card of a deal once it is scored). A seat given to another
+        player (ReplacePlayer) sees up to and including the replacement, and no page after it
+        (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+        the pages, or by asking again from any earlier page token. The list ends at the game's
+        version when the last page is read (empty next_page_token); follow it live with WatchGame
+        from that version.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListGameEvents",
+                service_name="preferans.v1.GameService",
+                input=ListGameEventsRequest,
+                output=ListGameEventsResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameServiceSync(Protocol):
     """
@@ -1346,6 +1404,21 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def list_game_events(self, request: ListGameEventsRequest, ctx: RequestContext[ListGameEventsRequest, ListGameEventsResponse], /) -> ListGameEventsResponse:
+        """
+        The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+        game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+        without a stream. With a seat's credential, what that seat may see; without
+        `authorization` metadata, a spectator's view (public information only: hands laid open to
+        all when they open, every card of a deal once it is scored). A seat given to another
+        player (ReplacePlayer) sees up to and including the replacement, and no page after it
+        (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+        the pages, or by asking again from any earlier page token. The list ends at the game's
+        version when the last page is read (empty next_page_token); follow it live with WatchGame
+        from that version.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
 
 class GameServiceWSGIApplication(ConnectWSGIApplication):
     def __init__(
@@ -1555,6 +1628,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.abort_game,
+                ),
+                "/preferans.v1.GameService/ListGameEvents": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListGameEvents",
+                        service_name="preferans.v1.GameService",
+                        input=ListGameEventsRequest,
+                        output=ListGameEventsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_game_events,
                 ),
             },
             interceptors=interceptors,
@@ -2144,6 +2228,38 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="preferans.v1.GameService",
                 input=AbortGameRequest,
                 output=AbortGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def list_game_events(
+        self,
+        request: ListGameEventsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListGameEventsResponse:
+        """
+        The game's events in pages (AIP-158), for referees and third-party viewers replaying a
+        game (issue 16): the same messages, redacted the same way, as WatchGame from version 0,
+        without a stream. With a seat's credential, what that seat may see; without
+        `authorization` metadata, a spectator's view (public information only: hands laid open to
+        all when they open, every card of a deal once it is scored). A seat given to another
+        player (ReplacePlayer) sees up to and including the replacement, and no page after it
+        (WatchGame's rule). Each event carries its version: a viewer replays backwards by keeping
+        the pages, or by asking again from any earlier page token. The list ends at the game's
+        version when the last page is read (empty next_page_token); follow it live with WatchGame
+        from that version.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListGameEvents",
+                service_name="preferans.v1.GameService",
+                input=ListGameEventsRequest,
+                output=ListGameEventsResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

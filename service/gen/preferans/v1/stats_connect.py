@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .stats_pb2 import GetHeadToHeadRequest, GetHeadToHeadResponse, GetLeagueRequest, GetLeagueResponse, GetPlayerStatsRequest, GetPlayerStatsResponse, ListLeaderboardRequest, ListLeaderboardResponse, ListLeaguesRequest, ListLeaguesResponse
+from .stats_pb2 import GetHeadToHeadRequest, GetHeadToHeadResponse, GetLeagueRequest, GetLeagueResponse, GetPlayerStatsRequest, GetPlayerStatsResponse, ListDealsRequest, ListDealsResponse, ListLeaderboardRequest, ListLeaderboardResponse, ListLeaguesRequest, ListLeaguesResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Iterable, Mapping
@@ -45,8 +45,10 @@ class StatsService(Protocol):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -93,6 +95,13 @@ class StatsService(Protocol):
     async def list_leagues(self, request: ListLeaguesRequest, ctx: RequestContext[ListLeaguesRequest, ListLeaguesResponse], /) -> ListLeaguesResponse:
         """
         Every league with at least one game (started or finished), in name order.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def list_deals(self, request: ListDealsRequest, ctx: RequestContext[ListDealsRequest, ListDealsResponse], /) -> ListDealsResponse:
+        """
+        A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -165,6 +174,17 @@ class StatsServiceASGIApplication(ConnectASGIApplication[StatsService]):
                     ),
                     function=svc.list_leagues,
                 ),
+                "/preferans.v1.StatsService/ListDeals": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ListDeals",
+                        service_name="preferans.v1.StatsService",
+                        input=ListDealsRequest,
+                        output=ListDealsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.list_deals,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -186,8 +206,10 @@ class StatsServiceClient(ConnectClient):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -346,6 +368,30 @@ class StatsServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def list_deals(
+        self,
+        request: ListDealsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListDealsResponse:
+        """
+        A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListDeals",
+                service_name="preferans.v1.StatsService",
+                input=ListDealsRequest,
+                output=ListDealsResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class StatsServiceSync(Protocol):
     """
@@ -355,8 +401,10 @@ class StatsServiceSync(Protocol):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -403,6 +451,13 @@ class StatsServiceSync(Protocol):
     def list_leagues(self, request: ListLeaguesRequest, ctx: RequestContext[ListLeaguesRequest, ListLeaguesResponse], /) -> ListLeaguesResponse:
         """
         Every league with at least one game (started or finished), in name order.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def list_deals(self, request: ListDealsRequest, ctx: RequestContext[ListDealsRequest, ListDealsResponse], /) -> ListDealsResponse:
+        """
+        A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -473,6 +528,17 @@ class StatsServiceWSGIApplication(ConnectWSGIApplication):
                     ),
                     function=service.list_leagues,
                 ),
+                "/preferans.v1.StatsService/ListDeals": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ListDeals",
+                        service_name="preferans.v1.StatsService",
+                        input=ListDealsRequest,
+                        output=ListDealsResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.list_deals,
+                ),
             },
             interceptors=interceptors,
             read_max_bytes=read_max_bytes,
@@ -494,8 +560,10 @@ class StatsServiceClientSync(ConnectClientSync):
     without one form the untagged league, `league` "" (so an empty `league` is not an error:
     it names that league). Leagues and players are named by plain fields, `league` and
     `player_id`, exactly as given to CreateGame (any text, so no `leagues/{league}` path is
-    built from them). A game counts in `games`, the settlements and the rating once finished;
-    its deals count as they are scored. What each number counts: docs/STATS.md.
+    built from them). A game counts in `games`, the settlements and the ratings once finished;
+    its deals count as they are scored. A ruling after a game's end that changes who finished
+    ahead re-rates the league (both ratings, from its first game). What each number counts:
+    docs/STATS.md.
 
     Every call is public: no seat token is needed.
 
@@ -648,6 +716,30 @@ class StatsServiceClientSync(ConnectClientSync):
                 service_name="preferans.v1.StatsService",
                 input=ListLeaguesRequest,
                 output=ListLeaguesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def list_deals(
+        self,
+        request: ListDealsRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ListDealsResponse:
+        """
+        A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ListDeals",
+                service_name="preferans.v1.StatsService",
+                input=ListDealsRequest,
+                output=ListDealsResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

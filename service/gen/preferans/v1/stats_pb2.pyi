@@ -113,6 +113,86 @@ class ContractStats(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class MadeByLevelEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class FailedByLevelEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class MadeByStrainEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class FailedByStrainEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     DECLARED_FIELD_NUMBER: _builtins.int
     MADE_FIELD_NUMBER: _builtins.int
     FAILED_FIELD_NUMBER: _builtins.int
@@ -120,13 +200,19 @@ class ContractStats(_message.Message):
     BY_STRAIN_FIELD_NUMBER: _builtins.int
     UNDERTRICKS_AVG_FIELD_NUMBER: _builtins.int
     UNDERTRICKS_FIELD_NUMBER: _builtins.int
+    MADE_RATE_FIELD_NUMBER: _builtins.int
+    MADE_BY_LEVEL_FIELD_NUMBER: _builtins.int
+    FAILED_BY_LEVEL_FIELD_NUMBER: _builtins.int
+    MADE_BY_STRAIN_FIELD_NUMBER: _builtins.int
+    FAILED_BY_STRAIN_FIELD_NUMBER: _builtins.int
     declared: _builtins.int
-    """Contracts declared and scored: played, passed out (both defenders passed) or ended by a
-    half-whist.
+    """Contracts declared and scored: played, passed out (both defenders passed), ended by a
+    half-whist, and under their rule options "without three" (conceded), a proved underbid
+    and "preferans". Misère is counted apart (MisereStats).
     """
     made: _builtins.int
     """Contracts made: at least as many tricks as the level, or passed out, or ended by a
-    half-whist.
+    half-whist, or "preferans". "Without three" and a proved underbid are failed.
     """
     failed: _builtins.int
     """Contracts failed (`declared` = `made` + `failed`)."""
@@ -134,6 +220,8 @@ class ContractStats(_message.Message):
     """Average number of tricks short over the failed contracts (0 when none failed)."""
     undertricks: _builtins.int
     """Tricks short, summed over the failed contracts."""
+    made_rate: _builtins.float
+    """`made` / `declared` (0 when none was declared)."""
     @_builtins.property
     def by_level(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Contracts declared by level: keys "6", "7", "8", "9", "10"."""
@@ -141,6 +229,22 @@ class ContractStats(_message.Message):
     @_builtins.property
     def by_strain(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Contracts declared by trump strain: keys "♠", "♣", "♦", "♥", "NT"."""
+
+    @_builtins.property
+    def made_by_level(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Contracts made by level: keys "6" … "10" (`by_level` = `made_by_level` + `failed_by_level`)."""
+
+    @_builtins.property
+    def failed_by_level(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Contracts failed by level: keys "6" … "10"."""
+
+    @_builtins.property
+    def made_by_strain(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Contracts made by trump strain: keys "♠", "♣", "♦", "♥", "NT"."""
+
+    @_builtins.property
+    def failed_by_strain(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """Contracts failed by trump strain: keys "♠", "♣", "♦", "♥", "NT"."""
 
     def __init__(
         self,
@@ -152,10 +256,15 @@ class ContractStats(_message.Message):
         by_strain: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         undertricks_avg: _builtins.float = ...,
         undertricks: _builtins.int = ...,
+        made_rate: _builtins.float = ...,
+        made_by_level: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        failed_by_level: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        made_by_strain: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        failed_by_strain: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_level", b"by_level", "by_strain", b"by_strain", "declared", b"declared", "failed", b"failed", "made", b"made", "undertricks", b"undertricks", "undertricks_avg", b"undertricks_avg"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_level", b"by_level", "by_strain", b"by_strain", "declared", b"declared", "failed", b"failed", "failed_by_level", b"failed_by_level", "failed_by_strain", b"failed_by_strain", "made", b"made", "made_by_level", b"made_by_level", "made_by_strain", b"made_by_strain", "made_rate", b"made_rate", "undertricks", b"undertricks", "undertricks_avg", b"undertricks_avg"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -171,6 +280,10 @@ class MisereStats(_message.Message):
     MADE_FIELD_NUMBER: _builtins.int
     FAILED_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
+    MADE_RATE_FIELD_NUMBER: _builtins.int
+    DEFENDED_FIELD_NUMBER: _builtins.int
+    CAUGHT_FIELD_NUMBER: _builtins.int
+    CAUGHT_RATE_FIELD_NUMBER: _builtins.int
     declared: _builtins.int
     """Misères the player declared and played."""
     made: _builtins.int
@@ -179,6 +292,14 @@ class MisereStats(_message.Message):
     """Failed: at least one trick taken (`declared` = `made` + `failed`)."""
     tricks: _builtins.int
     """Tricks taken in them, summed."""
+    made_rate: _builtins.float
+    """`made` / `declared` (0 when none was declared)."""
+    defended: _builtins.int
+    """Others' misères the player defended (holding a hand)."""
+    caught: _builtins.int
+    """Of those, misères caught: the declarer took at least one trick."""
+    caught_rate: _builtins.float
+    """`caught` / `defended` (0 when none was defended)."""
     def __init__(
         self,
         *,
@@ -186,10 +307,14 @@ class MisereStats(_message.Message):
         made: _builtins.int = ...,
         failed: _builtins.int = ...,
         tricks: _builtins.int = ...,
+        made_rate: _builtins.float = ...,
+        defended: _builtins.int = ...,
+        caught: _builtins.int = ...,
+        caught_rate: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["declared", b"declared", "failed", b"failed", "made", b"made", "tricks", b"tricks"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught", b"caught", "caught_rate", b"caught_rate", "declared", b"declared", "defended", b"defended", "failed", b"failed", "made", b"made", "made_rate", b"made_rate", "tricks", b"tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -208,20 +333,42 @@ class WhistStats(_message.Message):
     WHISTS_EARNED_FIELD_NUMBER: _builtins.int
     PENALTIES_FIELD_NUMBER: _builtins.int
     PENALISED_DEALS_FIELD_NUMBER: _builtins.int
+    WHISTS_TRICKS_FIELD_NUMBER: _builtins.int
+    WHISTS_CONSOLATION_FIELD_NUMBER: _builtins.int
+    WHISTS_HALF_FIELD_NUMBER: _builtins.int
+    DEFENDED_FIELD_NUMBER: _builtins.int
+    DEFENDED_OK_FIELD_NUMBER: _builtins.int
+    SUCCESS_RATE_FIELD_NUMBER: _builtins.int
     whists: _builtins.int
     """Times the player whisted."""
     passes: _builtins.int
-    """Times the player passed (did not whist)."""
+    """Times the player passed as a defender (did not whist, or withdrew a whist), also
+    accepting the other defender's half-whist.
+    """
     half_whists: _builtins.int
     """Half-whists (against a 6 or 7, after the other defender passed)."""
     returns: _builtins.int
     """Return whists: whisting after the other defender's half-whist."""
     whists_earned: _builtins.int
-    """Whists written for the player as a defender (tricks taken against contracts)."""
+    """Whists the player wrote on declarers as a defender, in each deal's own score, before help:
+    `whists_tricks` + `whists_consolation` + `whists_half`.
+    """
     penalties: _builtins.int
     """Penalties for whisting: gora written on the player for tricks the defenders owed."""
     penalised_deals: _builtins.int
     """Deals in which the player got such a penalty."""
+    whists_tricks: _builtins.int
+    """Of `whists_earned`: the whists for the defence's tricks (and a whisted misère's)."""
+    whists_consolation: _builtins.int
+    """Of `whists_earned`: consolation for a failed contract (undertricks × consolation price)."""
+    whists_half: _builtins.int
+    """Of `whists_earned`: half-whists (and an allowed own whist), written without play."""
+    defended: _builtins.int
+    """Played trick games the player defended as a whister (answering for the defence)."""
+    defended_ok: _builtins.int
+    """Of those, the ones without a penalty on him: his whist held."""
+    success_rate: _builtins.float
+    """`defended_ok` / `defended`: the whist success rate (0 when he never whisted)."""
     def __init__(
         self,
         *,
@@ -232,14 +379,108 @@ class WhistStats(_message.Message):
         whists_earned: _builtins.int = ...,
         penalties: _builtins.int = ...,
         penalised_deals: _builtins.int = ...,
+        whists_tricks: _builtins.int = ...,
+        whists_consolation: _builtins.int = ...,
+        whists_half: _builtins.int = ...,
+        defended: _builtins.int = ...,
+        defended_ok: _builtins.int = ...,
+        success_rate: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["half_whists", b"half_whists", "passes", b"passes", "penalised_deals", b"penalised_deals", "penalties", b"penalties", "returns", b"returns", "whists", b"whists", "whists_earned", b"whists_earned"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["defended", b"defended", "defended_ok", b"defended_ok", "half_whists", b"half_whists", "passes", b"passes", "penalised_deals", b"penalised_deals", "penalties", b"penalties", "returns", b"returns", "success_rate", b"success_rate", "whists", b"whists", "whists_consolation", b"whists_consolation", "whists_earned", b"whists_earned", "whists_half", b"whists_half", "whists_tricks", b"whists_tricks"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WhistStats: _TypeAlias = WhistStats  # noqa: Y015
+
+@_typing.final
+class DefenceCount(_message.Message):
+    """A sole whister's defences of one kind, open or closed (his choice, DefenceChosen)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALS_FIELD_NUMBER: _builtins.int
+    PENALISED_FIELD_NUMBER: _builtins.int
+    WHISTS_FIELD_NUMBER: _builtins.int
+    deals: _builtins.int
+    """Played trick games he defended so."""
+    penalised: _builtins.int
+    """Of those, the ones in which he was penalised for a shortfall."""
+    whists: _builtins.int
+    """Whists he wrote on the declarer in them (tricks and consolation)."""
+    def __init__(
+        self,
+        *,
+        deals: _builtins.int = ...,
+        penalised: _builtins.int = ...,
+        whists: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "penalised", b"penalised", "whists", b"whists"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DefenceCount: _TypeAlias = DefenceCount  # noqa: Y015
+
+@_typing.final
+class DefenceStats(_message.Message):
+    """Open and closed defence, as the sole whister chose (two whisters always play closed and
+    are not counted here).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPEN_FIELD_NUMBER: _builtins.int
+    CLOSED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def open(self) -> Global___DefenceCount:
+        """Open defence: both defending hands face up, the whister plays both."""
+
+    @_builtins.property
+    def closed(self) -> Global___DefenceCount:
+        """Closed ("dark") defence."""
+
+    def __init__(
+        self,
+        *,
+        open: Global___DefenceCount | None = ...,
+        closed: Global___DefenceCount | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["closed", b"closed", "open", b"open"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["closed", b"closed", "open", b"open"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DefenceStats: _TypeAlias = DefenceStats  # noqa: Y015
+
+@_typing.final
+class HelpStats(_message.Message):
+    """Help (RULES.md §1.10): pool points a player with a closed pool passed to another's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GIVEN_FIELD_NUMBER: _builtins.int
+    RECEIVED_FIELD_NUMBER: _builtins.int
+    given: _builtins.int
+    """Points the player gave (10 whists each on the recipient under the default rules)."""
+    received: _builtins.int
+    """Points the player received."""
+    def __init__(
+        self,
+        *,
+        given: _builtins.int = ...,
+        received: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["given", b"given", "received", b"received"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HelpStats: _TypeAlias = HelpStats  # noqa: Y015
 
 @_typing.final
 class RaspasyStats(_message.Message):
@@ -250,22 +491,30 @@ class RaspasyStats(_message.Message):
     DEALS_FIELD_NUMBER: _builtins.int
     TRICKS_FIELD_NUMBER: _builtins.int
     TRUE_ZEROS_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    GORA_FIELD_NUMBER: _builtins.int
     deals: _builtins.int
     """Raspasy deals the player played."""
     tricks: _builtins.int
     """Tricks the player took in them."""
     true_zeros: _builtins.int
     """Raspasy deals in which the player took no trick."""
+    pool: _builtins.int
+    """Pool points the raspasy deals earned him (a true zero's), before pool closing and help."""
+    gora: _builtins.int
+    """Gora the raspasy deals wrote on him (his tricks at the deal's price)."""
     def __init__(
         self,
         *,
         deals: _builtins.int = ...,
         tricks: _builtins.int = ...,
         true_zeros: _builtins.int = ...,
+        pool: _builtins.int = ...,
+        gora: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "tricks", b"tricks", "true_zeros", b"true_zeros"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "gora", b"gora", "pool", b"pool", "tricks", b"tricks", "true_zeros", b"true_zeros"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -410,6 +659,9 @@ class PlayerStats(_message.Message):
     CLASSIC_FIELD_NUMBER: _builtins.int
     SKILL_FIELD_NUMBER: _builtins.int
     RATING_RULINGS_FIELD_NUMBER: _builtins.int
+    SETTLEMENT_AVG_FIELD_NUMBER: _builtins.int
+    DEFENCE_FIELD_NUMBER: _builtins.int
+    HELP_FIELD_NUMBER: _builtins.int
     league: _builtins.str
     """The league tag ("" for the untagged league)."""
     player_id: _builtins.str
@@ -419,7 +671,9 @@ class PlayerStats(_message.Message):
     games_started: _builtins.int
     """Games of the league the player sat down to (finished or not)."""
     deals: _builtins.int
-    """Deals the player played (scored), in finished games and in games still going."""
+    """Deals scored while the player sat at his seat, in finished games and in games still
+    going (also deals he sat out without a hand, at tables of four and five).
+    """
     rating: _builtins.float
     """The player's rating in the league: Elo over the pairwise settlement results of each
     finished game (as they stand after any ruling), 1500 before the first (docs/STATS.md).
@@ -436,8 +690,10 @@ class PlayerStats(_message.Message):
     """Whists opponents wrote on the player."""
     rating_rulings: _builtins.int
     """Rulings after the end of one of the player's games that changed who finished ahead: each
-    re-rated the league from its first game (docs/STATS.md "Rulings"); 0 if none.
+    re-rated the league from that game on (docs/STATS.md "Rulings"); 0 if none.
     """
+    settlement_avg: _builtins.float
+    """`settlement_total` / `games`, in whists (0 before the first finished game)."""
     @_builtins.property
     def contracts(self) -> Global___ContractStats:
         """The player's trick contracts as declarer."""
@@ -462,6 +718,14 @@ class PlayerStats(_message.Message):
     def skill(self) -> Global___SkillRating:
         """The skill rating with uncertainty, beside `rating` (docs/STATS.md "The skill rating")."""
 
+    @_builtins.property
+    def defence(self) -> Global___DefenceStats:
+        """Open and closed defence as the sole whister."""
+
+    @_builtins.property
+    def help(self) -> Global___HelpStats:
+        """Help given and received."""
+
     def __init__(
         self,
         *,
@@ -483,10 +747,13 @@ class PlayerStats(_message.Message):
         classic: Global___ClassicStats | None = ...,
         skill: Global___SkillRating | None = ...,
         rating_rulings: _builtins.int = ...,
+        settlement_avg: _builtins.float = ...,
+        defence: Global___DefenceStats | None = ...,
+        help: Global___HelpStats | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "misere", b"misere", "raspasy", b"raspasy", "skill", b"skill", "whist", b"whist"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "defence", b"defence", "help", b"help", "misere", b"misere", "raspasy", b"raspasy", "skill", b"skill", "whist", b"whist"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "deals", b"deals", "games", b"games", "games_started", b"games_started", "gora", b"gora", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "rating_rulings", b"rating_rulings", "settlement_total", b"settlement_total", "skill", b"skill", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["classic", b"classic", "contracts", b"contracts", "deals", b"deals", "defence", b"defence", "games", b"games", "games_started", b"games_started", "gora", b"gora", "help", b"help", "league", b"league", "misere", b"misere", "player_id", b"player_id", "pool", b"pool", "raspasy", b"raspasy", "rating", b"rating", "rating_rulings", b"rating_rulings", "settlement_avg", b"settlement_avg", "settlement_total", b"settlement_total", "skill", b"skill", "whist", b"whist", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -565,7 +832,7 @@ class LeaderboardEntry(_message.Message):
     games: _builtins.int
     """Finished games of the league the player played."""
     deals: _builtins.int
-    """Deals the player played (scored)."""
+    """Deals scored while the player sat at his seat, finished games or not (as PlayerStats.deals)."""
     rating: _builtins.float
     """The player's Elo rating in the league (1500 before the first finished game)."""
     settlement_total: _builtins.str
@@ -815,7 +1082,7 @@ class League(_message.Message):
     games_started: _builtins.int
     """Games created in the league (finished or not)."""
     deals: _builtins.int
-    """Deals scored."""
+    """Deals scored, in every game of the league (finished or still going)."""
     players: _builtins.int
     """Different players who sat down to a game of the league."""
     contracts_declared: _builtins.int
@@ -959,3 +1226,190 @@ class ListLeaguesResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListLeaguesResponse: _TypeAlias = ListLeaguesResponse  # noqa: Y015
+
+@_typing.final
+class DealRow(_message.Message):
+    """---------------------------------------------------------------------------------------
+    The per-deal table.
+
+    One seat's line of one scored deal (docs/STATS.md "The per-deal table"). Ruling adjustments
+    are not in it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    DEAL_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
+    SCORED_AT_FIELD_NUMBER: _builtins.int
+    SYSTEM_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    DEALER_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    DECLARER_SEAT_FIELD_NUMBER: _builtins.int
+    DECLARER_FIELD_NUMBER: _builtins.int
+    CONTRACT_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STRAIN_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    HOLDS_HAND_FIELD_NUMBER: _builtins.int
+    WHISTED_FIELD_NUMBER: _builtins.int
+    TRICKS_FIELD_NUMBER: _builtins.int
+    POOL_FIELD_NUMBER: _builtins.int
+    GORA_FIELD_NUMBER: _builtins.int
+    WHISTS_WRITTEN_FIELD_NUMBER: _builtins.int
+    WHISTS_RECEIVED_FIELD_NUMBER: _builtins.int
+    HELP_GIVEN_FIELD_NUMBER: _builtins.int
+    HELP_RECEIVED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    deal: _builtins.int
+    """The deal's number in the game (1, 2, …)."""
+    seat: _builtins.int
+    """The seat of this row."""
+    league: _builtins.str
+    """The game's league ("" for the untagged league)."""
+    position: _builtins.int
+    """The DealScored event's position in the log (orders the rows)."""
+    scored_at: _builtins.str
+    """When the deal was scored: ISO 8601, UTC."""
+    system: _builtins.str
+    """The rule set's name ("default", "sochi", …)."""
+    seats: _builtins.int
+    """The table's number of seats."""
+    dealer: _builtins.int
+    """The deal's dealer seat."""
+    kind: _builtins.str
+    """The deal's kind: "game", "misere", "raspasy", "passed-out", "half-whist", … (docs/EVENTS.md)."""
+    declarer_seat: _builtins.int
+    """The declarer's seat (-1 on raspasy)."""
+    declarer: _builtins.str
+    """The declarer's player id ("" on raspasy)."""
+    contract: _builtins.str
+    """The contract as written ("7♦", "misère"; "" on raspasy)."""
+    level: _builtins.int
+    """Its level, 6 to 10 (0 for misère and raspasy)."""
+    strain: _builtins.str
+    """Its strain: "s", "c", "d", "h", "nt" ("" for misère and raspasy)."""
+    player_id: _builtins.str
+    """The player at the seat when the deal was scored."""
+    holds_hand: _builtins.bool
+    """The seat held a hand (false: sitting out, at four or five)."""
+    whisted: _builtins.bool
+    """The seat stood as a whister (as counted by WhistStats.defended)."""
+    tricks: _builtins.int
+    """Tricks the seat took."""
+    pool: _builtins.int
+    """The seat's pool entry (after pool closing and help)."""
+    gora: _builtins.int
+    """The seat's gora entry (the leftover excess reduces one's own gora: it may be negative)."""
+    whists_written: _builtins.int
+    """Whists the seat wrote this deal (help whists included)."""
+    whists_received: _builtins.int
+    """Whists written on the seat this deal."""
+    help_given: _builtins.int
+    """Help points the seat gave this deal."""
+    help_received: _builtins.int
+    """Help points the seat received this deal."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        deal: _builtins.int = ...,
+        seat: _builtins.int = ...,
+        league: _builtins.str = ...,
+        position: _builtins.int = ...,
+        scored_at: _builtins.str = ...,
+        system: _builtins.str = ...,
+        seats: _builtins.int = ...,
+        dealer: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        declarer_seat: _builtins.int = ...,
+        declarer: _builtins.str = ...,
+        contract: _builtins.str = ...,
+        level: _builtins.int = ...,
+        strain: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        holds_hand: _builtins.bool = ...,
+        whisted: _builtins.bool = ...,
+        tricks: _builtins.int = ...,
+        pool: _builtins.int = ...,
+        gora: _builtins.int = ...,
+        whists_written: _builtins.int = ...,
+        whists_received: _builtins.int = ...,
+        help_given: _builtins.int = ...,
+        help_received: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contract", b"contract", "deal", b"deal", "dealer", b"dealer", "declarer", b"declarer", "declarer_seat", b"declarer_seat", "game_id", b"game_id", "gora", b"gora", "help_given", b"help_given", "help_received", b"help_received", "holds_hand", b"holds_hand", "kind", b"kind", "league", b"league", "level", b"level", "player_id", b"player_id", "pool", b"pool", "position", b"position", "scored_at", b"scored_at", "seat", b"seat", "seats", b"seats", "strain", b"strain", "system", b"system", "tricks", b"tricks", "whisted", b"whisted", "whists_received", b"whists_received", "whists_written", b"whists_written"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DealRow: _TypeAlias = DealRow  # noqa: Y015
+
+@_typing.final
+class ListDealsRequest(_message.Message):
+    """ListDeals' input: a league, optionally one player's rows, paging as AIP-158."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LEAGUE_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    league: _builtins.str
+    """The league tag ("" for the untagged league)."""
+    player_id: _builtins.str
+    """Only this player's rows (empty: every seat's)."""
+    page_size: _builtins.int
+    """Rows per page: 1 to 500 (0 means 500)."""
+    page_token: _builtins.str
+    """A previous answer's `next_page_token`, with the same league and player_id; empty for the
+    first page.
+    """
+    def __init__(
+        self,
+        *,
+        league: _builtins.str = ...,
+        player_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["league", b"league", "page_size", b"page_size", "page_token", b"page_token", "player_id", b"player_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDealsRequest: _TypeAlias = ListDealsRequest  # noqa: Y015
+
+@_typing.final
+class ListDealsResponse(_message.Message):
+    """ListDeals' answer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEALS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token of the next page; empty on the last page."""
+    @_builtins.property
+    def deals(self) -> _containers.RepeatedCompositeFieldContainer[Global___DealRow]:
+        """Up to `page_size` rows, in the log's order (by deal, then seat)."""
+
+    def __init__(
+        self,
+        *,
+        deals: _abc.Iterable[Global___DealRow] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deals", b"deals", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListDealsResponse: _TypeAlias = ListDealsResponse  # noqa: Y015

@@ -87,6 +87,11 @@ class StatsServiceStub:
                 request_serializer=preferans_dot_v1_dot_stats__pb2.ListLeaguesRequest.SerializeToString,
                 response_deserializer=preferans_dot_v1_dot_stats__pb2.ListLeaguesResponse.FromString,
                 _registered_method=True)
+        self.ListDeals = channel.unary_unary(
+                '/preferans.v1.StatsService/ListDeals',
+                request_serializer=preferans_dot_v1_dot_stats__pb2.ListDealsRequest.SerializeToString,
+                response_deserializer=preferans_dot_v1_dot_stats__pb2.ListDealsResponse.FromString,
+                _registered_method=True)
 
 
 class StatsServiceServicer:
@@ -155,6 +160,14 @@ class StatsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeals(self, request, context):
+        """A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StatsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -182,6 +195,11 @@ def add_StatsServiceServicer_to_server(servicer, server):
                     servicer.ListLeagues,
                     request_deserializer=preferans_dot_v1_dot_stats__pb2.ListLeaguesRequest.FromString,
                     response_serializer=preferans_dot_v1_dot_stats__pb2.ListLeaguesResponse.SerializeToString,
+            ),
+            'ListDeals': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeals,
+                    request_deserializer=preferans_dot_v1_dot_stats__pb2.ListDealsRequest.FromString,
+                    response_serializer=preferans_dot_v1_dot_stats__pb2.ListDealsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -347,6 +365,33 @@ class StatsService:
             '/preferans.v1.StatsService/ListLeagues',
             preferans_dot_v1_dot_stats__pb2.ListLeaguesRequest.SerializeToString,
             preferans_dot_v1_dot_stats__pb2.ListLeaguesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeals(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/preferans.v1.StatsService/ListDeals',
+            preferans_dot_v1_dot_stats__pb2.ListDealsRequest.SerializeToString,
+            preferans_dot_v1_dot_stats__pb2.ListDealsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -71,6 +71,10 @@ class StatsServiceStub:
     """A league's totals."""
     ListLeagues: _grpc.UnaryUnaryMultiCallable[_stats_pb2.ListLeaguesRequest, _stats_pb2.ListLeaguesResponse]
     """Every league with at least one game (started or finished), in name order."""
+    ListDeals: _grpc.UnaryUnaryMultiCallable[_stats_pb2.ListDealsRequest, _stats_pb2.ListDealsResponse]
+    """A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+    (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+    """
 
 @_typing.type_check_only
 class StatsServiceAsyncStub(StatsServiceStub):
@@ -115,6 +119,10 @@ class StatsServiceAsyncStub(StatsServiceStub):
     """A league's totals."""
     ListLeagues: _aio.UnaryUnaryMultiCallable[_stats_pb2.ListLeaguesRequest, _stats_pb2.ListLeaguesResponse]  # type: ignore[assignment]
     """Every league with at least one game (started or finished), in name order."""
+    ListDeals: _aio.UnaryUnaryMultiCallable[_stats_pb2.ListDealsRequest, _stats_pb2.ListDealsResponse]  # type: ignore[assignment]
+    """A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+    (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+    """
 
 class StatsServiceServicer(metaclass=_abc_1.ABCMeta):
     """StatsService: statistics of leagues and players, read from the `stats` projection.
@@ -186,5 +194,15 @@ class StatsServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_stats_pb2.ListLeaguesResponse, _abc.Awaitable[_stats_pb2.ListLeaguesResponse]]:
         """Every league with at least one game (started or finished), in name order."""
+
+    @_abc_1.abstractmethod
+    def ListDeals(
+        self,
+        request: _stats_pb2.ListDealsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_stats_pb2.ListDealsResponse, _abc.Awaitable[_stats_pb2.ListDealsResponse]]:
+        """A league's per-deal table: one row per scored deal and seat, in the log's order, in pages
+        (docs/STATS.md "The per-deal table"; the same rows as the export's `deals` table).
+        """
 
 def add_StatsServiceServicer_to_server(servicer: StatsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
