@@ -164,7 +164,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       trick: v.currentTrick.map((p) => ({ seat: p.seat, card: p.card })),
       lastTrick: v.lastTrick?.cards.map((p) => ({ seat: p.seat, card: p.card })) ?? [],
       talon: v.talon,
-      tricks: v.tricks,
+      tricks: v.result && v.result.tricks.length ? v.result.tricks : v.tricks,
       auction: v.auction.map((c) => ({ seat: c.seat, call: c.call })),
       whistCalls: v.whistCalls.map((c) => ({ seat: c.seat, call: c.call })),
       contract: v.contract || v.winningBid,
