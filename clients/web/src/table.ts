@@ -120,7 +120,8 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   let lastScored: DealScoredEvent | null = null;
   let lastEventVersion = 0;
   let connection: ConnectionState = 'reconnecting';
-  let error = '';
+  let error = ''; // the last refused command, until the next one
+  let readError = ''; // the last failed read, until a read succeeds
   let notice: Child = null;
   let busy = false;
   let stopped = false;
@@ -278,7 +279,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     );
     fill(
       actionsBox,
-      error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null,
+      error || readError ? h('p', { class: 'error', 'data-testid': 'error' }, error || readError) : null,
       !finished && v.orderer >= 0 && v.orderer === v.seat ? orderForm() : null,
       mine && v.canClaim ? claimForm(v, state) : null,
       discardPhase ? h('p', { class: 'hint' }, 'Pick two cards of your hand to discard (or a button below).') : null,
@@ -465,10 +466,12 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
         again = false;
         const answer = await games.getSeatView({ name, minVersion: BigInt(lastEventVersion) }, withAuth(credential));
         if (answer.view && (!view || answer.view.version >= view.version)) view = answer.view;
+        readError = '';
         render();
       } while (again && !stopped);
     } catch (err) {
-      error = describeError(err);
+      // Shown until a read succeeds; the next event (or the reconnect) reads again.
+      readError = describeError(err);
       render();
     } finally {
       reading = false;
@@ -481,14 +484,18 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       sheet = answer.scoresheet ?? sheet;
       render();
     } catch (err) {
-      error = describeError(err);
+      readError = describeError(err);
       render();
     }
   }
 
   async function refreshGame(): Promise<void> {
-    const answer = await games.getGame({ name, minVersion: BigInt(lastEventVersion) });
-    game = answer.game ?? game;
+    try {
+      const answer = await games.getGame({ name, minVersion: BigInt(lastEventVersion) });
+      game = answer.game ?? game;
+    } catch (err) {
+      readError = describeError(err);
+    }
     render();
   }
 
