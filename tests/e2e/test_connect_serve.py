@@ -11,8 +11,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from service.app.config import StoreConfig
 from tests.e2e.conftest import ServeProcess, free_port
-from tests.e2e.connect_helpers import envelope, frames, post_json, request
+from tests.e2e.connect_helpers import ConnectServerThread, envelope, frames, post_json, request
 from tests.e2e.helpers import PLAYERS
 
 
@@ -44,6 +47,11 @@ def test_pref_serve_serves_browsers_and_logs_their_request_ids(
         {"x-request-id": request_id, "authorization": f"Bearer {token}"},
     )
     assert refused.status == 400
+    malformed_id = f"rid-{uuid.uuid4().hex}"
+    malformed = post_json(
+        port, "/preferans.v1.GameService/CreateGame", b"{", {"x-request-id": malformed_id}
+    )
+    assert malformed.status == 400
     created = post_json(
         port,
         "/preferans.v1.GameService/CreateGame",
@@ -51,6 +59,10 @@ def test_pref_serve_serves_browsers_and_logs_their_request_ids(
     )
     assert created.status == 200
     lines = _lines(server)
+    # A body refused before the servicers run is logged under its request id too.
+    (refusal,) = [line for line in lines if line.get("request_id") == malformed_id]
+    assert refusal["event"] == "request refused" and refusal["kind"] == "MalformedRequest"
+    assert refusal["method"] == "/preferans.v1.GameService/CreateGame"
     mine = [line for line in lines if line.get("request_id") == request_id]
     assert mine, server.output()
     assert all(line["method"] == "/preferans.v1.GameService/GetGame" for line in mine)
@@ -108,3 +120,36 @@ def test_sigterm_ends_open_browser_streams_and_stops(
     assert ends and ends[-1]["error"]["code"] == "unavailable", ends
     assert "resume from version" in ends[-1]["error"]["message"]
     assert server.process.wait(timeout=60) == 0
+
+
+def test_the_browser_port_serves_https_with_the_grpc_certificate(
+    sqlite_only: StoreConfig, start_connect: Callable[..., ConnectServerThread], tmp_path: Path
+) -> None:
+    import http.client
+    import ssl
+
+    from service.api.tls import ServerTls
+    from tests.e2e.test_tls import make_pki
+
+    pki = make_pki(tmp_path / "pki")
+    tls = ServerTls(str(pki.server_cert), str(pki.server_key))
+    server = start_connect(sqlite_only, tls=tls)
+    assert server.servers is not None and server.servers.connect is not None
+    assert server.servers.connect.url.startswith("https://")
+    context = ssl.create_default_context(cafile=str(pki.ca))
+    connection = http.client.HTTPSConnection(
+        "127.0.0.1", server.http_port, context=context, timeout=30
+    )
+    try:
+        connection.request(
+            "POST",
+            "/preferans.v1.GameService/ListGames",
+            body=b"{}",
+            headers={"Content-Type": "application/json"},
+        )
+        assert connection.getresponse().status == 200
+    finally:
+        connection.close()
+    # Plaintext is not answered as HTTP.
+    with pytest.raises((http.client.HTTPException, ConnectionError)):
+        request(server.http_port, "POST", "/preferans.v1.GameService/ListGames", b"{}")
