@@ -528,7 +528,8 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   async function refreshSheet(): Promise<void> {
     try {
       const answer = await games.getScoresheet({ name, minVersion: BigInt(lastEventVersion) });
-      sheet = answer.scoresheet ?? sheet;
+      // Answers may arrive out of order: never draw an older sheet over a newer one.
+      if (answer.scoresheet && (!sheet || answer.scoresheet.version >= sheet.version)) sheet = answer.scoresheet;
       render();
     } catch (err) {
       readError = describeError(err);
@@ -551,10 +552,15 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     if (event.case === 'heartbeat' || !event.case) return;
     lastEventVersion = Math.max(lastEventVersion, Number(msg.version));
     switch (event.case) {
-      case 'dealScored':
-        lastScored = event.value;
-        void refreshSheet();
+      case 'dealScored': {
+        // The deal's result is shown together with the sheet that includes it.
+        const scored = event.value;
+        void refreshSheet().finally(() => {
+          if (!lastScored || scored.dealNumber >= lastScored.dealNumber) lastScored = scored;
+          render();
+        });
         break;
+      }
       case 'rulingRecorded':
         void refreshSheet();
         break;
@@ -626,9 +632,12 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     if (stopped || !first) return;
     view = first;
     lastEventVersion = Number(first.version);
-    if (first.previousDeal) lastScored = first.previousDeal;
     render();
-    void refreshSheet();
+    const previous = first.previousDeal;
+    void refreshSheet().finally(() => {
+      if (previous && !lastScored) lastScored = previous;
+      render();
+    });
     stream = new GameStream({
       name,
       fromVersion: lastEventVersion,
