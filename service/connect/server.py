@@ -117,6 +117,28 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+START_SECONDS = 30.0
+"""How long the browser listener may take to start before ``pref serve`` gives up."""
+
+
+async def _started(server: uvicorn.Server, task: asyncio.Task[None]) -> None:
+    """Return once uvicorn has started serving; ``BindError`` with the reason if its task
+    ends first (it loads its protocol classes, ``httptools`` among them, inside ``serve``)
+    or does not start within ``START_SECONDS``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + START_SECONDS
+    while not server.started:
+        if task.done():
+            reason = "it stopped at start"
+            if not task.cancelled() and task.exception() is not None:
+                reason = f"{type(task.exception()).__name__}: {task.exception()}"
+            raise BindError(f"the browser listener failed to start: {reason}")
+        if loop.time() > deadline:
+            server.should_exit = True
+            raise BindError("the browser listener did not start in time")
+        await asyncio.sleep(0.005)
+
+
 def dev_issuer_of(running: Server) -> DevIssuer | None:
     """The development issuer when the server trusts it (``--dev-auth``), else ``None``."""
     if not running.app.identity.dev:
@@ -167,6 +189,11 @@ async def start_connect(
     )
     server = _InLoopServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        await _started(server, task)
+    except BaseException:
+        sock.close()
+        raise
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     url = f"{'https' if tls else 'http'}://{shown}:{port}/"
     listener = ConnectListener(server, task, port, url)
