@@ -14,8 +14,9 @@ an auditor rules on deal 1 after its end. Then, ``--repeat`` times each:
 - ``verify``: ``verify_record`` of that record (what ``pref import`` checks);
 - ``build all``: every event's stream messages from version 0 at once (``streams.build``,
   what a WatchGame from version 0 costs the server the first time);
-- ``ListGameEvents, pages of N``: every page in turn (``streams.page``: one replay of the game
-  to the page's start, then its events): the cost of paging without a held stream.
+- ``ListGameEvents, pages of N``: every page in turn with a replay of the game to each page's
+  start (``streams.page``), what ListGameEvents cost before it was served from the watch
+  feeds (review rev-b; ``bench/list_events_bench.py`` measures both).
 
 Prints a markdown snippet (medians) with the command line.
 """

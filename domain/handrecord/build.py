@@ -305,13 +305,18 @@ def _select(out: Record, deal_number: int | None) -> Record:
     out["deals"] = chosen
     out["replacements"] = [r for r in out["replacements"] if r["before_deal"] == deal_number]
     # The flags and rulings on the deal, and the rulings made while it was played (applied to
-    # the sheet it is written on); those before it are in its ``sheet_before``.
+    # the sheet it is written on); those before it are in its ``sheet_before``. Not the rulings
+    # made after the end: each records the game's settlement, which only a whole game's record
+    # carries and checks (a record that is not complete has none).
     out["flags"] = [f for f in out["flags"] if f["deal_number"] == deal_number]
     out["rulings"] = [
         r
         for r in out["rulings"]
-        if r["deal_number"] == deal_number
-        or (r["during_deal"] and r["after_deal"] == deal_number - 1)
+        if not r["after_end"]
+        and (
+            r["deal_number"] == deal_number
+            or (r["during_deal"] and r["after_deal"] == deal_number - 1)
+        )
     ]
     out["complete"] = False
     out["settlement"] = None

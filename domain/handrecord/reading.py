@@ -20,7 +20,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from domain.handrecord.build import FORMAT, VERSION, Record
-from domain.handrecord.upcast import KNOWN_VERSIONS, known_version, upcast_record
+from domain.handrecord.upcast import KNOWN_VERSIONS, V3_FIELDS, known_version, upcast_record
 from domain.rules.seats import positions
 
 SCHEMA_FILE = "handrecord.schema.json"
@@ -124,6 +124,11 @@ def validate(rec: Any) -> Record:
         )
         raise HandRecordError(
             f"unsupported hand-record version {version!r}: this reader knows {known}"
+        )
+    later = [key for key in V3_FIELDS if key in rec] if rec["version"] < 3 else []
+    if later:  # read as version 2 with none of them (docs/HANDRECORD.md), never applied
+        raise HandRecordError(
+            f"a version-{version} hand record has no field {later[0]!r}: version 3 added it"
         )
     checked = upcast_record(rec)
     error = jsonschema.exceptions.best_match(_validator().iter_errors(checked))

@@ -77,7 +77,15 @@ def _hands_named(deal: Any, rules: RuleSet) -> Any:
             actions.append((step["seat"], action))
             state = apply(state, action, step["seat"])
         return {**deal, "actions": decisions(start, actions)}
-    except (RulesError, TypeError, ValueError, KeyError, AttributeError):
+    except (
+        RulesError,
+        TypeError,
+        ValueError,
+        KeyError,
+        AttributeError,
+        IndexError,  # a dealer or a streak out of range: the schema refuses it next
+        OverflowError,
+    ):
         return deal
 
 
@@ -87,6 +95,10 @@ def _rules_of(rec: Record) -> RuleSet | None:
         return RuleSet.from_dict(rec.get("rules"))  # type: ignore[arg-type]
     except (RulesError, TypeError, ValueError, AttributeError):
         return None
+
+
+V3_FIELDS = ("tags", "system", "options", "settlement_at_end", "flags", "rulings")
+"""The fields version 3 added: a file labelled with an older version has none of them."""
 
 
 def _v2_v3(rec: Record) -> Record:
@@ -101,7 +113,7 @@ def _v2_v3(rec: Record) -> Record:
         ("flags", []),
         ("rulings", []),
     ):
-        out.setdefault(key, value)
+        out[key] = value
     deals = rec.get("deals")
     if rules is not None and isinstance(deals, list):
         out["deals"] = [_hands_named(deal, rules) for deal in deals]

@@ -349,6 +349,13 @@ def _verify(rec: Record) -> Verdict:
     game = rulings.between(game, last)
     if rec["stopped"] == "time" and not rules.ending_by_time:
         raise _Discrepancy(None, "the record says time was called, but the rules play no time")
+    if not rec["complete"] and (rec["settlement"], rec["settlement_at_end"]) != (None, None):
+        raise _Discrepancy(
+            None,
+            "the record says the game is not over, but it records a settlement "
+            f"{_show(rec['settlement'])} and a settlement at the end "
+            f"{_show(rec['settlement_at_end'])}",
+        )
     if rec["complete"]:
         if not game.finished and rec["stopped"] not in ("time", "agreed"):
             raise _Discrepancy(None, "the record says the game is over, but a pool is open")
@@ -424,6 +431,11 @@ class _Rulings:
             if place < previous:
                 raise _Discrepancy(ruling["deal_number"], f"{where} is listed out of order")
             previous = place
+            if ruling["after_end"] and not self.complete:
+                raise _Discrepancy(
+                    ruling["deal_number"],
+                    f"{where} comes after the end, but the record says the game is not over",
+                )
             if (ruling["settlement"] is None) == ruling["after_end"]:
                 raise _Discrepancy(
                     ruling["deal_number"],

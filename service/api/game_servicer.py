@@ -19,7 +19,7 @@ import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
@@ -61,7 +61,6 @@ from service.api.streams import (
     sendable,
     update,
 )
-from service.api.streams import page as events_page
 from service.app import validation
 from service.app.application import (
     CommandResult,
@@ -543,9 +542,9 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
     ) -> pb.ListGameEventsResponse:
         """WatchGame's messages for the caller's seat (a spectator's without credential) in
         pages of ``page_size`` events (0 and at most: 1000) after the version the token
-        continues from. Built in the thread pool from the game as it was at that version
-        (``app.game_at``, one replay per page) and the events after it, by the stream's own
-        ``build``, so the redaction is WatchGame's. A seat given away meanwhile sees up to the
+        continues from. Served from the game's shared feed (``GameStreams.page``: WatchGame's
+        messages, built once per game and kept), so the redaction is WatchGame's and a page
+        costs about its size, not a replay of the game. A seat given away meanwhile sees up to the
         replacement and gets no token past it (``_given_away``)."""
         game_id = parse_game_name(request.name)
         size = page_size(request.page_size, DEFAULT_EVENTS_PAGE, MAX_EVENTS_PAGE)
@@ -556,21 +555,18 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
         position = self.page_tokens.decode(request.page_token, LIST_EVENTS_TOKEN, query)
         last = 0 if position is None else int(position[0])  # type: ignore[arg-type]
 
-        def read() -> tuple[list[Update], bool]:
-            game, built, more = events_page(self.app, game_id, last, size)
-            updates = [messages[seat] for messages in built]
-            if not spectator:
-                given = _given_away(game, seat, caller.issued_ms, last, len(updates), seated_at)
-                if given is not None:  # the replacement is the last the seat sees
-                    return updates[:given], False
-            size_so_far = 0
-            for index, sent in enumerate(updates):  # at most RESPONSE_BUDGET bytes a page
-                size_so_far += len(sent.entry)
-                if size_so_far > RESPONSE_BUDGET and index:
-                    return updates[:index], True
-            return updates, more
-
-        updates, more = await self._run(read)
+        built, more, replacements = await self.streams.page(game_id, last, size)
+        updates = [messages[seat] for messages in built]
+        if not spectator:
+            given = _given_away(replacements, seat, caller.issued_ms, last, len(updates), seated_at)
+            if given is not None:  # the replacement is the last the seat sees
+                updates, more = updates[:given], False
+        size_so_far = 0
+        for index, sent in enumerate(updates):  # at most RESPONSE_BUDGET bytes a page
+            size_so_far += len(sent.entry)
+            if size_so_far > RESPONSE_BUDGET and index:
+                updates, more = updates[:index], True
+                break
         token = ""
         if more:
             token = self.page_tokens.encode(LIST_EVENTS_TOKEN, query, [last + len(updates)])
@@ -714,7 +710,12 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
                         None
                         if spectator
                         else _given_away(
-                            feed.replica, seat, caller.issued_ms, last, len(waiting), seated_at
+                            _replacements(feed.replica),
+                            seat,
+                            caller.issued_ms,
+                            last,
+                            len(waiting),
+                            seated_at,
                         )
                     )
                     if given is not None:  # the watcher's seat went to another player
@@ -773,17 +774,25 @@ class GameServicer(Delegating, game_pb2_grpc.GameServiceServicer):
             self.projections.poke()
 
 
+def _replacements(replica: Game | None) -> list[dict[str, Any]]:
+    return [] if replica is None else replica.replacements
+
+
 def _given_away(
-    replica: Game | None, seat: int, issued_ms: int, last: int, count: int, seated_at: int = 0
+    replacements: Sequence[dict[str, Any]],
+    seat: int,
+    issued_ms: int,
+    last: int,
+    count: int,
+    seated_at: int = 0,
 ) -> int | None:
     """How many of the ``count`` waiting updates (versions after ``last``) a watcher of
     ``seat`` whose token was issued at ``issued_ms`` may still see, if one of them gives the
     seat to another player (``PlayerReplaced``: the token is revoked from then on); ``None``
-    when none does. A player's (JWT) watcher sat there at version ``seated_at`` (> 0): a
+    when none does (``replacements``: ``Game.replacements`` of the game at the last of them or
+    later). A player's (JWT) watcher sat there at version ``seated_at`` (> 0): a
     replacement after that version gives its seat away."""
-    if replica is None:
-        return None
-    for done in replica.replacements:
+    for done in replacements:
         version = int(done["version"])
         if seated_at:
             mine = done["seat"] == seat and version > seated_at

@@ -162,9 +162,10 @@ def build(events: Sequence[Any], game: Game | None) -> tuple[Game | None, list[U
 def page(
     app: PreferansApplication, game_id: uuid.UUID, last: int, size: int
 ) -> tuple[Game | None, list[Updates], bool]:
-    """The messages of at most ``size`` events after version ``last`` (``ListGameEvents``),
-    built from the game as it was at ``last`` (one replay, ``game_at``); the game after them,
-    and whether more events follow. ``GameNotFound`` for a game with no events."""
+    """The messages of at most ``size`` events after version ``last``, built from the game as
+    it was at ``last`` (one replay, ``game_at``); the game after them, and whether more events
+    follow. ``GameNotFound`` for a game with no events. Not what ``ListGameEvents`` serves
+    (``GameStreams.page``: the shared feed); the benchmark's reference."""
     events = app.game_events(game_id, last, limit=size + 1)
     if not events and last == 0:
         raise GameNotFound(f"no game {game_id}")
@@ -257,6 +258,39 @@ class GameStreams:
             feed.wake = self.hub.register(game_id)
             feed.pump = asyncio.create_task(self._pump(feed), name=f"feed-{game_id}")
         return feed
+
+    async def page(
+        self, game_id: uuid.UUID, last: int, size: int
+    ) -> tuple[list[Updates], bool, list[dict[str, Any]]]:
+        """``ListGameEvents``: the messages of at most ``size`` events after version ``last``
+        from the game's shared feed, whether more events follow, and the game's replacements
+        (``Game.replacements``, at the version read). The feed is built from version 0 the
+        first time (or back-filled to 0 once, if a watcher opened it later): one pass over the
+        game per feed, never one replay per page, so a page costs about its size whatever its
+        version. ``GameNotFound`` for a game with no events."""
+        current, replacements = await self._run(
+            self.app.read_game, game_id, lambda game: list(game.replacements)
+        )
+        if current == 0:
+            raise GameNotFound(f"no game {game_id}")
+        last = min(last, current)
+        target = min(current, last + size)
+        feed = await self.open(game_id, 0)
+        try:
+            while feed.version < target or last < (feed.base or 0):
+                if last < (feed.base or 0):  # trimmed meanwhile (a game of 20,000 versions)
+                    await self.cover(feed, 0)
+                    continue
+                if feed.error is not None:
+                    raise feed.error
+                if feed.pump is None:  # the server is stopping
+                    raise asyncio.CancelledError
+                changed = feed.changed
+                await changed.wait()
+            built = feed.messages[last - (feed.base or 0) : target - (feed.base or 0)]
+        finally:
+            self.close(feed)
+        return built, current > target, replacements
 
     async def cover(self, feed: Feed, version: int) -> None:
         """Make the feed hold the messages after ``version`` (built once, in the thread pool)."""

@@ -268,6 +268,8 @@ class Replay:
         """The position right after the last card of trick ``trick`` (1-10) of a deal."""
         state: DealState | None = None
         for i, pos in enumerate(self.positions):
+            if trick < 1:
+                break
             if pos.deal != deal_index or pos.kind != "decision":
                 continue
             state = self.state_at(i) if state is None else self.after(i - 1, state)
@@ -424,7 +426,12 @@ def command(cursor: Cursor, answer: str) -> str | None:
         return None if cursor.forward() else LAST
     if words[0] in ("b", "back"):
         return None if cursor.back() else "this is the first position"
-    if words[0] in ("d", "t", "p") and len(words) == 2 and words[1].isdigit():
+    if (
+        words[0] in ("d", "t", "p")
+        and len(words) == 2
+        and words[1].isascii()
+        and words[1].isdigit()
+    ):
         value = int(words[1])
         replay = cursor.replay
         try:

@@ -364,3 +364,43 @@ def test_a_feed_is_not_trimmed_while_it_is_back_filled(app: PreferansApplication
     assert held == streams_module.MAX_FEED_VERSIONS + 2
     assert trimmed == streams_module.MAX_FEED_VERSIONS // 2
     assert base == held - trimmed
+
+
+def test_list_game_events_pages_come_from_the_shared_feed_without_a_replay_per_page(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rev-b defect 1: each page replayed the game to its token's version (785 ms at 1,096
+    # events for a page of one), so anyone could load the server with late tokens.
+    game_id = _game(app, 60)
+    n = app.get_game(game_id).version
+    replays: list[int] = []
+    real_at = app.game_at
+
+    def counting_at(gid: uuid.UUID, version: int) -> Game:
+        replays.append(version)
+        return real_at(gid, version)
+
+    monkeypatch.setattr(app, "game_at", counting_at)
+    builds: Counter[int] = Counter()
+    real = watch_messages
+
+    def counting(event: Any, *args: Any) -> tuple[pb.WatchGameResponse, ...]:
+        builds[event.originator_version] += 1
+        return real(event, *args)
+
+    monkeypatch.setattr(streams, "watch_messages", counting)
+    reference = _reference(app, game_id, SPECTATOR)
+
+    async def test(s: GameStreams) -> None:
+        for last in (n - 1, n - 2, 1, n - 1, 0, n - 3):
+            built, more, _ = await s.page(game_id, last, 1)
+            assert [pb.WatchGameResponse.FromString(b[SPECTATOR].message) for b in built] == [
+                reference[last]
+            ]
+            assert more == (last + 1 < n)
+        built, more, _ = await s.page(game_id, n, 5)
+        assert (built, more) == ([], False)
+
+    _run(app, test)
+    assert replays == []
+    assert set(builds.values()) == {1} and len(builds) == n
