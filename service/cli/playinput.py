@@ -32,6 +32,20 @@ class Command:
     error: str = ""
 
 
+NUMBER_DIGITS = 9
+"""The most digits a number typed at a prompt may have: every such number fits the int32
+fields it is sent in (a deal's number, a pool length, minutes)."""
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number, or ``None``: ASCII digits only (``str.isdigit`` is also true
+    of "²", which ``int`` refuses) and at most ``NUMBER_DIGITS`` of them (``int`` refuses 4,301
+    digits and more; an int32 field refuses more than ten)."""
+    if text.isascii() and text.isdigit() and len(text) <= NUMBER_DIGITS:
+        return int(text)
+    return None
+
+
 def parse_command(text: str) -> Command | None:
     """The person's line as a table command (``?``/``help``, ``sheet``, ``u``/``undo``,
     ``flag N why``), or ``None`` when it is not one (an action, a quit, nonsense)."""
@@ -47,9 +61,10 @@ def parse_command(text: str) -> Command | None:
     if word != "flag":
         return None
     number, _, reason = rest.partition(" ")
-    if not number.isdigit() or not reason.strip():
+    deal = whole_number(number)
+    if deal is None or deal < 1 or not reason.strip():
         return Command("flag", error="flag needs the deal's number and why: flag 3 wrong count")
-    return Command("flag", deal=int(number), reason=reason.strip())
+    return Command("flag", deal=deal, reason=reason.strip())
 
 
 @dataclass(frozen=True)
@@ -69,11 +84,11 @@ def parse_choice(text: str, legal: Sequence[str], *, in_play: bool = False) -> C
         return Choice(error="type a number from the list or an action (q quits)")
     if raw.lower() in QUIT_WORDS:
         return Choice(quit=True)
-    if raw.isdigit():
-        number = int(raw)
+    if raw.isdigit():  # any digits, "²" too: a number, never notation
+        number = whole_number(raw)
         if not legal:
             return Choice(error="it is not your turn")
-        if not 1 <= number <= len(legal):
+        if number is None or not 1 <= number <= len(legal):
             return Choice(error=f"choose a number from 1 to {len(legal)}")
         return Choice(action=parse_action(legal[number - 1], cards_first=in_play))
     try:

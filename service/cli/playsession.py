@@ -39,6 +39,7 @@ from service.cli.playinput import (
     describe_rpc_error,
     parse_choice,
     parse_command,
+    whole_number,
 )
 from service.cli.playresult import render_deal_result, render_final
 from service.cli.playtext import order_text
@@ -312,8 +313,9 @@ class PlaySession:
             text = line.strip()
             if not text:
                 return default
-            if text.isdigit():
-                return int(text)
+            number = whole_number(text)
+            if number is not None:
+                return number
             self._say("type a whole number (Enter: the default; q quits)")
 
     def _bot_moves(self, seat: int) -> None:

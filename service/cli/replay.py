@@ -33,6 +33,7 @@ from domain.rules.cards import Card
 from domain.rules.game import deal_state
 from domain.rules.seats import DUMMY, hand_number, seat_name
 from service.cli.common import position
+from service.cli.playinput import whole_number
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
@@ -426,13 +427,8 @@ def command(cursor: Cursor, answer: str) -> str | None:
         return None if cursor.forward() else LAST
     if words[0] in ("b", "back"):
         return None if cursor.back() else "this is the first position"
-    if (
-        words[0] in ("d", "t", "p")
-        and len(words) == 2
-        and words[1].isascii()
-        and words[1].isdigit()
-    ):
-        value = int(words[1])
+    value = whole_number(words[1]) if len(words) == 2 else None
+    if words[0] in ("d", "t", "p") and value is not None:
         replay = cursor.replay
         try:
             if words[0] == "d":

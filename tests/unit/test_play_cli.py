@@ -35,6 +35,7 @@ from service.app.config import sqlite_store
 from service.cli import main, playstore
 from service.cli.play import PlaySession, parse_choice, play_game, resume_game
 from service.cli.playdraw import render_view
+from service.cli.playinput import parse_command
 from service.client import GameClient
 from service.gen.preferans.v1 import game_pb2 as pb
 
@@ -181,6 +182,44 @@ def test_parse_choice_quit_and_errors() -> None:
     assert empty.action is None and empty.error
     nonsense = parse_choice("bananas", ["pass"])
     assert nonsense.action is None and "not an action" in nonsense.error
+
+
+@pytest.mark.parametrize("text", ["²", "٣", "9" * 5000, "9" * 40])
+def test_parse_choice_refuses_digits_int_cannot_read_or_a_huge_number(text: str) -> None:
+    # str.isdigit() is true of a superscript two and of 4,301 digits and more, but int() raises
+    # on them (the reviewer's rev-a item 2): the person gets an error and the prompt again.
+    choice = parse_choice(text, ["pass", "6♠"])
+    assert choice.action is None and choice.error and not choice.quit
+
+
+@pytest.mark.parametrize("text", ["flag ² wrong count", "flag 99999999999 why", "flag 0 why"])
+def test_flag_refuses_a_deal_number_that_is_not_a_deal(text: str) -> None:
+    command = parse_command(text)
+    assert command is not None and command.error
+
+
+@pytest.mark.parametrize("bad", ["²", "9" * 5000, "flag ² why", "flag 99999999999 why"])
+def test_pref_play_says_what_is_wrong_and_asks_again(server_port: int, bad: str) -> None:
+    """Input that once raised ValueError at the prompt (a traceback, the game left waiting)
+    gets a message and the prompt again; q then leaves as usual."""
+    answers = iter([bad, "q"])
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers, "q")
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=80, color_system=None, force_terminal=False)
+    client = GameClient(f"127.0.0.1:{server_port}")
+    try:
+        code = play_game(
+            client, seat=0, player="ann", pool=2, read=read, console=console, bot_delay=0
+        )
+    finally:
+        client.close()
+    assert code == 1 and len(prompts) >= 2
+    assert "Traceback" not in buffer.getvalue()
 
 
 # --- a whole game through a real server ---------------------------------------------------

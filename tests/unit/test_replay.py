@@ -109,6 +109,13 @@ def test_jumps_to_a_deal_a_trick_and_a_position() -> None:
     assert command(cursor, "jump") == HELP
 
 
+def test_a_number_int_cannot_read_gets_the_help_not_a_traceback() -> None:
+    # "²" is a digit to str.isdigit() but not to int(); 5,000 digits are past int()'s limit.
+    cursor = Cursor(Replay(disputed()))
+    for text in ("d ²", "t ²", "p " + "9" * 5000):
+        assert command(cursor, text) == HELP and cursor.index == 0
+
+
 def test_run_replay_steps_back_and_forth_and_quits() -> None:
     console = Console(record=True, width=120, color_system=None)
     answers = iter(["", "b", "?", "t 2", "q"])
