@@ -353,7 +353,12 @@ async function main() {
     // The replay viewer: start, forward, back, end.
     await page.goto(new URL(`#/replay/${gameId}`, BASE).href);
     const position = async () => Number(await attr(page, 'replay-position', 'data-version'));
-    await page.locator(tid('replay-start')).click({ timeout: STEP });
+    await page.locator(tid('replay-position')).waitFor({ timeout: STEP });
+    if (await page.locator(tid('replay-start')).isEnabled()) {
+      const from = await position();
+      await page.locator(tid('replay-start')).click();
+      await page.waitForFunction((v) => Number(document.querySelector('[data-testid="replay-position"]')?.getAttribute('data-version')) < v, from, { timeout: STEP });
+    }
     const start = await position();
     const forwards = [];
     for (let i = 0; i < 12; i += 1) {
