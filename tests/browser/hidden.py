@@ -143,34 +143,49 @@ def _int(text: Any) -> int | None:
 def check_dom(snapshots: Iterable[dict[str, Any]], truth: Truth) -> tuple[list[Violation], int]:
     """Every card a DOM snapshot names (``data-card`` anywhere, card names in its text) against
     what the seat may see at the snapshot's version; the violations, and how many cards were
-    checked."""
+    checked.
+
+    The page's ``version`` is the last version its stream delivered, and the cards it draws come
+    from the seat view it asks for after that: the view may lag the stream (drawn a moment after
+    the version moved on) or lead it (an event the view already holds, which the stream has not
+    delivered yet). So a table snapshot's cards are checked against what the seat could see at
+    some version from the previous table snapshot's to the next one's. Within a deal that is what
+    it may see at the later of them (it only ever sees more); a window that spans a deal's end
+    allows that whole deal, which is public then."""
     violations: list[Violation] = []
     checked = 0
-    for snap in snapshots:
+    snapshots = list(snapshots)
+    table_versions = [
+        _int(s.get("version")) if (s.get("route") or "").startswith(GAME_ROUTE) else None
+        for s in snapshots
+    ]
+    for index, snap in enumerate(snapshots):
+        route = snap.get("route") or ""
+        version = _int(snap.get("replay" if route.startswith(REPLAY_ROUTE) else "version"))
+        since = until = version
+        if route.startswith(GAME_ROUTE) and version is not None:
+            before = [v for v in table_versions[:index] if v is not None]
+            after = [v for v in table_versions[index + 1 :] if v is not None]
+            if before and before[-1] <= version:
+                since = before[-1]
+            if after and version <= after[0] <= truth.last:
+                until = after[0]
         named = [(c["card"], c["regions"], "data-card") for c in snap["cards"]]
         named += [(t["card"], t["regions"], f"text {t['text']!r}") for t in snap["text"]]
         if not named:
             continue
-        route = snap.get("route") or ""
-        if route.startswith(REPLAY_ROUTE):
-            version = _int(snap.get("replay"))
-            where = f"replay snapshot ({snap['why']})"
-        else:
-            version = _int(snap.get("version"))
-            where = f"page snapshot {route!r} ({snap['why']})"
+        what = "replay" if route.startswith(REPLAY_ROUTE) else f"page {route!r}"
+        where = f"{what} snapshot ({snap['why']})"
+        cards = frozenset(c for c, _, _ in named)
         if not route.startswith((GAME_ROUTE, REPLAY_ROUTE)):
-            cards = frozenset(c for c, _, _ in named)
             violations.append(Violation(where, -1, cards, "cards off the table"))
             continue
-        if version is None or not 0 <= version <= truth.last:
-            cards = frozenset(c for c, _, _ in named)
+        if version is None or since is None or until is None or not 0 <= version <= truth.last:
             violations.append(Violation(where, -1, cards, f"no known version: {version}"))
             continue
-        allowed = truth.allowed[version]
-        if route.startswith(REPLAY_ROUTE):
-            deal = truth.deal_of[version]
-            if deal in truth.scored_at:  # a deal over by now: every card of it is public
-                allowed = ALL_CARDS
+        allowed = frozenset().union(*truth.allowed[since : until + 1])
+        if route.startswith(REPLAY_ROUTE) and truth.deal_of[version] in truth.scored_at:
+            allowed = ALL_CARDS  # the replay of a deal over by now: every card of it is public
         result = _int(snap.get("deal"))
         for card, regions, how in named:
             checked += 1
@@ -185,6 +200,8 @@ def check_dom(snapshots: Iterable[dict[str, Any]], truth: Truth) -> tuple[list[V
                     violations.append(Violation(where, version, frozenset({card}), detail))
             elif card not in allowed:
                 detail = f"in {'/'.join(regions) or 'the page'} ({how})"
+                if (since, until) != (version, version):
+                    detail += f", allowed at no version from {since} to {until}"
                 violations.append(Violation(where, version, frozenset({card}), detail))
     return violations, checked
 

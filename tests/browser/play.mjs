@@ -216,12 +216,10 @@ async function decide(page) {
   const buttons = page.locator(`${tid('actions')} button[data-action]`);
   const actions = await buttons.evaluateAll((bs) => bs.map((b) => b.getAttribute('data-action')));
   if (!actions.length) return null;
-  const prefer = ['pass', 'whist', 'open', 'closed'];
   const phase = await attr(page, 'status', 'data-phase');
+  const prefer = { PHASE_BIDDING: ['pass'], PHASE_WHISTING: ['whist', 'pass'] }[phase] || [];
   let choice = actions[0];
-  if (phase !== 'PHASE_PLAY') {
-    for (const p of prefer) if (actions.includes(p)) { choice = p; break; }
-  }
+  for (const p of prefer) if (actions.includes(p)) { choice = p; break; }
   // A card play from the hand itself half of the time: the hand's buttons carry data-action too.
   const inHand = page.locator(`${tid('hand')} button[data-action="${choice}"]`);
   const before = await version(page);
@@ -280,6 +278,8 @@ async function main() {
   const consoleErrors = [];
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  const httpErrors = [];
+  page.on('response', (r) => { if (r.status() >= 400) httpErrors.push({ url: r.url(), status: r.status() }); });
   let failure = null;
   let gameId = null;
   try {
@@ -398,7 +398,7 @@ async function main() {
   await page.waitForTimeout(200); // the last bindings' calls
   await finishCapture();
   await browser.close();
-  fs.writeFileSync(OUT, JSON.stringify({ gameId, player: PLAYER, failure, consoleErrors, steps, dom, network }));
+  fs.writeFileSync(OUT, JSON.stringify({ gameId, player: PLAYER, failure, consoleErrors, httpErrors, steps, dom, network }));
   process.exit(failure ? 1 : 0);
 }
 

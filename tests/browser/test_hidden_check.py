@@ -191,3 +191,25 @@ def test_network_check_finds_hidden_cards(game: tuple[Truth, list[Any]]) -> None
     }
     violations, messages, _ = check_network([unary], truth)
     assert messages == 1 and [set(v.cards) for v in violations] == [set(hidden)]
+
+
+def test_dom_check_window_between_snapshots(game: tuple[Truth, list[Any]]) -> None:
+    """A table snapshot may draw the view of the next snapshot's version (the page asked for it
+    after the stream's event), never a card hidden at every version in between."""
+    truth, _ = game
+    growing = [
+        v
+        for v in range(2, truth.last)
+        if truth.deal_of[v - 2] == truth.deal_of[v]
+        and truth.hidden_at(v)
+        and truth.allowed[v] - truth.allowed[v - 1]
+    ]
+    assert growing, "no event of the game showed the seat a card"
+    version = growing[0]
+    ahead = sorted(truth.allowed[version] - truth.allowed[version - 1])
+    window = [snapshot(version - 2, []), snapshot(version - 1, [(ahead[0], ["trick"])])]
+    assert check_dom([*window, snapshot(version, [])], truth)[0] == []
+    assert check_dom(window, truth)[0]  # no next snapshot: only its own version
+    hidden = sorted(truth.hidden_at(version))[0]
+    leak = snapshot(version - 1, [(hidden, ["trick"])])
+    assert check_dom([snapshot(version - 2, []), leak, snapshot(version, [])], truth)[0]

@@ -169,6 +169,14 @@ def run_browser(node: str, url: str, out: Path, shots: Path) -> dict[str, Any]:
     return result
 
 
+def request_json(capture: dict[str, Any]) -> dict[str, Any]:
+    """A captured request's JSON body (a stream's single request message after its 5-byte
+    envelope, which the capture holds as text)."""
+    body = capture.get("requestBody") or "{}"
+    found: dict[str, Any] = json.loads(body[body.index("{") :])
+    return found
+
+
 def steps(result: dict[str, Any], what: str) -> list[dict[str, Any]]:
     return [s for s in result["steps"] if s["what"] == what]
 
@@ -220,7 +228,7 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
     watches = [
         n for n in result["network"] if n["method"].endswith(("/WatchGame", "/WatchGameBatches"))
     ]
-    resumed = [json.loads(n["requestBody"] or "{}").get("fromVersion") for n in watches]
+    resumed = [request_json(n).get("fromVersion") for n in watches]
     assert len(watches) >= 3 and any(int(v or 0) > 0 for v in resumed[1:]), resumed
 
     # The replay viewer stepped forward and back.
