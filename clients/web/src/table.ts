@@ -1,0 +1,458 @@
+// The live game table, `#/game/<game_id>`: the seat's own view (GetSeatView) redrawn after
+// every event of the seat's stream (WatchGame, with the seat token the table gave, or the JWT),
+// legal actions as buttons (SubmitAction sends the Action the server listed with them), the
+// scoresheet (GetScoresheet) after each scored deal.
+import {
+  games,
+  withAuth,
+  credentialFor,
+  forgetSeatToken,
+  jwt,
+  newRequestId,
+  describeError,
+  Code,
+  ConnectError,
+} from './api';
+import { h, fill, type Child } from './dom';
+import { cardEl, suitText } from './cards';
+import { auctionEl, feltEl, nameOf, tricksTakenEl, type BoardState } from './board';
+import { scoresheetEl, type SheetData, type SheetRow } from './scoresheet';
+import { GameStream, type ConnectionState } from './stream';
+import {
+  GameStatus,
+  Phase,
+  PhaseSchema,
+  type DealScoredEvent,
+  type Game,
+  type Scoresheet,
+  type ScoresheetRow,
+  type SeatView,
+  type WatchGameResponse,
+} from './gen/preferans/v1/game_pb';
+
+declare global {
+  interface Window {
+    __prefDropStream?: () => void;
+  }
+}
+
+const PHASE_LABEL: Record<number, string> = {
+  [Phase.BIDDING]: 'Auction',
+  [Phase.TALON]: 'Talon',
+  [Phase.DISCARD]: 'Discard',
+  [Phase.CONTRACT]: 'Contract',
+  [Phase.WHISTING]: 'Whisting',
+  [Phase.DEFENCE]: 'Defence',
+  [Phase.PLAY]: 'Play',
+  [Phase.CLAIM]: 'Claim',
+  [Phase.SCORED]: 'Scored',
+  [Phase.WRITE_OFF]: 'Write-off',
+  [Phase.REVIEW]: 'Review',
+};
+
+export function phaseName(phase: Phase): string {
+  return PhaseSchema.values.find((v) => v.number === phase)?.name ?? 'PHASE_UNSPECIFIED';
+}
+
+export function sheetRows(rows: ScoresheetRow[], seats: number): SheetRow[] {
+  const out: SheetRow[] = Array.from({ length: seats }, () => ({ pool: 0, gora: 0, whists: Array(seats).fill(0) as number[] }));
+  for (const r of rows) {
+    if (r.seat < 0 || r.seat >= seats) continue;
+    out[r.seat] = { pool: r.pool, gora: r.gora, whists: [...r.whists] };
+  }
+  return out;
+}
+
+export function dealResultEl(deal: DealScoredEvent, names: (seat: number) => string): HTMLElement {
+  const kind = deal.kind;
+  const headline: Child[] =
+    kind === 'raspasy'
+      ? ['All passed: raspasy']
+      : kind === 'redeal'
+        ? ['Redealt without play']
+        : [deal.declarer >= 0 ? `${names(deal.declarer)}: ` : '', suitText(deal.contract), ` — ${kind}`];
+  return h(
+    'div',
+    { class: 'panel deal-result', 'data-testid': 'deal-result', 'data-deal': deal.dealNumber },
+    h('h3', null, `Deal ${deal.dealNumber} scored`),
+    h('p', null, headline),
+    h(
+      'table',
+      { class: 'entries' },
+      h('tr', null, h('th', null, ''), h('th', null, 'tricks'), h('th', null, 'pool'), h('th', null, 'gora'), h('th', null, 'whists')),
+      deal.entries.map((e) =>
+        h(
+          'tr',
+          { 'data-seat': e.seat },
+          h('td', null, names(e.seat)),
+          h('td', null, String(deal.tricks[e.seat] ?? '')),
+          h('td', null, e.pool ? String(e.pool) : ''),
+          h('td', null, e.gora ? String(e.gora) : ''),
+          h('td', null, e.whists.some((w) => w) ? e.whists.map((w, on) => (w ? `${w} on ${names(on)}` : '')).filter(Boolean).join(', ') : ''),
+        ),
+      ),
+    ),
+    deal.dealtHands.length
+      ? h(
+          'details',
+          { class: 'dealt' },
+          h('summary', null, 'The deal as dealt'),
+          deal.dealtHands.map((hand) => h('div', { class: 'dealt-hand' }, h('span', { class: 'who' }, names(hand.seat)), hand.cards.map((c) => cardEl(c, { class: 'small' })))),
+          deal.talon.length ? h('div', { class: 'dealt-hand' }, h('span', { class: 'who' }, 'talon'), deal.talon.map((c) => cardEl(c, { class: 'small' }))) : null,
+          deal.discard.length ? h('div', { class: 'dealt-hand' }, h('span', { class: 'who' }, 'discard'), deal.discard.map((c) => cardEl(c, { class: 'small' }))) : null,
+        )
+      : null,
+  );
+}
+
+function sameCards(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((c) => b.includes(c));
+}
+
+export function gameView(root: HTMLElement, gameId: string): () => void {
+  const name = `games/${gameId}`;
+  let game: Game | null = null;
+  let view: SeatView | null = null;
+  let sheet: Scoresheet | null = null;
+  let lastScored: DealScoredEvent | null = null;
+  let lastEventVersion = 0;
+  let connection: ConnectionState = 'reconnecting';
+  let error = '';
+  let notice: Child = null;
+  let busy = false;
+  let stopped = false;
+  let stream: GameStream | null = null;
+  const replaced = new Map<number, string>();
+  const selected = new Set<string>();
+  let credential = credentialFor(name);
+
+  const statusBar = h('div', { class: 'status-bar' });
+  const board = h('div', { class: 'board' });
+  const side = h('div', { class: 'side' });
+  const actionsBox = h('div', { class: 'actions-box' });
+  fill(
+    root,
+    h(
+      'div',
+      { class: 'game-page' },
+      statusBar,
+      h('div', { class: 'game-main' }, h('div', { class: 'table-col' }, board, actionsBox), side),
+    ),
+  );
+
+  const names = (seat: number): string => {
+    if (replaced.has(seat)) return replaced.get(seat) as string;
+    return game?.players[seat]?.playerId ?? `seat ${seat}`;
+  };
+  const seatCount = (): number => view?.seats || game?.seats || 3;
+
+  function boardState(v: SeatView): BoardState {
+    const visible = new Map<number, string[]>();
+    for (const hand of v.visibleHands) visible.set(hand.seat, hand.cards);
+    const n = v.seats || seatCount();
+    return {
+      seats: n,
+      bottom: v.seat,
+      viewer: v.seat,
+      names: Array.from({ length: n }, (_, i) => names(i)),
+      dealNumber: v.dealNumber,
+      dealer: v.dealer,
+      declarer: v.declarer,
+      toAct: v.toAct,
+      hand: v.hand,
+      visibleHands: visible,
+      trick: v.currentTrick.map((p) => ({ seat: p.seat, card: p.card })),
+      lastTrick: v.lastTrick?.cards.map((p) => ({ seat: p.seat, card: p.card })) ?? [],
+      talon: v.talon,
+      tricks: v.tricks,
+      auction: v.auction.map((c) => ({ seat: c.seat, call: c.call })),
+      whistCalls: v.whistCalls.map((c) => ({ seat: c.seat, call: c.call })),
+      contract: v.contract || v.winningBid,
+    };
+  }
+
+  function render(): void {
+    if (stopped) return;
+    const v = view;
+    const finished = game?.status === GameStatus.FINISHED || game?.status === GameStatus.ABORTED;
+    const phase = v ? v.phase : Phase.UNSPECIFIED;
+    const toAct = v ? v.toAct : -1;
+    const mine = v !== null && v.actor === v.seat && v.legalActions.length > 0;
+    let turn = '';
+    if (v) {
+      if (finished) turn = game?.status === GameStatus.ABORTED ? 'game aborted' : 'game over';
+      else if (mine) turn = 'your turn';
+      else if (v.actor >= 0) turn = `${nameOf(boardState(v), v.actor)} to act`;
+      else if (v.orderer >= 0) turn = `${names(v.orderer)} orders the game`;
+    }
+    fill(
+      statusBar,
+      h(
+        'div',
+        { class: `status${mine ? ' mine' : ''}`, 'data-testid': 'status', 'data-phase': phaseName(phase), 'data-to-act': toAct, 'data-actor': v?.actor ?? -1 },
+        v ? `Deal ${v.dealNumber} · ${PHASE_LABEL[phase] ?? phaseName(phase)}` : 'loading…',
+        turn ? h('span', { class: 'turn' }, ` · ${turn}`) : null,
+      ),
+      h('span', { class: `connection ${connection}`, 'data-testid': 'connection', 'data-state': connection, title: 'live updates' }, connection),
+      h('span', { class: 'version', 'data-testid': 'version', 'data-version': lastEventVersion }, `v${lastEventVersion}`),
+      h('a', { href: `#/replay/${gameId}`, class: 'link' }, 'replay'),
+      h('a', { href: '#/', class: 'link' }, 'lobby'),
+    );
+
+    if (!v) {
+      fill(board, notice ?? h('p', { class: 'loading' }, 'Loading the table…'));
+      fill(actionsBox, error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null);
+      fill(side);
+      return;
+    }
+    const state = boardState(v);
+
+    // The hand: cards legal to play are buttons sending that action; in the discard the
+    // declarer picks two cards.
+    const playable = new Map<string, string>();
+    const discardPhase = mine && v.phase === Phase.DISCARD;
+    if (mine && (v.phase === Phase.PLAY || v.phase === Phase.CLAIM)) {
+      v.legal.forEach((action, i) => {
+        if (action.kind.case === 'playCard') playable.set(action.kind.value, v.legalActions[i]);
+      });
+    }
+    for (const card of [...selected]) if (!v.hand.includes(card) || !discardPhase) selected.delete(card);
+    const centreExtra: Child = finished
+      ? h('div', { class: 'game-over' }, h('strong', null, game?.status === GameStatus.ABORTED ? 'Game aborted' : 'Game over'), ' ', h('a', { href: `#/replay/${gameId}` }, 'watch the replay'))
+      : null;
+    fill(
+      board,
+      feltEl(
+        state,
+        {
+          playable,
+          onPlay: busy ? undefined : (action) => void act(action),
+          selectable: discardPhase && !busy,
+          selected,
+          onSelect: (card) => {
+            if (selected.has(card)) selected.delete(card);
+            else if (selected.size < 2) selected.add(card);
+            render();
+            if (selected.size === 2) {
+              const chosen = [...selected];
+              const i = v.legal.findIndex((a) => a.kind.case === 'discard' && sameCards(a.kind.value.cards, chosen));
+              if (i >= 0) void act(v.legalActions[i]);
+            }
+          },
+        },
+        centreExtra,
+      ),
+    );
+
+    // Every legal action as a button carrying its exact string.
+    const buttons = v.legalActions.map((text, i) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: `action${v.legal[i]?.kind.case === 'playCard' ? ' card-action' : ''}`,
+          'data-action': text,
+          disabled: busy || !mine,
+          onclick: () => void act(text),
+        },
+        suitText(text),
+      ),
+    );
+    fill(
+      actionsBox,
+      error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null,
+      discardPhase ? h('p', { class: 'hint' }, 'Pick two cards of your hand to discard (or a button below).') : null,
+      h('div', { class: `actions${buttons.length > 12 ? ' many' : ''}`, 'data-testid': 'actions' }, buttons),
+      !mine && !finished ? h('p', { class: 'hint waiting' }, v.actor >= 0 ? `Waiting for ${nameOf(state, v.actor)}…` : '') : null,
+    );
+
+    const scored = lastScored;
+    const n = v.seats || seatCount();
+    const sheetData: SheetData = {
+      seats: n,
+      bottom: v.seat,
+      names: Array.from({ length: n }, (_, i) => names(i)),
+      poolTarget: v.poolTarget || v.rules?.poolTarget || 0,
+      totals: sheetRows(sheet?.totals ?? [], n),
+      deals: (sheet?.deals ?? []).map((d) => sheetRows(d.entries, n)),
+      settlement: sheet?.settlement ?? [],
+      accounts: sheet?.accounts.map((a) => a.playerId) ?? [],
+    };
+    fill(
+      side,
+      auctionEl(state),
+      h('div', { class: 'panel' }, h('h3', null, 'Tricks taken'), tricksTakenEl(state)),
+      scored ? dealResultEl(scored, (seat) => nameOf(state, seat)) : null,
+      h('div', { class: 'panel sheet-panel' }, h('h3', null, 'Scoresheet'), scoresheetEl(sheetData)),
+    );
+  }
+
+  async function act(text: string): Promise<void> {
+    if (!view || busy) return;
+    const v = view;
+    const i = v.legalActions.indexOf(text);
+    if (i < 0 || !v.legal[i]) return;
+    busy = true;
+    error = '';
+    render();
+    const requestId = newRequestId();
+    try {
+      const answer = await games.submitAction({ name, action: v.legal[i], requestId }, withAuth(credential, requestId));
+      if (answer.view && view && answer.view.version >= view.version) view = answer.view;
+      selected.clear();
+    } catch (err) {
+      error = describeError(err);
+      void refresh();
+    } finally {
+      busy = false;
+      render();
+    }
+  }
+
+  // The view after the last event seen; calls that arrive meanwhile fold into one more read.
+  let reading = false;
+  let again = false;
+  async function refresh(): Promise<void> {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    try {
+      do {
+        again = false;
+        const answer = await games.getSeatView({ name, minVersion: BigInt(lastEventVersion) }, withAuth(credential));
+        if (answer.view && (!view || answer.view.version >= view.version)) view = answer.view;
+        render();
+      } while (again && !stopped);
+    } catch (err) {
+      error = describeError(err);
+      render();
+    } finally {
+      reading = false;
+    }
+  }
+
+  async function refreshSheet(): Promise<void> {
+    try {
+      const answer = await games.getScoresheet({ name, minVersion: BigInt(lastEventVersion) });
+      sheet = answer.scoresheet ?? sheet;
+      render();
+    } catch (err) {
+      error = describeError(err);
+      render();
+    }
+  }
+
+  async function refreshGame(): Promise<void> {
+    const answer = await games.getGame({ name, minVersion: BigInt(lastEventVersion) });
+    game = answer.game ?? game;
+    render();
+  }
+
+  function onMessage(msg: WatchGameResponse): void {
+    const event = msg.event;
+    if (event.case === 'heartbeat' || !event.case) return;
+    lastEventVersion = Math.max(lastEventVersion, Number(msg.version));
+    switch (event.case) {
+      case 'dealScored':
+        lastScored = event.value;
+        void refreshSheet();
+        break;
+      case 'rulingRecorded':
+        void refreshSheet();
+        break;
+      case 'gameFinished':
+      case 'gameAborted':
+        void refreshSheet();
+        void refreshGame();
+        break;
+      case 'playerReplaced':
+        if (event.value.player) replaced.set(event.value.seat, event.value.player.playerId);
+        void refreshSheet();
+        break;
+      default:
+        break;
+    }
+    void refresh();
+  }
+
+  function onFatal(err: ConnectError): boolean {
+    // A seat token refused (expired, revoked): the JWT may still be good here.
+    if ((err.code === Code.Unauthenticated || err.code === Code.PermissionDenied) && credential && credential !== jwt() && jwt()) {
+      forgetSeatToken(name);
+      credential = jwt();
+      return true;
+    }
+    error = describeError(err);
+    render();
+    return false;
+  }
+
+  async function start(): Promise<void> {
+    try {
+      game = (await games.getGame({ name })).game ?? null;
+    } catch (err) {
+      notice = h('p', { class: 'error' }, describeError(err));
+      render();
+      return;
+    }
+    if (!credential) {
+      notice = h('p', { class: 'notice' }, 'Sign in to play your seat here, or ', h('a', { href: `#/replay/${gameId}` }, 'watch the game'), '.');
+      render();
+      return;
+    }
+    let first: SeatView | undefined;
+    for (;;) {
+      try {
+        first = (await games.getSeatView({ name }, withAuth(credential))).view;
+        break;
+      } catch (err) {
+        const e = ConnectError.from(err);
+        if ((e.code === Code.Unauthenticated || e.code === Code.PermissionDenied) && credential !== jwt() && jwt()) {
+          forgetSeatToken(name);
+          credential = jwt();
+          continue;
+        }
+        notice = h(
+          'p',
+          { class: 'notice' },
+          e.code === Code.PermissionDenied ? 'You do not sit at this game. ' : `${describeError(e)} `,
+          h('a', { href: `#/replay/${gameId}` }, 'Watch it instead'),
+          '.',
+        );
+        render();
+        return;
+      }
+    }
+    if (stopped || !first) return;
+    view = first;
+    lastEventVersion = Number(first.version);
+    if (first.previousDeal) lastScored = first.previousDeal;
+    render();
+    void refreshSheet();
+    stream = new GameStream({
+      name,
+      fromVersion: lastEventVersion,
+      credential: () => credential,
+      onMessage,
+      onState: (state) => {
+        if (state !== connection) {
+          const resumed = state === 'live' && connection !== 'live';
+          connection = state;
+          render();
+          if (resumed) void refresh();
+        }
+      },
+      onFatal,
+    });
+    window.__prefDropStream = () => stream?.drop();
+  }
+
+  void start();
+  return () => {
+    stopped = true;
+    stream?.stop();
+    delete window.__prefDropStream;
+  };
+}
