@@ -22,6 +22,8 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -141,6 +143,21 @@ def event_log(address: str, game_id: str) -> list[apb.EventLogEntry]:
     return entries
 
 
+def wait_page(url: str, server: ServeProcess, timeout: float = 30.0) -> None:
+    """Until the Connect port serves the page's index."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200 and b"<html" in answer.read().lower():
+                    return
+        except OSError:
+            pass
+        assert server.process.poll() is None, f"pref serve exited: {server.output()}"
+        assert time.monotonic() < deadline, f"{url} did not serve the page: {server.output()}"
+        time.sleep(0.2)
+
+
 def run_browser(node: str, url: str, out: Path, shots: Path) -> dict[str, Any]:
     shutil.rmtree(shots, ignore_errors=True)
     shots.mkdir(parents=True)
@@ -199,6 +216,7 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
     )
     try:
         server.wait_serving()
+        wait_page(f"http://127.0.0.1:{connect_port}/", server)
         kind = "postgres" if store.startswith("postgresql") else "sqlite"
         result = run_browser(
             node,
@@ -210,6 +228,9 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
     finally:
         server.terminate()
     truth = truth_from_log(uuid.UUID(result["gameId"]), entries, PLAYER)
+
+    # No request of the page failed on the server's side.
+    assert not [e for e in result["httpErrors"] if e["status"] >= 500], result["httpErrors"]
 
     # The whole first deal was played and scored.
     assert 1 in truth.scored_at, "deal 1 was not scored"
