@@ -17,10 +17,10 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import grpc
 import structlog
@@ -137,6 +137,15 @@ class Server:
     stopped: bool = field(default=False)
     sweeper: asyncio.Task[None] | None = None
     """Finishes the starts of full tables a crash interrupted (``sweep_starts``)."""
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = field(default_factory=dict)
+    """Every method handler of the five services, by path (``/preferans.v1.GameService/…``),
+    as registered: other adapters (``service.connect``) call them behind ``interceptors``."""
+    interceptors: tuple[grpc.aio.ServerInterceptor, ...] = ()
+    """The server's interceptors, in order (the same objects: budgets are shared)."""
+    limits: Limits = field(default_factory=Limits)
+    before_stop: list[Callable[[float], Awaitable[None]]] = field(default_factory=list)
+    """Stopped (with the grace period) after the watch streams are told to end and before the
+    gRPC server stops: other listeners of the same application (``service.connect``)."""
 
     async def stop(self, grace: float = 5.0) -> None:
         if self.stopped:
@@ -144,6 +153,11 @@ class Server:
         self.stopped = True
         await self.health.enter_graceful_shutdown()
         self.hub.close_watchers()
+        for stop in self.before_stop:
+            try:
+                await stop(grace)
+            except Exception:
+                log.warning("a listener failed to stop", exc_info=True)
         if self.keeper is not None:
             self.keeper.stop()
         if self.sweeper is not None:
@@ -207,13 +221,14 @@ async def create_server(
     quotas = QuotaInterceptor(
         limits, CallerIdentity(app, auditor_token), still_open_games(app), executor
     )
+    interceptors = (
+        RequestIdInterceptor(),
+        AuthInterceptor(app),
+        quotas,
+        MalformedRequestInterceptor(),
+    )
     server = grpc.aio.server(
-        interceptors=[
-            RequestIdInterceptor(),
-            AuthInterceptor(app),
-            quotas,
-            MalformedRequestInterceptor(),
-        ],
+        interceptors=interceptors,
         options=[
             *KEEPALIVE_OPTIONS,
             *limits.grpc_options(),
@@ -282,8 +297,48 @@ async def create_server(
     running = Server(
         server, port, app, hub, executor, health_servicer, projections, health_server, keeper
     )
+    running.handlers = registered_handlers(
+        game_servicer, stats_servicer, ledger_servicer, audit_servicer, table_servicer
+    )
+    running.interceptors = interceptors
+    running.limits = limits
     running.sweeper = asyncio.create_task(sweep_starts(table_servicer.lobby, executor))
     return running
+
+
+class _Recorder:
+    """Stands in for a server to the registration functions, keeping the handlers by path."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        """Kept by ``add_registered_method_handlers`` instead."""
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
+    ) -> None:
+        for name, handler in handlers.items():
+            self.handlers[f"/{service}/{name}"] = handler
+
+
+def registered_handlers(
+    game: GameServicer,
+    stats: StatsServicer,
+    ledger: LedgerServicer,
+    audit: AuditServicer,
+    table: TableServicer,
+) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
+    """The method handlers the five servicers register, by path, exactly as the gRPC server
+    has them (the game service's watch methods with their pass-through serializer)."""
+    recorder = _Recorder()
+    server = cast(grpc.aio.Server, recorder)
+    add_game_servicer(game, server)
+    stats_pb2_grpc.add_StatsServiceServicer_to_server(stats, server)
+    ledger_pb2_grpc.add_LedgerServiceServicer_to_server(ledger, server)
+    audit_pb2_grpc.add_AuditServiceServicer_to_server(audit, server)
+    table_pb2_grpc.add_TableServiceServicer_to_server(table, server)
+    return recorder.handlers
 
 
 SWEEP_SECONDS = 30.0

@@ -136,12 +136,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.processes > 1:
         return _serve_processes(args)
     import asyncio
+    from pathlib import Path
 
     from service.api.limits import LIMIT_HELP, limits_from
     from service.api.logs import configure
-    from service.api.server import BindError, serve
+    from service.api.server import BindError
     from service.api.tls import TlsConfigError, server_tls
     from service.app.config import StoreConfig, store_config
+    from service.connect.server import serve
 
     configure(args.log_level)
     store = with_shards(store_config(args.store), args.shards)
@@ -171,6 +173,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 tls=tls,
                 reuse_port=args.reuse_port,
                 health_address=f"{args.host}:{health_port}" if health_port else None,
+                connect_address=None if args.no_connect else f"{args.host}:{args.connect_port}",
+                web_root=Path(args.web_root) if args.web_root else None,
+                cors_origins=tuple(args.cors_origin),
             )
         )
     except (BindError, TlsConfigError) as exc:

@@ -74,6 +74,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="address to listen on (default: $PREF_HOST or 127.0.0.1; 0.0.0.0 for every one)",
     )
     srv.add_argument("--port", type=int, default=50051, help="port to listen on")
+    srv.add_argument(
+        "--connect-port",
+        type=int,
+        default=int(os.environ.get("PREF_CONNECT_PORT", "8080")),
+        help="port for browsers on the same host: Connect, gRPC-Web and the web table "
+        "(default: $PREF_CONNECT_PORT or 8080; docs/CONNECT.md)",
+    )
+    srv.add_argument(
+        "--no-connect", action="store_true", help="serve native gRPC only (no browser port)"
+    )
+    srv.add_argument(
+        "--web-root",
+        default=os.environ.get("PREF_WEB_ROOT"),
+        help="the built web table to serve at / (default: $PREF_WEB_ROOT or clients/web/dist)",
+    )
+    srv.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (https://host[:port]) whose pages may call the API; repeatable "
+        "(default: none besides the server's own)",
+    )
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
     srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     srv.add_argument(

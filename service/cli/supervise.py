@@ -45,6 +45,8 @@ def child_args(args: argparse.Namespace, index: int) -> argparse.Namespace:
     # One keeper per machine is enough (each process sees every event); more would only
     # lose races (their request ids make a second one harmless).
     child.no_keeper = getattr(args, "no_keeper", False) or index > 0
+    # The browser port is one process's (child 0): browsers are few beside native clients.
+    child.no_connect = getattr(args, "no_connect", False) or index > 0
     if args.metrics_port:
         child.metrics_port = args.metrics_port + index
     return child

@@ -360,3 +360,38 @@ def serve_process(tmp_path: Path) -> Iterator[Callable[..., ServeProcess]]:
         if running.process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 running.terminate()
+
+
+# ----------------------------------------------------------------------------------------
+# servers with their browser listener (service.connect; tests/e2e/test_connect*.py)
+
+
+@pytest.fixture
+def start_connect(start_server: ServerFactory) -> Iterator[Callable[..., Any]]:
+    """``factory(store, **options)``: a server with its browser listener, both on free ports
+    (``tests.e2e.connect_helpers.ConnectServerThread``), stopped at teardown."""
+    from tests.e2e.connect_helpers import ConnectServerThread
+
+    started: list[ConnectServerThread] = []
+
+    def factory(store: StoreConfig, **options: Any) -> ConnectServerThread:
+        running = ConnectServerThread(store, **options)
+        running.start()
+        started.append(running)
+        return running
+
+    yield factory
+    for running in reversed(started):
+        running.stop()
+
+
+CONNECT_ISSUER_KEY = Path(tempfile.mkdtemp(prefix="e2e-connect-issuer-")) / "issuer.pem"
+"""The development issuer's key of every ``web`` server (``dev_token(CONNECT_ISSUER_KEY, …)``)."""
+atexit.register(shutil.rmtree, CONNECT_ISSUER_KEY.parent, True)
+
+
+@pytest.fixture
+def web(store: StoreConfig, start_connect: Callable[..., Any]) -> Any:
+    """A server on the test's store (both) with its browser listener, trusting the
+    development issuer of ``CONNECT_ISSUER_KEY``, unthrottled."""
+    return start_connect(with_dev_auth(store, CONNECT_ISSUER_KEY), limits=UNTHROTTLED)

@@ -1,0 +1,210 @@
+"""The browser listener: uvicorn serving ``service.connect.web`` in the gRPC server's loop.
+
+``start_connect(running, address)`` starts it beside a running ``service.api.server.Server``:
+the same application, event hub, keeper, servicers and interceptors answer both listeners,
+in one asyncio loop (uvicorn is started with ``Server.serve`` on a socket bound here, so port
+0 works and the port is known before the first request). It stops with the gRPC server
+(``Server.before_stop``). ``create_server``/``serve`` are ``service.api.server``'s with the
+browser listener added.
+
+uvicorn serves HTTP/1.1, which is all browsers need for the Connect protocol and gRPC-Web
+(both work over HTTP/1.1, unlike native gRPC); native gRPC clients keep the gRPC port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import structlog
+import uvicorn
+
+from service.api.server import BindError, Server
+from service.api.server import create_server as create_grpc_server
+from service.api.tls import is_loopback
+from service.app.config import StoreConfig
+from service.app.devissuer import DevIssuer
+from service.app.devissuer import load as load_dev_issuer
+from service.connect.bridge import Bridge, GrpcMethods
+from service.connect.codecs import codecs
+from service.connect.web import ASGIApp, browser_app
+from service.gen.preferans.v1 import (
+    audit_connect,
+    game_connect,
+    ledger_connect,
+    stats_connect,
+    table_connect,
+)
+
+log = structlog.get_logger(__name__)
+
+DEFAULT_CONNECT_PORT = 8080
+DEFAULT_WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
+"""``clients/web/dist`` of this checkout (``npm run build`` in ``clients/web`` makes it)."""
+APPLICATIONS = (
+    game_connect.GameServiceASGIApplication,
+    table_connect.TableServiceASGIApplication,
+    stats_connect.StatsServiceASGIApplication,
+    ledger_connect.LedgerServiceASGIApplication,
+    audit_connect.AuditServiceASGIApplication,
+)
+
+
+class _InLoopServer(uvicorn.Server):
+    """uvicorn without its signal handlers: ``pref serve`` handles SIGTERM/SIGINT for both
+    listeners (``service.api.server.serve``)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+@dataclass
+class ConnectListener:
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+    port: int
+    url: str
+
+    async def stop(self, grace: float) -> None:
+        self.server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self.task), timeout=grace + 1.0)
+        except TimeoutError:
+            self.server.force_exit = True
+            await self.task
+
+
+def connect_applications(running: Server) -> dict[str, ASGIApp]:
+    """One generated Connect application per service, all answered by one ``Bridge``."""
+    bridge = Bridge(GrpcMethods(running.handlers, running.interceptors))
+    limits = running.limits
+    apps: dict[str, ASGIApp] = {}
+    for application in APPLICATIONS:
+        app: Any = application(
+            bridge,
+            read_max_bytes=limits.max_receive_bytes,
+            codecs=codecs(limits.max_send_bytes),
+        )
+        apps[app.path.strip("/")] = app
+    return apps
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(1024)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise BindError(f"cannot listen on {host}:{port} for browsers: {exc.strerror}") from None
+    return sock
+
+
+def dev_issuer_of(running: Server) -> DevIssuer | None:
+    """The development issuer when the server trusts it (``--dev-auth``), else ``None``."""
+    if not running.app.identity.dev:
+        return None
+    return load_dev_issuer(running.app.env)
+
+
+async def start_connect(
+    running: Server,
+    address: str = "127.0.0.1:0",
+    *,
+    web_root: Path | None = None,
+    cors_origins: Sequence[str] = (),
+) -> ConnectListener:
+    """Serve the browser application on ``address`` (port 0 picks one) until ``running``
+    stops."""
+    host, _, port_text = address.rpartition(":")
+    sock = _bind(host, int(port_text))
+    port = int(sock.getsockname()[1])
+    app = browser_app(
+        connect_applications(running),
+        web_root or DEFAULT_WEB_ROOT,
+        dev_issuer_of(running),
+        cors_origins,
+    )
+    config = uvicorn.Config(
+        app,
+        lifespan="off",
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,
+        ws="none",
+        timeout_graceful_shutdown=5,
+    )
+    server = _InLoopServer(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    listener = ConnectListener(server, task, port, url)
+    running.before_stop.append(listener.stop)
+    if not is_loopback(host.strip("[]")):
+        log.warning(
+            "serving browsers without TLS on a non-loopback address: tokens travel in clear "
+            "text (put a TLS-terminating proxy in front)",
+            address=address,
+        )
+    log.info("serving browsers (Connect, gRPC-Web, the web table)", url=url)
+    return listener
+
+
+@dataclass
+class Servers:
+    """The gRPC server and, unless turned off, the browser listener beside it."""
+
+    grpc: Server
+    connect: ConnectListener | None
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.grpc.stop(grace)
+
+
+async def create_server(
+    store: StoreConfig,
+    address: str = "127.0.0.1:0",
+    *,
+    connect_address: str | None = "127.0.0.1:0",
+    web_root: Path | None = None,
+    cors_origins: Sequence[str] = (),
+    **options: Any,
+) -> Servers:
+    """``service.api.server.create_server(store, address, **options)`` and the browser
+    listener on ``connect_address`` (``None``: none)."""
+    running = await create_grpc_server(store, address, **options)
+    connect = None
+    if connect_address is not None:
+        try:
+            connect = await start_connect(
+                running, connect_address, web_root=web_root, cors_origins=cors_origins
+            )
+        except BaseException:
+            await running.stop(0)
+            raise
+    return Servers(running, connect)
+
+
+async def serve(store: StoreConfig, address: str, **options: Any) -> None:
+    """Run ``create_server(store, address, **options)`` until SIGTERM or SIGINT, then stop
+    gracefully."""
+    servers = await create_server(store, address, **options)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping")
+    await servers.stop(grace=10.0)
+    log.info("stopped")

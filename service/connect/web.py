@@ -1,0 +1,241 @@
+"""The browser-facing ASGI application: Connect routes, the web table, the dev sign-in, CORS.
+
+- ``/preferans.v1.<Service>/<Method>``: the generated Connect applications of the five
+  services (Connect protocol, JSON or binary, and gRPC-Web), all answered by ``Bridge``.
+- ``/dev/token`` (only with ``--dev-auth``): ``POST {"name": "..."}`` → ``{"token": JWT}`` of
+  the development issuer; same-origin (or non-browser) callers only; 404 otherwise.
+- everything else: the built web table (``clients/web/dist``) by starlette's ``StaticFiles``,
+  which looks a path up only inside its root (no traversal); without a build, ``/`` says how
+  to make one.
+
+Origins: a request whose ``Origin`` is neither this server's own nor one of the configured
+``cors_origins`` is refused with 403 before anything runs (preflights too), so a page of
+another site can make nothing happen here, not even a call whose answer it could not read.
+Allowed cross-origin requests get CORS headers (starlette's ``CORSMiddleware``), exposing the
+Connect and gRPC-Web status headers that clients read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import structlog
+from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.staticfiles import StaticFiles
+
+from domain.rules.errors import InvalidAction
+from service.app import validation
+from service.app.devissuer import DevIssuer
+
+log = structlog.get_logger(__name__)
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CONNECT_PREFIX = "/preferans.v1."
+DEV_TOKEN_PATH = "/dev/token"
+MAX_TOKEN_REQUEST = 1024
+"""Largest ``/dev/token`` body, in bytes (a name is at most 64 characters)."""
+ALLOWED_HEADERS = (
+    "Content-Type",
+    "Connect-Protocol-Version",
+    "Connect-Timeout-Ms",
+    "Connect-Accept-Encoding",
+    "Connect-Content-Encoding",
+    "Grpc-Timeout",
+    "X-Grpc-Web",
+    "X-User-Agent",
+    "Authorization",
+    "X-Request-Id",
+)
+"""What connect-es and grpc-web clients send (connect-es "CORS" docs), and our metadata."""
+EXPOSED_HEADERS = (
+    "Grpc-Status",
+    "Grpc-Message",
+    "Grpc-Status-Details-Bin",
+    "Connect-Content-Encoding",
+    "Connect-Accept-Encoding",
+    "Content-Encoding",
+)
+"""What clients must read from a response (connect-es "CORS" docs)."""
+
+NO_BUILD_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Preferans</title></head>
+<body><h1>Preferans</h1>
+<p>The web table is not built. Build it with
+<code>cd clients/web &amp;&amp; npm ci &amp;&amp; npm run build</code>
+(or run <code>./scripts/run</code>, which does), then reload this page.</p>
+<p>The API answers here all the same: Connect and gRPC-Web at
+<code>/preferans.v1.&lt;Service&gt;/&lt;Method&gt;</code>.</p>
+</body></html>
+"""
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def own_origin(scope: Scope) -> str | None:
+    """This server's origin as the request names it (its scheme and ``Host``)."""
+    host = _header(scope, b"host")
+    if host is None:
+        return None
+    return f"{scope.get('scheme', 'http')}://{host}".lower()
+
+
+class OriginGuard:
+    """Refuses (403) requests from a browser page of a foreign origin (see the module)."""
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
+        self.app = app
+        self.allowed = frozenset(origin.rstrip("/").lower() for origin in allowed)
+
+    def permits(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:  # not a browser's cross-origin request (curl, gRPC clients)
+            return True
+        origin = origin.rstrip("/").lower()
+        return origin == own_origin(scope) or origin in self.allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.permits(scope):
+            await self.app(scope, receive, send)
+            return
+        log.info("request refused", code="FORBIDDEN_ORIGIN", path=str(scope.get("path", "")))
+        response = PlainTextResponse("origin not allowed", status_code=403)
+        await response(scope, receive, send)
+
+
+class DevToken:
+    """``POST /dev/token``: a development JWT for a player id (``--dev-auth`` only)."""
+
+    def __init__(self, issuer: DevIssuer) -> None:
+        self.issuer = issuer
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = await self.respond(Request(scope, receive))
+        await response(scope, receive, send)
+
+    async def respond(self, request: Request) -> Response:
+        if request.method != "POST":
+            return PlainTextResponse("use POST", status_code=405, headers={"Allow": "POST"})
+        origin = request.headers.get("origin")
+        if origin is not None and origin.rstrip("/").lower() != own_origin(request.scope):
+            return PlainTextResponse("same-origin only", status_code=403)
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return _bad("send Content-Type: application/json", 415)
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_TOKEN_REQUEST:
+                return _bad(f"the request is larger than {MAX_TOKEN_REQUEST} bytes", 413)
+        try:
+            document = json.loads(body)
+        except ValueError:
+            return _bad("the request is not JSON", 400)
+        name = document.get("name") if isinstance(document, dict) else None
+        if not isinstance(name, str):
+            return _bad('send {"name": "<player id>"}', 400)
+        try:
+            player = validation.person_id(name, "name")
+            token = self.issuer.mint(player)
+        except InvalidAction as exc:
+            return _bad(exc.message, 400)
+        log.info("dev token issued", player=player)
+        return JSONResponse({"token": token}, headers={"Cache-Control": "no-store"})
+
+
+def _bad(message: str, status: int) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class WebRoot:
+    """The web table's files from ``root``; without a build, ``/`` says how to make one."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files = StaticFiles(directory=root, html=True, check_dir=False)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response: Response | None = None
+        if not (self.root / "index.html").is_file():
+            if scope.get("path") in ("/", "/index.html"):
+                response = HTMLResponse(NO_BUILD_PAGE)
+            else:
+                response = PlainTextResponse("Not Found", status_code=404)
+        if response is not None:
+            await response(scope, receive, send)
+            return
+        try:
+            await self.files(scope, receive, send)
+        except HTTPException as exc:  # what StaticFiles raises for a missing file
+            await PlainTextResponse(exc.detail, status_code=exc.status_code)(scope, receive, send)
+
+
+class Router:
+    """Connect paths to their service's application; ``/dev/token``; the rest to the files."""
+
+    def __init__(
+        self,
+        services: dict[str, ASGIApp],
+        web: ASGIApp,
+        dev_token: ASGIApp | None,
+    ) -> None:
+        self.services = services
+        self.web = web
+        self.dev_token = dev_token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path: str = scope.get("path", "")
+        if path.startswith(CONNECT_PREFIX):
+            service = path[1:].partition("/")[0]
+            app = self.services.get(service)
+            if app is None:
+                response: Response = PlainTextResponse("Not Found", status_code=404)
+                await response(scope, receive, send)
+                return
+            await app(scope, receive, send)
+            return
+        if path == DEV_TOKEN_PATH:
+            if self.dev_token is None:
+                await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
+                return
+            await self.dev_token(scope, receive, send)
+            return
+        if scope.get("method") not in ("GET", "HEAD"):
+            await PlainTextResponse("Method Not Allowed", status_code=405)(scope, receive, send)
+            return
+        await self.web(scope, receive, send)
+
+
+def browser_app(
+    services: dict[str, ASGIApp],
+    web_root: Path,
+    dev_issuer: DevIssuer | None,
+    cors_origins: Sequence[str] = (),
+) -> ASGIApp:
+    """The whole application: origin guard → CORS → router."""
+    router = Router(services, WebRoot(web_root), DevToken(dev_issuer) if dev_issuer else None)
+    cors = CORSMiddleware(
+        router,
+        allow_origins=list(cors_origins),
+        allow_methods=["GET", "POST"],
+        allow_headers=list(ALLOWED_HEADERS),
+        expose_headers=list(EXPOSED_HEADERS),
+        max_age=7200,
+    )
+    return OriginGuard(cors, cors_origins)
