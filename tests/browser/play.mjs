@@ -306,19 +306,23 @@ async function main() {
     // The whole first deal, through the page's buttons, with two reconnects in the middle.
     let clicks = 0;
     let cardsPlayed = 0;
+    let retries = 0;
     const reconnects = [];
     while (clicks < MAX_CLICKS) {
       const result = page.locator(`${tid('deal-result')}[data-deal="1"]`);
       if (await result.count()) break;
-      const buttons = page.locator(`${tid('actions')} button[data-action]`);
-      await Promise.race([
-        buttons.first().waitFor({ timeout: STEP * 3 }),
-        result.waitFor({ timeout: STEP * 3 }),
-      ]);
+      // Our turn (a legal action button) or the deal's end, whichever comes first.
+      await page.waitForFunction(
+        () => document.querySelector('[data-testid="actions"] button[data-action]')
+          || document.querySelector('[data-testid="deal-result"][data-deal="1"]'),
+        null, { timeout: STEP * 3 },
+      );
       if (await result.count()) break;
       const done = await decide(page).catch((e) => {
         // The turn may pass between reading the buttons and clicking (a bot's move re-renders).
+        retries += 1;
         log('decision retried', { error: String(e).slice(0, 200) });
+        if (retries > 10) throw e;
         return null;
       });
       if (!done) continue;
