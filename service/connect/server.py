@@ -20,6 +20,7 @@ import socket
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from ssl import CERT_REQUIRED
 from typing import Any
 
 import structlog
@@ -27,7 +28,7 @@ import uvicorn
 
 from service.api.server import BindError, Server
 from service.api.server import create_server as create_grpc_server
-from service.api.tls import is_loopback
+from service.api.tls import ServerTls, is_loopback
 from service.app.config import StoreConfig
 from service.app.devissuer import DevIssuer
 from service.app.devissuer import load as load_dev_issuer
@@ -123,9 +124,11 @@ async def start_connect(
     *,
     web_root: Path | None = None,
     cors_origins: Sequence[str] = (),
+    tls: ServerTls | None = None,
 ) -> ConnectListener:
     """Serve the browser application on ``address`` (port 0 picks one) until ``running``
-    stops."""
+    stops; over HTTPS with ``tls``'s certificate (read at start; with its client CA, client
+    certificates are required as on the gRPC port)."""
     host, _, port_text = address.rpartition(":")
     sock = _bind(host, int(port_text))
     port = int(sock.getsockname()[1])
@@ -135,26 +138,36 @@ async def start_connect(
         dev_issuer_of(running),
         cors_origins,
     )
+    ssl: dict[str, Any] = {}
+    if tls is not None:
+        ssl = {"ssl_certfile": tls.cert_file, "ssl_keyfile": tls.key_file}
+        if tls.client_ca_file:
+            ssl.update(ssl_ca_certs=tls.client_ca_file, ssl_cert_reqs=CERT_REQUIRED)
     config = uvicorn.Config(
         app,
+        **ssl,
         lifespan="off",
         log_config=None,
         access_log=False,
         server_header=False,
         proxy_headers=False,
         ws="none",
+        http="httptools",  # the C parser (h11, uvicorn's other one, is pure Python)
+        # Browsers keep idle connections for minutes: closing them after uvicorn's default 5 s
+        # races with a request sent on one just then (the client sees a reset).
+        timeout_keep_alive=75,
         timeout_graceful_shutdown=5,
     )
     server = _InLoopServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     shown = f"[{host.strip('[]')}]" if ":" in host else host
-    url = f"http://{shown}:{port}/"
+    url = f"{'https' if tls else 'http'}://{shown}:{port}/"
     listener = ConnectListener(server, task, port, url)
     running.before_stop.append(listener.stop)
-    if not is_loopback(host.strip("[]")):
+    if tls is None and not is_loopback(host.strip("[]")):
         log.warning(
             "serving browsers without TLS on a non-loopback address: tokens travel in clear "
-            "text (put a TLS-terminating proxy in front)",
+            "text (give --tls-cert and --tls-key)",
             address=address,
         )
     log.info("serving browsers (Connect, gRPC-Web, the web table)", url=url)
@@ -188,7 +201,11 @@ async def create_server(
     if connect_address is not None:
         try:
             connect = await start_connect(
-                running, connect_address, web_root=web_root, cors_origins=cors_origins
+                running,
+                connect_address,
+                web_root=web_root,
+                cors_origins=cors_origins,
+                tls=options.get("tls"),
             )
         except BaseException:
             await running.stop(0)

@@ -11,8 +11,11 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from service.app.config import StoreConfig
 from tests.e2e.conftest import ServeProcess, free_port
-from tests.e2e.connect_helpers import envelope, frames, post_json, request
+from tests.e2e.connect_helpers import ConnectServerThread, envelope, frames, post_json, request
 from tests.e2e.helpers import PLAYERS
 
 
@@ -108,3 +111,36 @@ def test_sigterm_ends_open_browser_streams_and_stops(
     assert ends and ends[-1]["error"]["code"] == "unavailable", ends
     assert "resume from version" in ends[-1]["error"]["message"]
     assert server.process.wait(timeout=60) == 0
+
+
+def test_the_browser_port_serves_https_with_the_grpc_certificate(
+    sqlite_only: StoreConfig, start_connect: Callable[..., ConnectServerThread], tmp_path: Path
+) -> None:
+    import http.client
+    import ssl
+
+    from service.api.tls import ServerTls
+    from tests.e2e.test_tls import make_pki
+
+    pki = make_pki(tmp_path / "pki")
+    tls = ServerTls(str(pki.server_cert), str(pki.server_key))
+    server = start_connect(sqlite_only, tls=tls)
+    assert server.servers is not None and server.servers.connect is not None
+    assert server.servers.connect.url.startswith("https://")
+    context = ssl.create_default_context(cafile=str(pki.ca))
+    connection = http.client.HTTPSConnection(
+        "127.0.0.1", server.http_port, context=context, timeout=30
+    )
+    try:
+        connection.request(
+            "POST",
+            "/preferans.v1.GameService/ListGames",
+            body=b"{}",
+            headers={"Content-Type": "application/json"},
+        )
+        assert connection.getresponse().status == 200
+    finally:
+        connection.close()
+    # Plaintext is not answered as HTTP.
+    with pytest.raises((http.client.HTTPException, ConnectionError)):
+        request(server.http_port, "POST", "/preferans.v1.GameService/ListGames", b"{}")

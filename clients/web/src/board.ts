@@ -70,7 +70,9 @@ export function nameOf(state: BoardState, seat: number): string {
   return seat === state.viewer ? `${name} (you)` : name;
 }
 
-function seatEl(state: BoardState, seat: number): HTMLElement {
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function seatEl(state: BoardState, seat: number, handlers: HandHandlers): HTMLElement {
   const badges: Child[] = [];
   if (seat === state.dealer) badges.push(h('span', { class: 'badge dealer', title: 'dealer' }, 'D'));
   if (seat === state.declarer) badges.push(h('span', { class: 'badge declarer', title: 'declarer' }, state.contract ? suitText(state.contract) : 'decl.'));
@@ -82,9 +84,20 @@ function seatEl(state: BoardState, seat: number): HTMLElement {
     'div',
     { class: classes.join(' '), 'data-testid': 'seat', 'data-seat': seat },
     h('div', { class: 'seat-name' }, nameOf(state, seat), badges),
-    h('div', { class: 'seat-tricks', title: 'tricks taken' }, `${state.tricks[seat] ?? 0} tricks`),
+    h('div', { class: 'seat-tricks', title: 'tricks taken' }, plural(state.tricks[seat] ?? 0, 'trick')),
     visible && visible.length && seat !== state.viewer
-      ? h('div', { class: 'visible-hand', 'data-testid': 'visible-hand', 'data-seat': seat }, visible.map((c) => cardEl(c, { 'data-seat': seat })))
+      ? h(
+          'div',
+          { class: 'visible-hand', 'data-testid': 'visible-hand', 'data-seat': seat },
+          visible.map((c) => {
+            // Open defence: the sole whister plays his partner's cards too.
+            const action = seat === state.toAct ? handlers.playable?.get(c) : undefined;
+            const play = handlers.onPlay;
+            return action !== undefined && play
+              ? cardEl(c, { 'data-seat': seat, 'data-action': action, class: 'playable', title: `play ${c}` }, () => play(action))
+              : cardEl(c, { 'data-seat': seat });
+          }),
+        )
       : null,
   );
 }
@@ -134,8 +147,8 @@ export function feltEl(state: BoardState, handlers: HandHandlers = {}, centreExt
   return h(
     'div',
     { class: `felt seats-${state.seats}` },
-    positions(state).map((seat) => seatEl(state, seat)),
-    h('div', { class: 'centre' }, trickEl(state), talon, last, centreExtra),
+    positions(state).map((seat) => seatEl(state, seat, handlers)),
+    h('div', { class: 'middle' }, trickEl(state), talon, last, centreExtra),
     h('div', { class: 'hand-row' }, handEl(state, handlers)),
   );
 }

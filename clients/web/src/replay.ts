@@ -75,7 +75,7 @@ export function replayView(root: HTMLElement, gameId: string): () => void {
       h(
         'div',
         { class: 'replay-controls' },
-        h('button', { type: 'button', 'data-testid': 'replay-start', onclick: () => go(0), disabled: position === 0, title: 'the start (Home)' }, '⏮'),
+        h('button', { type: 'button', 'data-testid': 'replay-start', onclick: () => go(0), disabled: position === 0, title: 'the start (Home)' }, '«'),
         h('button', { type: 'button', 'data-testid': 'replay-back', onclick: () => go(position - 1), disabled: position === 0, title: 'one event back (←)' }, '◀'),
         h(
           'span',
@@ -83,7 +83,7 @@ export function replayView(root: HTMLElement, gameId: string): () => void {
           `event ${position} of ${last} · v${frame.version}`,
         ),
         h('button', { type: 'button', 'data-testid': 'replay-forward', onclick: () => go(position + 1), disabled: position === last, title: 'one event forward (→)' }, '▶'),
-        h('button', { type: 'button', 'data-testid': 'replay-end', onclick: () => go(last), disabled: position === last, title: 'the end (End)' }, '⏭'),
+        h('button', { type: 'button', 'data-testid': 'replay-end', onclick: () => go(last), disabled: position === last, title: 'the end (End)' }, '»'),
         deals.length
           ? h(
               'select',

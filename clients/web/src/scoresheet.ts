@@ -30,9 +30,9 @@ export interface SheetData {
 
 const W = 180; // half width of the sheet
 const H = 150; // half height
-const M = 26; // margin for the names
+const M = 20; // margin for the names
 const BANDS = { gora: [0.2, 0.46], pool: [0.46, 0.72], whists: [0.72, 1] } as const;
-const CHAR = 6.6; // approximate width of a character at the sheet's font size
+const CHAR = 7.6; // approximate width of a character at the sheet's font size
 
 type Point = [number, number];
 

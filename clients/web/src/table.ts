@@ -18,7 +18,10 @@ import { cardEl, suitText } from './cards';
 import { auctionEl, feltEl, nameOf, tricksTakenEl, type BoardState } from './board';
 import { scoresheetEl, type SheetData, type SheetRow } from './scoresheet';
 import { GameStream, type ConnectionState } from './stream';
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
+  ActionSchema,
   GameStatus,
   Phase,
   PhaseSchema,
@@ -164,7 +167,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       trick: v.currentTrick.map((p) => ({ seat: p.seat, card: p.card })),
       lastTrick: v.lastTrick?.cards.map((p) => ({ seat: p.seat, card: p.card })) ?? [],
       talon: v.talon,
-      tricks: v.tricks,
+      tricks: v.result && v.result.tricks.length ? v.result.tricks : v.tricks,
       auction: v.auction.map((c) => ({ seat: c.seat, call: c.call })),
       whistCalls: v.whistCalls.map((c) => ({ seat: c.seat, call: c.call })),
       contract: v.contract || v.winningBid,
@@ -181,6 +184,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     let turn = '';
     if (v) {
       if (finished) turn = game?.status === GameStatus.ABORTED ? 'game aborted' : 'game over';
+      else if (v.orderer >= 0 && v.orderer === v.seat) turn = 'you order the game';
       else if (mine) turn = 'your turn';
       else if (v.actor >= 0) turn = `${nameOf(boardState(v), v.actor)} to act`;
       else if (v.orderer >= 0) turn = `${names(v.orderer)} orders the game`;
@@ -261,9 +265,11 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     fill(
       actionsBox,
       error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null,
+      !finished && v.orderer >= 0 && v.orderer === v.seat ? orderForm() : null,
+      mine && v.canClaim ? claimForm(v, state) : null,
       discardPhase ? h('p', { class: 'hint' }, 'Pick two cards of your hand to discard (or a button below).') : null,
       h('div', { class: `actions${buttons.length > 12 ? ' many' : ''}`, 'data-testid': 'actions' }, buttons),
-      !mine && !finished ? h('p', { class: 'hint waiting' }, v.actor >= 0 ? `Waiting for ${nameOf(state, v.actor)}…` : '') : null,
+      !mine && !finished && v.actor >= 0 && v.actor !== v.seat ? h('p', { class: 'hint waiting' }, `Waiting for ${nameOf(state, v.actor)}…`) : null,
     );
 
     const scored = lastScored;
@@ -287,19 +293,85 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     );
   }
 
-  async function act(text: string): Promise<void> {
-    if (!view || busy) return;
-    const v = view;
-    const i = v.legalActions.indexOf(text);
-    if (i < 0 || !v.legal[i]) return;
+  // The largest gora orders the game (OrderGame): the pool length and, in a game played until
+  // time, the end time.
+  function orderForm(): HTMLElement {
+    const untilTime = (() => {
+      try {
+        return Boolean((JSON.parse(game?.rules?.optionsJson || '{}') as Record<string, unknown>).ending_by_time);
+      } catch {
+        return false;
+      }
+    })();
+    const pool = h('input', { type: 'number', min: 1, max: 200, value: 20, 'data-testid': 'order-pool', 'aria-label': 'pool length' });
+    const inAnHour = new Date(Date.now() + 3600_000);
+    const local = new Date(inAnHour.getTime() - inAnHour.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    const end = h('input', { type: 'datetime-local', value: local, 'data-testid': 'order-end', 'aria-label': 'end time' });
+    return h(
+      'form',
+      {
+        class: 'order-form',
+        'data-testid': 'order-game',
+        onsubmit: (e: Event) => {
+          e.preventDefault();
+          void command(async (requestId) => {
+            await games.orderGame(
+              { name, requestId, pool: Number(pool.value), endTime: untilTime ? timestampFromDate(new Date(end.value)) : undefined },
+              withAuth(credential, requestId),
+            );
+          });
+        },
+      },
+      h('strong', null, 'You order the game: '),
+      h('label', null, 'pool ', pool),
+      untilTime ? h('label', null, ' until ', end) : null,
+      h('button', { type: 'submit', class: 'primary', 'data-testid': 'order-submit', disabled: busy }, 'Order'),
+    );
+  }
+
+  // A claim of the remaining tricks: one number per position, summing to what is left.
+  function claimForm(v: SeatView, state: BoardState): HTMLElement {
+    const left = 10 - v.tricksPlayed;
+    const count = v.tricks.length || v.seats || 3;
+    const inputs = Array.from({ length: count }, (_, seat) =>
+      h('input', { type: 'number', min: 0, max: left, value: seat === v.seat ? left : 0, 'data-seat': seat, 'aria-label': `tricks for ${nameOf(state, seat)}` }),
+    );
+    return h(
+      'details',
+      { class: 'claim-box', 'data-testid': 'claim' },
+      h('summary', null, `Claim the ${left} tricks left…`),
+      h(
+        'form',
+        {
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            const tricks = inputs.map((i) => Number(i.value) || 0);
+            if (tricks.reduce((a, b) => a + b, 0) !== left) {
+              error = `a claim gives out exactly the ${left} tricks left`;
+              render();
+              return;
+            }
+            const action = create(ActionSchema, { kind: { case: 'claim', value: { tricks } } });
+            void command(async (requestId) => {
+              const answer = await games.submitAction({ name, action, requestId }, withAuth(credential, requestId));
+              if (answer.view && view && answer.view.version >= view.version) view = answer.view;
+            });
+          },
+        },
+        inputs.map((input, seat) => h('label', null, `${nameOf(state, seat)} `, input)),
+        h('button', { type: 'submit', disabled: busy }, 'Claim'),
+      ),
+    );
+  }
+
+  // Runs one command with a fresh request id; a refusal is shown and the view read again.
+  async function command(run: (requestId: string) => Promise<void>): Promise<void> {
+    if (busy) return;
     busy = true;
     error = '';
     render();
-    const requestId = newRequestId();
     try {
-      const answer = await games.submitAction({ name, action: v.legal[i], requestId }, withAuth(credential, requestId));
-      if (answer.view && view && answer.view.version >= view.version) view = answer.view;
-      selected.clear();
+      await run(newRequestId());
     } catch (err) {
       error = describeError(err);
       void refresh();
@@ -307,6 +379,18 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       busy = false;
       render();
     }
+  }
+
+  async function act(text: string): Promise<void> {
+    if (!view) return;
+    const v = view;
+    const i = v.legalActions.indexOf(text);
+    if (i < 0 || !v.legal[i]) return;
+    await command(async (requestId) => {
+      const answer = await games.submitAction({ name, action: v.legal[i], requestId }, withAuth(credential, requestId));
+      if (answer.view && view && answer.view.version >= view.version) view = answer.view;
+      selected.clear();
+    });
   }
 
   // The view after the last event seen; calls that arrive meanwhile fold into one more read.

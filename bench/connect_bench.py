@@ -1,0 +1,306 @@
+"""Card plays through the Connect port against native gRPC, in the same run (issue 15).
+
+Run: ``.venv/bin/python bench/connect_bench.py`` (PostgreSQL at ``--url``, default
+``postgresql://postgres@127.0.0.1:5432/test``, in a schema ``bench_<random>`` dropped at the
+end; ``--store sqlite`` for a temporary SQLite file). One ``pref serve`` process serves both
+ports; the client is one asyncio process, and the games are driven by ``grpc_bench``'s
+``GameDriver`` (the same commands, choices and reads as the gRPC benchmark), either on a
+``grpc.aio`` channel or on the official ``connectrpc`` async client (``ConnectStub``: the same
+method names over the Connect protocol, JSON as the web table sends it, or binary).
+
+1. Closed loop at ``--games`` (64) concurrent games, each protocol in turn on the same server
+   (native gRPC, Connect JSON, Connect binary, then native gRPC again, so a drift of the
+   machine shows as the two native rows differing): commands/s and card plays/s, and the
+   Connect rates as a share of native gRPC's (the mean of its two rows). Target: ≥ 70 %.
+2. Open loop at half of Connect JSON's closed-loop commands/s, 64 games: the card plays'
+   p99 latency (send to answer). Target: ≤ 25 ms. The same for native gRPC, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import psycopg
+import pyqwest
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.errors import ConnectError
+from psycopg import sql
+
+from service.app.keys import new_key_line
+from service.connect.bridge import connect_code
+from service.connect.codecs import JsonCodec
+from service.gen.preferans.v1 import game_connect, game_pb2_grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grpc_bench import (  # a sibling script, not a package
+    GameDriver,
+    Run,
+    ServerProcess,
+    Sizes,
+    channel_for,
+    closed,
+    free_port,
+    header,
+    open_loop,
+    prime,
+    row,
+    running,
+)
+from store_bench import DEFAULT_URL, say
+
+ROOT = Path(__file__).resolve().parent.parent
+ORDER = ("grpc", "connect json", "connect proto", "grpc")
+"""The closed-loop rows, in turn: native gRPC first and last (a drift of the machine shows)."""
+TARGET_SHARE = 0.70
+TARGET_P99_MS = 25.0
+OPEN_BASE = "connect json"
+"""The open loop's rate is a share of this protocol's closed-loop commands/s."""
+
+
+class ConnectStub:
+    """``GameDriver``'s four calls over the Connect protocol (``metadata`` → headers); a
+    Connect error is raised as grpc.aio's, so the driver and the loops treat it alike."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def _call(self, method: Any, request: Any, metadata: Any) -> Any:
+        try:
+            return await method(request, headers=dict(metadata or ()))
+        except ConnectError as exc:
+            code = getattr(grpc.StatusCode, exc.code.name, grpc.StatusCode.UNKNOWN)
+            if exc.code.name == "CANCELED":
+                code = grpc.StatusCode.CANCELLED
+            assert connect_code(code) is exc.code
+            raise grpc.aio.AioRpcError(
+                code, grpc.aio.Metadata(), grpc.aio.Metadata(), details=exc.message
+            ) from None
+
+    async def CreateGame(self, request: Any, metadata: Any = None) -> Any:  # noqa: N802
+        return await self._call(self.client.create_game, request, metadata)
+
+    async def GetGame(self, request: Any, metadata: Any = None) -> Any:  # noqa: N802
+        return await self._call(self.client.get_game, request, metadata)
+
+    async def GetSeatView(self, request: Any, metadata: Any = None) -> Any:  # noqa: N802
+        return await self._call(self.client.get_seat_view, request, metadata)
+
+    async def SubmitAction(self, request: Any, metadata: Any = None) -> Any:  # noqa: N802
+        return await self._call(self.client.submit_action, request, metadata)
+
+
+def server_process(args: argparse.Namespace, schema: str) -> tuple[ServerProcess, int]:
+    """``pref serve`` with both ports, unthrottled (one client plays every seat)."""
+    if args.store == "sqlite":
+        store = str(Path(args.sqlite_dir) / "events.sqlite")
+    else:
+        store = f"{args.url}{'&' if '?' in args.url else '?'}schema={schema}"
+    port, connect_port = free_port(), free_port()
+    argv = [
+        *(sys.executable, "-m", "service.cli", "serve", "--store", store),
+        *("--host", "127.0.0.1", "--port", str(port), "--connect-port", str(connect_port)),
+        *("--workers", str(args.workers), "--log-level", "warning"),
+        *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
+        *("--watch-streams", "0", "--streams-per-connection", "1000"),
+    ]
+    fd, log_path = tempfile.mkstemp(prefix="connect_bench_", suffix=".log")
+    with os.fdopen(fd, "wb") as log:
+        process = subprocess.Popen(
+            argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
+    return ServerProcess("game server", process, port, log_path), connect_port
+
+
+async def drivers_for(
+    stub: Any, run: str, label: str, games: int, sizes: Sizes
+) -> list[GameDriver]:
+    drivers = [GameDriver(stub, f"{run}-{label}", i, sizes) for i in range(games)]
+    for chunk in range(0, games, 16):
+        await asyncio.gather(*(d.new_game() for d in drivers[chunk : chunk + 16]))
+    return drivers
+
+
+async def bench(args: argparse.Namespace, run: str) -> list[Run]:
+    schema = f"bench_{run}"
+    admin = psycopg.connect(args.url, autocommit=True) if args.store == "postgres" else None
+    if admin is not None:
+        admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    runs: list[Run] = []
+    try:
+        server, connect_port = server_process(args, schema)
+        async with contextlib.AsyncExitStack() as stack:
+            await stack.enter_async_context(running(server))
+            pid = server.process.pid
+            if args.profile_server:
+                server.profiler = subprocess.Popen(
+                    [
+                        *(
+                            shutil.which("py-spy", path=str(Path(sys.executable).parent))
+                            or "py-spy",
+                        ),
+                        *("record", "--pid", str(pid), "--threads", "--gil", "--rate", "200"),
+                        *("--format", "raw", "--output", args.profile_server, "--nonblocking"),
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            base = f"http://127.0.0.1:{connect_port}"
+            say(f"server pid {pid}: gRPC {server.target}, Connect {base}")
+            channel = await stack.enter_async_context(channel_for(server.target))
+            http = pyqwest.Client()
+            json_client = game_connect.GameServiceClient(
+                base, codec=JsonCodec(1 << 22), http_client=http, send_compression=None
+            )
+            proto_client = game_connect.GameServiceClient(
+                base,
+                codec=google_protobuf_binary_codec(),
+                http_client=http,
+                send_compression=None,
+            )
+            stubs: dict[str, Any] = {
+                "grpc": game_pb2_grpc.GameServiceStub(channel),
+                "connect json": ConnectStub(json_client),
+                "connect proto": ConnectStub(proto_client),
+            }
+            sizes = Sizes()
+            drivers = {
+                label: await drivers_for(stub, run, label.replace(" ", "-"), args.games, sizes)
+                for label, stub in stubs.items()
+            }
+            say(f"{args.games} games created per protocol (untimed)")
+            say(header())
+            order = [label for label in ORDER if label in args.protocols]
+            for label in order:
+                await prime(drivers[label], args.prime_seconds)
+                runs.append(
+                    await closed(drivers[label], label, args.store, args.seconds, args.warmup, pid)
+                )
+                say(row(runs[-1]))
+            capacity = {
+                label: [r.rate() for r in runs if r.label == label and r.loop == "closed"]
+                for label in stubs
+            }
+            for label in [p for p in ("connect json", "grpc") if p in args.protocols]:
+                rate = round(args.open_fraction * sum(capacity[OPEN_BASE]))
+                if rate <= 0:
+                    continue
+                await prime(drivers[label], args.prime_seconds)
+                runs.append(
+                    await open_loop(
+                        drivers[label], rate, label, args.store, args.seconds, args.warmup, pid
+                    )
+                )
+                say(row(runs[-1]))
+            await json_client.close()
+            await proto_client.close()
+    finally:
+        if admin is not None:
+            admin.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+            )
+            admin.close()
+        if args.store == "sqlite":
+            shutil.rmtree(args.sqlite_dir, ignore_errors=True)
+    return runs
+
+
+def summary(args: argparse.Namespace, runs: list[Run]) -> list[str]:
+    def closed_rates(label: str, kind: str | None) -> list[float]:
+        return [r.rate(kind) for r in runs if r.label == label and r.loop == "closed"]
+
+    native = closed_rates("grpc", None)
+    native_plays = closed_rates("grpc", "play")
+    mean = sum(native) / len(native)
+    mean_plays = sum(native_plays) / len(native_plays)
+    lines = [
+        f"native gRPC at {args.games} games: {native[0]:.0f} and {native[-1]:.0f} commands/s "
+        f"(first and last row; mean {mean:.0f}), {mean_plays:.0f} card plays/s"
+    ]
+    for label in ("connect json", "connect proto"):
+        (rate,) = closed_rates(label, None)
+        (plays,) = closed_rates(label, "play")
+        share = plays / mean_plays if mean_plays else float("nan")
+        verdict = "met" if share >= TARGET_SHARE else "NOT met"
+        lines.append(
+            f"{label}: {rate:.0f} commands/s = {rate / mean:.0%} of native; card plays "
+            f"{plays:.0f}/s = {share:.0%} of native (target ≥ {TARGET_SHARE:.0%}: {verdict})"
+        )
+    for r in runs:
+        if r.loop == "open":
+            p99 = r.pct(99)
+            verdict = "met" if p99 <= TARGET_P99_MS else "NOT met"
+            target = f" (target ≤ {TARGET_P99_MS:g} ms: {verdict})" if "connect" in r.label else ""
+            lines.append(
+                f"{r.label} open loop at {r.offered:.0f} commands/s (half of Connect JSON's "
+                f"capacity): card play p50 {r.pct(50):.1f} ms, p99 {p99:.1f} ms{target}; "
+                f"{r.missed} slots missed, {r.result.errors} errors"
+            )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--url", default=DEFAULT_URL, help="PostgreSQL URL (a schema is made)")
+    parser.add_argument(
+        "--store", choices=("postgres", "sqlite"), default="postgres", help="the event store"
+    )
+    parser.add_argument("--games", type=int, default=64, help="concurrent games")
+    parser.add_argument("--seconds", type=float, default=6.0, help="measured seconds per row")
+    parser.add_argument("--warmup", type=float, default=1.5, help="unmeasured seconds per row")
+    parser.add_argument(
+        "--open-fraction",
+        type=float,
+        default=0.5,
+        help="open-loop rate as a share of Connect JSON's closed-loop commands/s",
+    )
+    parser.add_argument("--prime-seconds", type=float, default=8.0)
+    parser.add_argument(
+        "--protocols",
+        nargs="+",
+        choices=sorted(set(ORDER)),
+        default=sorted(set(ORDER)),
+        help="the protocols to run (default: all; the comparison needs grpc and connect json)",
+    )
+    parser.add_argument(
+        "--profile-server", metavar="FILE", help="py-spy record the server (--gil) to FILE"
+    )
+    parser.add_argument("--workers", type=int, default=16, help="the server's store threads")
+    args = parser.parse_args(argv)
+    run = secrets.token_hex(4)
+    if args.store == "sqlite":
+        args.sqlite_dir = tempfile.mkdtemp(prefix="connect_bench_")
+    load = os.getloadavg()
+    say(
+        f"connect_bench run {run}: {args.store}, {args.games} games; {os.cpu_count()} cores, "
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, python "
+        f"{sys.version.split()[0]}, grpcio {grpc.__version__}"
+    )
+    started = time.perf_counter()
+    runs = asyncio.run(bench(args, run))
+    if not {"grpc", OPEN_BASE} <= set(args.protocols):
+        return
+    say("")
+    say("== same-run comparison ==")
+    for line in summary(args, runs):
+        say("  " + line)
+    say(f"  ({time.perf_counter() - started:.0f} s in all)")
+
+
+if __name__ == "__main__":
+    # A throwaway server key, unless one is configured: PostgreSQL stores need one.
+    os.environ.setdefault("PREF_KEYS", new_key_line("bench"))
+    main()
