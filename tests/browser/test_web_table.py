@@ -33,8 +33,8 @@ import grpc
 import pytest
 
 from service.gen.preferans.v1 import audit_pb2 as apb
-from service.gen.preferans.v1 import audit_pb2_grpc
-from tests.browser.hidden import check_dom, check_network, truth_from_log
+from service.gen.preferans.v1 import audit_pb2_grpc, game_pb2
+from tests.browser.hidden import check_dom, check_network, response_messages, truth_from_log
 from tests.e2e.conftest import ServeProcess, free_port, postgres_schema
 
 REPO = Path(__file__).resolve().parents[2]
@@ -251,6 +251,19 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
     ]
     resumed = [request_json(n).get("fromVersion") for n in watches]
     assert len(watches) >= 3 and any(int(v or 0) > 0 for v in resumed[1:]), resumed
+    # Each live stream resumed where the one before it stopped: across the drops the page got
+    # every event of the deal once, none missed, none twice.
+    live = [n for n in watches if n["method"].endswith("/WatchGame")]
+    delivered = [
+        message.version
+        for capture in live
+        for message in response_messages(capture)
+        if isinstance(message, game_pb2.WatchGameResponse)
+        and message.WhichOneof("event") != "heartbeat"
+    ]
+    first = int(request_json(live[0]).get("fromVersion") or 0)
+    assert delivered == list(range(first + 1, first + 1 + len(delivered))), (resumed, delivered)
+    assert delivered[-1] >= truth.scored_at[1], delivered
 
     # The replay viewer stepped forward and back.
     replay = steps(result, "replay")[0]
