@@ -18,6 +18,7 @@ request context, so no method is written twice.
 from __future__ import annotations
 
 import base64
+import contextvars
 import functools
 import ipaddress
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -32,12 +33,50 @@ from connectrpc.request import RequestContext
 from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 
+from service.api.logs import request_id_from
+from service.app import validation
+
 log = structlog.get_logger(__name__)
 
 DETAILS_KEY = "grpc-status-details-bin"
 """Where a gRPC status carries its ``google.rpc.Status`` (``grpc_status.rpc_status``)."""
 HIDDEN_HEADERS = frozenset({"cookie", "host", "content-length", "connection"})
 """HTTP headers that are transport, not call metadata (the page sends no cookie)."""
+
+
+_REACHED: contextvars.ContextVar[bool] = contextvars.ContextVar("reached", default=False)
+"""Whether this call reached the servicers (which log their own refusals)."""
+
+
+class MalformedMessage(ConnectError):
+    """The request body is not the method's request message (``service.connect.codecs``)."""
+
+
+class RequestIds:
+    """A Connect metadata interceptor, run before the request body is read: binds the call's
+    request id and method to the log context as ``service.api.logs.RequestIdInterceptor``
+    does, and writes the id it chose into the ``x-request-id`` header, so that the gRPC
+    interceptors, which run later for the same call, bind the very same id. A call refused
+    before it reaches the servicers (a body that is not the request message, or too large) is
+    logged here, as the servicers log theirs."""
+
+    async def on_start(self, ctx: RequestContext[Any, Any]) -> None:
+        headers = ctx.request_headers
+        request_id = request_id_from([("x-request-id", headers.get("x-request-id", ""))])
+        headers["x-request-id"] = request_id
+        method = f"/{ctx.method.service_name}/{ctx.method.name}"
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(
+            request_id=request_id, method=validation.bounded(method)
+        )
+        _REACHED.set(False)
+
+    async def on_end(
+        self, token: None, ctx: RequestContext[Any, Any], error: Exception | None, /
+    ) -> None:
+        if isinstance(error, ConnectError) and not _REACHED.get():
+            kind = "MalformedRequest" if isinstance(error, MalformedMessage) else "transport"
+            log.info("request refused", code=error.code.name, kind=kind)
 
 
 class Preserialized(NamedTuple):
@@ -208,6 +247,7 @@ class Bridge:
         self, ctx: RequestContext[Any, Any]
     ) -> tuple[grpc.RpcMethodHandler[Any, Any], BridgeContext]:
         path = f"/{ctx.method.service_name}/{ctx.method.name}"
+        _REACHED.set(True)
         context = BridgeContext(metadata_of(ctx), peer_of(ctx.client_address))
         handler = await self.methods.resolve(path, context.invocation_metadata())
         if handler is None:

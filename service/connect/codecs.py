@@ -10,7 +10,8 @@ They differ from ``connectrpc.compat``'s in three ways, each to answer as native
 - the watch streams' messages, serialised once per event and seat (``Preserialized``), go out
   as they are in binary, and are parsed once to be written as JSON.
 
-JSON is protobuf's canonical JSON mapping (``lowerCamelCase`` names, as connect-es reads it);
+JSON is protobuf's canonical JSON mapping (``lowerCamelCase`` names, as connect-es reads it),
+printed by ``service.connect.protojson`` (``json_format.MessageToDict``'s output, faster);
 unknown fields are ignored, as the binary format keeps them without looking.
 """
 
@@ -26,10 +27,11 @@ from google.protobuf.message import Message
 from protobuf.wkt import Any as WireAny
 
 from service.api.errors import MalformedRequest, map_error
-from service.connect.bridge import Preserialized, connect_code
+from service.connect.bridge import MalformedMessage, Preserialized, connect_code
+from service.connect.protojson import to_dict
 
 
-def malformed(message_type: type[Any]) -> ConnectError:
+def malformed(message_type: type[Any]) -> MalformedMessage:
     """The error native gRPC gives for undecodable request bytes (``map_error``)."""
     name = str(getattr(getattr(message_type, "DESCRIPTOR", None), "full_name", "request"))
     mapped = map_error(MalformedRequest(name))
@@ -37,7 +39,7 @@ def malformed(message_type: type[Any]) -> ConnectError:
     details = [
         ErrorDetail(WireAny(type_url=d.type_url, value=d.value)) for d in mapped.status.details
     ]
-    return ConnectError(connect_code(mapped.code), mapped.status.message, details)
+    return MalformedMessage(connect_code(mapped.code), mapped.status.message, details)
 
 
 def too_large(size: int, limit: int) -> ConnectError:
@@ -77,7 +79,7 @@ class JsonCodec:
         if isinstance(message, Preserialized):
             message = message.message_type.FromString(message.data)
         assert isinstance(message, Message)
-        as_dict = json_format.MessageToDict(message)
+        as_dict = to_dict(message)
         data = json.dumps(as_dict, separators=(",", ":"), ensure_ascii=False).encode()
         if len(data) > self.max_send_bytes:
             raise too_large(len(data), self.max_send_bytes)

@@ -32,7 +32,7 @@ from service.api.tls import ServerTls, is_loopback
 from service.app.config import StoreConfig
 from service.app.devissuer import DevIssuer
 from service.app.devissuer import load as load_dev_issuer
-from service.connect.bridge import Bridge, GrpcMethods
+from service.connect.bridge import Bridge, GrpcMethods, RequestIds
 from service.connect.codecs import codecs
 from service.connect.web import ASGIApp, browser_app
 from service.gen.preferans.v1 import (
@@ -87,9 +87,11 @@ def connect_applications(running: Server) -> dict[str, ASGIApp]:
     bridge = Bridge(GrpcMethods(running.handlers, running.interceptors))
     limits = running.limits
     apps: dict[str, ASGIApp] = {}
+    request_ids = RequestIds()
     for application in APPLICATIONS:
         app: Any = application(
             bridge,
+            interceptors=[request_ids],
             read_max_bytes=limits.max_receive_bytes,
             codecs=codecs(limits.max_send_bytes),
         )

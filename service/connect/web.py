@@ -202,6 +202,12 @@ class Router:
             return
         path: str = scope.get("path", "")
         if path.startswith(CONNECT_PREFIX):
+            if scope.get("method") != "POST":
+                # Connect's GET form is for methods marked free of side effects, and none of
+                # ours is: a GET (which an <img> of any page can send) runs nothing.
+                refused = PlainTextResponse("use POST", status_code=405, headers={"Allow": "POST"})
+                await refused(scope, receive, send)
+                return
             service = path[1:].partition("/")[0]
             app = self.services.get(service)
             if app is None:

@@ -373,3 +373,34 @@ def test_a_spectator_stream_over_raw_connect_json_ends_with_an_error_frame_on_re
     ends = [json.loads(data) for flags, data in frames(answer.body) if flags & END_STREAM]
     assert ends and ends[-1]["error"]["code"] == "invalid_argument"
     assert error_of(answer)["details"][0]["type"] == "google.rpc.BadRequest"
+
+
+def test_batched_and_lobby_streams_over_connect(web: ConnectServerThread) -> None:
+    """``WatchGameBatches`` and ``WatchTables`` stream over Connect too."""
+    client = _client(web)
+    created = _create(client)
+    name, version = created.game.name, created.game.version
+    batches = client.watch_game_batches(
+        pb.WatchGameBatchesRequest(name=name, from_version=0),
+        headers=_bearer(created.seat_tokens[0]),
+        timeout_ms=30_000,
+    )
+    seen: list[int] = []
+    for batch in batches:
+        seen += [u.version for u in batch.updates if not u.HasField("heartbeat")]
+        if seen and seen[-1] >= version:
+            break
+    assert seen == list(range(1, version + 1))
+    client.close()
+    tables = table_connect.TableServiceClientSync(web.base_url, codec=JsonCodec(1 << 20))
+    token = dev_token(CONNECT_ISSUER_KEY, "bob")
+    opened = tables.create_table(
+        table_pb2.CreateTableRequest(request_id=uuid.uuid4().hex, take_seat=True),
+        headers=_bearer(token),
+    )
+    watch = table_pb2.WatchTablesRequest(after_position=0)
+    for message in tables.watch_tables(watch, timeout_ms=30_000):
+        if message.HasField("table") and message.table.name == opened.table.name:
+            assert message.table.creator == "bob"
+            break
+    tables.close()

@@ -107,6 +107,12 @@ def test_bad_requests_get_the_protocols_errors_and_record_nothing(
         {"Content-Type": "application/connect+json"},
     )
     assert enveloped.status == 415
+    # Connect's GET form (which any page's <img> can send, without an Origin): none of our
+    # methods is free of side effects, so GET runs nothing.
+    query = "/preferans.v1.GameService/CreateGame?encoding=json&message=" + json.dumps(
+        create_json()
+    ).replace(" ", "")
+    assert request(port, "GET", query).status == 405
     # A page of a foreign origin: refused before anything runs, even a valid creation.
     foreign = post_json(port, CREATE, create_json(), {"Origin": "https://evil.example"})
     assert foreign.status == 403

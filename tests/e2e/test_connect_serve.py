@@ -47,6 +47,11 @@ def test_pref_serve_serves_browsers_and_logs_their_request_ids(
         {"x-request-id": request_id, "authorization": f"Bearer {token}"},
     )
     assert refused.status == 400
+    malformed_id = f"rid-{uuid.uuid4().hex}"
+    malformed = post_json(
+        port, "/preferans.v1.GameService/CreateGame", b"{", {"x-request-id": malformed_id}
+    )
+    assert malformed.status == 400
     created = post_json(
         port,
         "/preferans.v1.GameService/CreateGame",
@@ -54,6 +59,10 @@ def test_pref_serve_serves_browsers_and_logs_their_request_ids(
     )
     assert created.status == 200
     lines = _lines(server)
+    # A body refused before the servicers run is logged under its request id too.
+    (refusal,) = [line for line in lines if line.get("request_id") == malformed_id]
+    assert refusal["event"] == "request refused" and refusal["kind"] == "MalformedRequest"
+    assert refusal["method"] == "/preferans.v1.GameService/CreateGame"
     mine = [line for line in lines if line.get("request_id") == request_id]
     assert mine, server.output()
     assert all(line["method"] == "/preferans.v1.GameService/GetGame" for line in mine)

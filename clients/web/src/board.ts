@@ -34,6 +34,18 @@ export interface BoardState {
   auction: Call[];
   whistCalls: Call[];
   contract: string;
+  // The game's clocks (a table with a time control): each seat's bank at the start of its
+  // turn, and the running seat's deadline (ms since the epoch).
+  clocks?: { bankMs: number[]; running: number; deadlineMs: number };
+}
+
+// m:ss (or h:mm:ss) of a duration in ms, never negative.
+export function clockText(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
 export interface HandHandlers {
@@ -85,6 +97,11 @@ function seatEl(state: BoardState, seat: number, handlers: HandHandlers): HTMLEl
     { class: classes.join(' '), 'data-testid': 'seat', 'data-seat': seat },
     h('div', { class: 'seat-name' }, nameOf(state, seat), badges),
     h('div', { class: 'seat-tricks', title: 'tricks taken' }, plural(state.tricks[seat] ?? 0, 'trick')),
+    state.clocks && seat < state.clocks.bankMs.length
+      ? seat === state.clocks.running
+        ? h('div', { class: 'clock running', 'data-testid': 'clock', 'data-seat': seat, 'data-deadline': state.clocks.deadlineMs, title: 'time left for this decision' }, clockText(state.clocks.deadlineMs - Date.now()))
+        : h('div', { class: 'clock', 'data-testid': 'clock', 'data-seat': seat, title: 'time in the bank' }, clockText(state.clocks.bankMs[seat]))
+      : null,
     visible && visible.length && seat !== state.viewer
       ? h(
           'div',

@@ -41,6 +41,8 @@ export function lobbyView(root: HTMLElement): () => void {
   );
   const poolInput = h('input', { type: 'number', min: 0, max: 200, value: 0, 'data-testid': 'create-pool', 'aria-label': 'pool target (0: the rule set’s)' });
   const botsBox = h('input', { type: 'checkbox', 'data-testid': 'create-fill-bots', checked: true });
+  const moveInput = h('input', { type: 'number', min: 0, max: 86400, value: 0, 'data-testid': 'create-move-seconds', 'aria-label': 'seconds per move (0: no clock)' });
+  const bankInput = h('input', { type: 'number', min: 0, max: 604800, value: 0, 'data-testid': 'create-bank-seconds', 'aria-label': 'seconds in the bank' });
   const leagueInput = h('input', { type: 'text', maxlength: 64, placeholder: 'none', 'data-testid': 'create-league', 'aria-label': 'league' });
 
   fill(
@@ -110,6 +112,7 @@ export function lobbyView(root: HTMLElement): () => void {
         h('label', null, 'Rules ', rulesSelect),
         h('label', null, 'Pool ', poolInput),
         h('label', null, 'League ', leagueInput),
+        h('label', { title: '0 and 0: no clock' }, 'Clock ', moveInput, ' s a move + ', bankInput, ' s bank'),
         h('label', { class: 'check' }, botsBox, ' fill the empty seats with bots'),
         h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-submit', disabled: busy || !jwt() }, 'Open the table'),
       ),
@@ -224,6 +227,10 @@ export function lobbyView(root: HTMLElement): () => void {
             optionsJson: players === 3 ? '' : JSON.stringify({ players }),
           },
           league: leagueInput.value.trim(),
+          timeControl:
+            Number(moveInput.value) > 0 || Number(bankInput.value) > 0
+              ? { moveSeconds: Math.max(0, Number(moveInput.value) || 0), bankSeconds: Math.max(0, Number(bankInput.value) || 0) }
+              : undefined,
           takeSeat: true,
           requestId,
         },

@@ -64,7 +64,7 @@ function rotationOf(edge: string): number {
 }
 
 // Running totals of one column: the values after each deal that wrote something.
-function running(values: number[]): number[] {
+export function running(values: number[]): number[] {
   const out: number[] = [];
   let sum = 0;
   for (const v of values) {
@@ -76,7 +76,7 @@ function running(values: number[]): number[] {
 }
 
 // The history before the total ("2.6." for 2, 6, 10), cut from the left to `room` characters.
-function historyText(history: number[], total: number, room: number): string {
+export function historyText(history: number[], total: number, room: number): string {
   const earlier = history.length && history[history.length - 1] === total ? history.slice(0, -1) : history;
   let text = earlier.map((v) => `${v}.`).join('');
   const limit = Math.max(0, room - String(total).length);

@@ -15,11 +15,11 @@ import {
 } from './api';
 import { h, fill, type Child } from './dom';
 import { cardEl, suitText } from './cards';
-import { auctionEl, feltEl, nameOf, tricksTakenEl, type BoardState } from './board';
+import { auctionEl, clockText, feltEl, nameOf, tricksTakenEl, type BoardState } from './board';
 import { scoresheetEl, type SheetData, type SheetRow } from './scoresheet';
 import { GameStream, type ConnectionState } from './stream';
 import { create } from '@bufbuild/protobuf';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   ActionSchema,
   GameStatus,
@@ -171,8 +171,22 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       auction: v.auction.map((c) => ({ seat: c.seat, call: c.call })),
       whistCalls: v.whistCalls.map((c) => ({ seat: c.seat, call: c.call })),
       contract: v.contract || v.winningBid,
+      clocks: v.clock
+        ? {
+            bankMs: v.clock.remaining.map((d) => Number(d.seconds) * 1000 + Math.floor(d.nanos / 1e6)),
+            running: v.clock.seat,
+            deadlineMs: v.clock.deadline ? timestampDate(v.clock.deadline).getTime() : 0,
+          }
+        : undefined,
     };
   }
+
+  // The running clock counts down between redraws.
+  const ticker = window.setInterval(() => {
+    for (const el of board.querySelectorAll<HTMLElement>('.clock.running[data-deadline]')) {
+      el.textContent = clockText(Number(el.dataset.deadline) - Date.now());
+    }
+  }, 500);
 
   function render(): void {
     if (stopped) return;
@@ -270,6 +284,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       discardPhase ? h('p', { class: 'hint' }, 'Pick two cards of your hand to discard (or a button below).') : null,
       h('div', { class: `actions${buttons.length > 12 ? ' many' : ''}`, 'data-testid': 'actions' }, buttons),
       !mine && !finished && v.actor >= 0 && v.actor !== v.seat ? h('p', { class: 'hint waiting' }, `Waiting for ${nameOf(state, v.actor)}…`) : null,
+      finished ? null : seatCommands(v),
     );
 
     const scored = lastScored;
@@ -364,6 +379,49 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     );
   }
 
+  // What a seat may do besides its decisions: adjourn or resume (every person agrees), resign
+  // (the server's bot plays on; the leaver is settled by the early-leave rule).
+  function seatCommands(v: SeatView): HTMLElement {
+    const agreed = game?.adjournmentAgreed.includes(v.seat) ?? false;
+    return h(
+      'div',
+      { class: 'seat-commands' },
+      v.adjourned ? h('span', { class: 'notice' }, 'The game is adjourned.') : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-testid': v.adjourned ? 'resume-button' : 'adjourn-button',
+          disabled: busy || agreed,
+          onclick: () =>
+            void command(async (requestId) => {
+              if (v.adjourned) await games.resumeGame({ name, requestId }, withAuth(credential, requestId));
+              else await games.adjournGame({ name, requestId }, withAuth(credential, requestId));
+              await refreshGame();
+            }),
+        },
+        v.adjourned ? 'Ask to resume' : agreed ? 'Adjournment asked' : 'Ask to adjourn',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          'data-testid': 'resign-button',
+          class: 'danger',
+          disabled: busy,
+          onclick: () => {
+            if (!window.confirm('Resign? The server’s bot takes your seat and plays on; your account is settled by the early-leave rule.')) return;
+            void command(async (requestId) => {
+              await games.resignGame({ name, requestId }, withAuth(credential, requestId));
+              location.hash = '#/';
+            });
+          },
+        },
+        'Resign',
+      ),
+    );
+  }
+
   // Runs one command with a fresh request id; a refusal is shown and the view read again.
   async function command(run: (requestId: string) => Promise<void>): Promise<void> {
     if (busy) return;
@@ -451,6 +509,9 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
         void refreshSheet();
         void refreshGame();
         break;
+      case 'adjournment':
+        void refreshGame();
+        break;
       case 'playerReplaced':
         if (event.value.player) replaced.set(event.value.seat, event.value.player.playerId);
         void refreshSheet();
@@ -536,6 +597,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   void start();
   return () => {
     stopped = true;
+    window.clearInterval(ticker);
     stream?.stop();
     delete window.__prefDropStream;
   };
