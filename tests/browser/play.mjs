@@ -349,8 +349,25 @@ async function main() {
       await reconnect(page, context, 'offline');
       reconnects.push('drop', 'offline');
     }
-    const sheet = await page.locator(`${tid('scoresheet')} [data-seat]`).count();
-    log('deal 1 over', { clicks, cardsPlayed, reconnects, version: await version(page), sheetSeats: sheet });
+    const sheetSeats = await page.locator(`${tid('scoresheet')} [data-seat]`).count();
+    // The scoresheet as drawn: per seat its pool and gora totals and the whists it wrote on
+    // each other seat (the cells' data-value).
+    const sheet = await page.locator(`${tid('scoresheet')} ${tid('whists')}`).evaluateAll((groups) => {
+      const value = (el) => (el ? Number(el.getAttribute('data-value')) : null);
+      const root = document.querySelector('[data-testid="scoresheet"]');
+      return groups.map((g) => {
+        const seat = Number(g.getAttribute('data-seat'));
+        const whists = {};
+        for (const w of g.querySelectorAll('[data-testid="whists-on"]')) whists[w.getAttribute('data-on')] = value(w);
+        return {
+          seat,
+          pool: value(root.querySelector(`[data-testid="pool"][data-seat="${seat}"]`)),
+          gora: value(root.querySelector(`[data-testid="gora"][data-seat="${seat}"]`)),
+          whists,
+        };
+      });
+    });
+    log('deal 1 over', { clicks, cardsPlayed, reconnects, version: await version(page), sheetSeats, sheet });
     await page.evaluate(() => window.__prefSnapshot('deal over'));
     await shot(page, '07-deal-result');
 

@@ -33,7 +33,7 @@ import grpc
 import pytest
 
 from service.gen.preferans.v1 import audit_pb2 as apb
-from service.gen.preferans.v1 import audit_pb2_grpc, game_pb2
+from service.gen.preferans.v1 import audit_pb2_grpc, game_pb2, game_pb2_grpc
 from tests.browser.hidden import check_dom, check_network, response_messages, truth_from_log
 from tests.e2e.conftest import ServeProcess, free_port, postgres_schema
 
@@ -118,6 +118,15 @@ def seed_league(store: str) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def scoresheet(address: str, game_id: str) -> game_pb2.Scoresheet:
+    """The game's scoresheet now, over native gRPC."""
+    with grpc.insecure_channel(address) as channel:
+        games: Any = game_pb2_grpc.GameServiceStub(channel)
+        answer = games.GetScoresheet(game_pb2.GetScoresheetRequest(name=f"games/{game_id}"))
+    sheet: game_pb2.Scoresheet = answer.scoresheet
+    return sheet
 
 
 def event_log(address: str, game_id: str) -> list[apb.EventLogEntry]:
@@ -225,6 +234,7 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
             SCREENSHOTS / kind,
         )
         entries = event_log(server.address, result["gameId"])
+        sheet = scoresheet(server.address, result["gameId"])
     finally:
         server.terminate()
     truth = truth_from_log(uuid.UUID(result["gameId"]), entries, PLAYER)
@@ -236,6 +246,14 @@ def test_web_table_in_chromium(node: str, store: str, tmp_path: Path) -> None:
     assert 1 in truth.scored_at, "deal 1 was not scored"
     over = steps(result, "deal 1 over")[0]
     assert over["clicks"] > 0 and over["sheetSeats"] >= 3
+    # The page drew the scoresheet after it as the server keeps it: each seat's pool, gora and
+    # the whists it wrote on each other seat (the game waits for the page's seat in deal 2).
+    assert [d.deal_number for d in sheet.deals] == [1]
+    drawn = {row["seat"]: row for row in over["sheet"]}
+    for row in sheet.totals:
+        whists = {str(on): w for on, w in enumerate(row.whists) if on != row.seat}
+        want = {"seat": row.seat, "pool": row.pool, "gora": row.gora, "whists": whists}
+        assert drawn[row.seat] == want, (drawn, sheet.totals)
 
     # Reconnects: after a dropped stream (alone, and with the browser offline) the page came
     # back to "live" by itself and the game went on from where it was.
