@@ -209,30 +209,51 @@ async function waitState(page, state) {
   );
 }
 
-// One decision of ours: the first of the page's legal actions we prefer. In the auction we
-// pass (the bots then play a contract, or everyone plays raspasy); against a contract we whist,
-// so that we play cards either way; in play the first legal card.
+// One decision of ours, among the page's legal actions. At our first call of the auction we
+// bid the lowest bid offered, then pass: if the bots let us have it, the page's seat declares
+// (the talon turned up, a discard picked on the hand's cards, the contract named); if not, the
+// bots declare and we whist against them, or everyone plays raspasy. In play: a legal card,
+// half of the time by clicking it in the hand (those card buttons carry data-action too).
+let bidOnce = false;
 async function decide(page) {
   const buttons = page.locator(`${tid('actions')} button[data-action]`);
   const actions = await buttons.evaluateAll((bs) => bs.map((b) => b.getAttribute('data-action')));
   if (!actions.length) return null;
   const phase = await attr(page, 'status', 'data-phase');
-  const prefer = { PHASE_BIDDING: ['pass'], PHASE_WHISTING: ['whist', 'pass'] }[phase] || [];
-  let choice = actions[0];
-  for (const p of prefer) if (actions.includes(p)) { choice = p; break; }
-  // A card play from the hand itself half of the time: the hand's buttons carry data-action too.
-  const inHand = page.locator(`${tid('hand')} button[data-action="${choice}"]`);
   const before = await version(page);
-  if (phase === 'PHASE_PLAY' && (await inHand.count()) > 0 && before % 2 === 0) {
-    await inHand.first().click();
-  } else {
-    await buttons.locator(`xpath=self::*[@data-action=${JSON.stringify(choice)}]`).first().click();
+  let choice = actions[0];
+  let how = 'actions';
+  if (phase === 'PHASE_BIDDING') {
+    const bids = actions.filter((a) => a !== 'pass' && a !== 'misère');
+    choice = !bidOnce && bids.length ? bids[0] : (actions.includes('pass') ? 'pass' : actions[0]);
+    bidOnce = true;
+  } else if (phase === 'PHASE_WHISTING') {
+    choice = actions.includes('whist') ? 'whist' : actions[0];
+  } else if (phase === 'PHASE_DISCARD' && (await page.locator(`${tid('hand')} [data-select]`).count()) >= 2) {
+    // Pick two cards on the hand: the second pick sends the discard.
+    const picked = [];
+    for (let i = 0; i < 2; i += 1) {
+      const card = page.locator(`${tid('hand')} [data-select][aria-pressed="false"]`).first();
+      picked.push(await card.getAttribute('data-select'));
+      await card.click();
+    }
+    choice = `discard ${picked.join(' ')}`;
+    how = 'hand selection';
+  }
+  if (how === 'actions') {
+    const inHand = page.locator(`${tid('hand')} button[data-action="${choice}"]`);
+    if (phase === 'PHASE_PLAY' && (await inHand.count()) > 0 && before % 2 === 0) {
+      await inHand.first().click();
+      how = 'hand card';
+    } else {
+      await buttons.locator(`xpath=self::*[@data-action=${JSON.stringify(choice)}]`).first().click();
+    }
   }
   await page.waitForFunction(
     (v) => Number(document.querySelector('[data-testid="version"]')?.getAttribute('data-version')) > v,
     before, { timeout: STEP },
   );
-  return { phase, choice, actions, before };
+  return { phase, choice, how, actions: actions.slice(0, 12), before };
 }
 
 // A dropped stream (window.__prefDropStream, as a network drop would close it), alone or while
