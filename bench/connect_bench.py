@@ -11,7 +11,8 @@ method names over the Connect protocol, JSON as the web table sends it, or binar
 1. Closed loop at ``--games`` (64) concurrent games, each protocol in turn on the same server
    (native gRPC, Connect JSON, Connect binary, then native gRPC again, so a drift of the
    machine shows as the two native rows differing): commands/s and card plays/s, and the
-   Connect rates as a share of native gRPC's (the mean of its two rows). Target: ≥ 70 %.
+   Connect rates as a share of native gRPC's (the mean of its two rows). Target: ≥ 70 %, judged
+   on commands/s (the share of card plays in a row depends on where its games are).
 2. Open loop at half of Connect JSON's closed-loop commands/s, 64 games: the card plays'
    p99 latency (send to answer). Target: ≤ 25 ms. The same for native gRPC, for comparison.
 """
@@ -230,14 +231,17 @@ def summary(args: argparse.Namespace, runs: list[Run]) -> list[str]:
         f"native gRPC at {args.games} games: {native[0]:.0f} and {native[-1]:.0f} commands/s "
         f"(first and last row; mean {mean:.0f}), {mean_plays:.0f} card plays/s"
     ]
-    for label in ("connect json", "connect proto"):
+    for label in [p for p in ("connect json", "connect proto") if p in args.protocols]:
         (rate,) = closed_rates(label, None)
         (plays,) = closed_rates(label, "play")
-        share = plays / mean_plays if mean_plays else float("nan")
+        share = rate / mean if mean else float("nan")
         verdict = "met" if share >= TARGET_SHARE else "NOT met"
+        # The verdict is on commands/s: the share of card plays among a row's commands
+        # depends on where its games are (auctions or play), so plays/s compare less well.
         lines.append(
-            f"{label}: {rate:.0f} commands/s = {rate / mean:.0%} of native; card plays "
-            f"{plays:.0f}/s = {share:.0%} of native (target ≥ {TARGET_SHARE:.0%}: {verdict})"
+            f"{label}: {rate:.0f} commands/s = {share:.0%} of native (target ≥ "
+            f"{TARGET_SHARE:.0%}: {verdict}); card plays {plays:.0f}/s = "
+            f"{plays / mean_plays if mean_plays else float('nan'):.0%} of native's"
         )
     for r in runs:
         if r.loop == "open":

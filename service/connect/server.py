@@ -104,6 +104,10 @@ def _bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        # Accepted connections inherit it: uvicorn writes a response's head and body
+        # separately, and with Nagle's algorithm the body waits for the client's delayed ACK
+        # of the head (about 40 ms on every call).
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((host.strip("[]"), port))
         sock.listen(1024)
         sock.setblocking(False)

@@ -140,8 +140,7 @@ def test_a_deal_played_through_connect_json_streams_to_a_watching_seat(
     web: ConnectServerThread,
 ) -> None:
     """Create, read, act and watch over the Connect protocol with JSON, on both stores: the
-    seat's stream carries every event, in order, and its hand never shows another seat's
-    cards; the store holds what native gRPC reads back."""
+    seat's stream carries every event, in order, and native gRPC reads back the same game."""
     client = _client(web)
     created = _create(client)
     name, tokens = created.game.name, list(created.seat_tokens)
@@ -188,6 +187,18 @@ def test_binary_connect_and_grpc_web_calls_answer_like_json(
     assert game.name == created.game.name
     trailer = parts[-1]
     assert trailer[0] & 0x80 and b"grpc-status: 0" in trailer[1].lower()
+    # gRPC-Web with JSON messages.
+    body = envelope(json.dumps({"name": created.game.name}).encode())
+    answer = request(
+        server.http_port,
+        "POST",
+        "/preferans.v1.GameService/GetGame",
+        body,
+        {"Content-Type": "application/grpc-web+json", "X-Grpc-Web": "1"},
+    )
+    parts = list(frames(answer.body))
+    assert json.loads(parts[0][1])["game"]["name"] == created.game.name
+    assert b"grpc-status: 0" in parts[-1][1].lower()
 
 
 Refused = tuple[str, str, list[tuple[str, bytes]]]

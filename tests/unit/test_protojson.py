@@ -1,10 +1,12 @@
 """``service.connect.protojson.to_dict`` prints exactly what ``json_format.MessageToDict`` prints,
+and ``parse`` reads (and refuses) exactly what ``json_format.Parse`` does,
 for every message type of the API, filled with every kind of value it has (int64 as strings,
 enums by name and unknown enum numbers, optional fields set to zero, oneofs, repeated
 messages, maps, Timestamp and Duration, doubles including NaN and infinities)."""
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -13,7 +15,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from service.connect.protojson import to_dict
+from service.connect.protojson import parse, to_dict
 from service.gen.preferans.v1 import audit_pb2, game_pb2, ledger_pb2, stats_pb2, table_pb2
 
 MODULES = (game_pb2, table_pb2, stats_pb2, ledger_pb2, audit_pb2)
@@ -108,3 +110,83 @@ def test_a_nan_double_is_the_string_json_format_writes() -> None:
     message = getattr(module, owner.name)()
     setattr(message, field.name, math.nan)
     assert to_dict(message) == json_format.MessageToDict(message)
+
+
+def _json_format_parse(data: bytes, cls: type[Message]) -> Message | str:
+    message = cls()
+    try:
+        json_format.Parse(data, message, ignore_unknown_fields=True)
+    except json_format.ParseError:
+        return "refused"
+    return message
+
+
+def _fast_parse(data: bytes, cls: type[Message]) -> Message | str:
+    try:
+        result: Message = parse(data, cls)
+    except json_format.ParseError:
+        return "refused"
+    return result
+
+
+@pytest.mark.parametrize("cls", _messages(), ids=lambda c: c.DESCRIPTOR.full_name)
+def test_parse_reads_what_json_format_reads(cls: type[Message]) -> None:
+    for variant in range(4):
+        message = _fill(cls(), depth=3, variant=variant)
+        for data in (
+            json.dumps(json_format.MessageToDict(message)).encode(),
+            json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True)),
+        ):
+            parsed = _fast_parse(data if isinstance(data, bytes) else data.encode(), cls)
+            assert parsed == message, variant
+
+
+ODD_DOCUMENTS = [
+    b"",
+    b"{",
+    b"[]",
+    b"null",
+    b'{"name": null}',
+    b'{"name": 5}',
+    b'{"name": "games/x", "name": "games/y"}',
+    b'{"minVersion": "12"}',
+    b'{"minVersion": 12}',
+    b'{"minVersion": "1e3"}',
+    b'{"minVersion": "-0"}',
+    b'{"minVersion": 1.5}',
+    b'{"minVersion": true}',
+    b'{"unknownField": 1}',
+    b'{"name": "\\ud800"}',
+    b'{"name": "games/x", "min_version": "3"}',
+    b'{"name": "games/x", "minVersion": "3", "min_version": "4"}',
+]
+
+
+def test_parse_accepts_and_refuses_what_json_format_does() -> None:
+    cls = game_pb2.GetSeatViewRequest
+    for data in ODD_DOCUMENTS:
+        assert _fast_parse(data, cls) == _json_format_parse(data, cls), data
+    action = game_pb2.SubmitActionRequest
+    for data in (
+        b'{"action": {"playCard": "7S", "bid": "6S"}}',
+        b'{"action": {"playCard": "7S"}}',
+        b'{"action": {"pass": {}}}',
+        b'{"action": []}',
+        b'{"action": {"claim": {"tricks": 99999999999}}}',
+    ):
+        assert _fast_parse(data, action) == _json_format_parse(data, action), data
+    enums = game_pb2.ListGamesRequest
+    for data in (b'{"status": "GAME_STATUS_FINISHED"}', b'{"status": 2}', b'{"status": "NOPE"}'):
+        assert _fast_parse(data, enums) == _json_format_parse(data, enums), data
+
+
+def test_well_known_types_are_read_as_json_format_reads_them() -> None:
+    cls = game_pb2.GetGameResponse
+    for data in (
+        b'{"game": {"name": "games/x", "createTime": "2026-12-02T01:02:03.5Z"}}',
+        b'{"game": {"createTime": "2026-12-02T01:02:03+01:00"}}',
+        b'{"game": {"createTime": "yesterday"}}',
+        b'{"game": {"createTime": 5}}',
+        b'{"game": {"createTime": {"seconds": 5}}}',
+    ):
+        assert _fast_parse(data, cls) == _json_format_parse(data, cls), data

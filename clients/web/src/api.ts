@@ -114,7 +114,8 @@ export function credentialFor(game: string): string | null {
 export function describeError(err: unknown): string {
   const e = ConnectError.from(err);
   const reason = errorInfoReason(e);
-  return `${Code[e.code] ?? e.code}${reason ? ` (${reason})` : ''}: ${e.rawMessage}`;
+  const hint = e.code === Code.Unauthenticated ? ' — sign in again' : '';
+  return `${Code[e.code] ?? e.code}${reason ? ` (${reason})` : ''}: ${e.rawMessage}${hint}`;
 }
 
 // The google.rpc.ErrorInfo reason of an error, or ''. Its message is not part of proto/, so

@@ -4,7 +4,7 @@
 // page goes to its game.
 import { tables, games, withAuth, jwt, player, newRequestId, rememberSeatToken, describeError, ConnectError, Code } from './api';
 import { h, fill } from './dom';
-import { TableState, type Table } from './gen/preferans/v1/table_pb';
+import { TableState, Visibility, type Table } from './gen/preferans/v1/table_pb';
 import { GameStatus, type GameSummary } from './gen/preferans/v1/game_pb';
 
 // The named rule sets (domain/rules/systems.py RULE_SETS; docs/SYSTEMS.md compares them).
@@ -12,7 +12,13 @@ export const RULE_SETS = ['default', 'sochi', 'leningrad', 'leningrad-s000', 'ro
 
 const idOf = (name: string): string => name.slice(name.indexOf('/') + 1);
 
-export function lobbyView(root: HTMLElement): () => void {
+// An invitation link: `#/invite/<table_id>/<code>` (CreateInvitation's code for one seat).
+export interface Invitation {
+  table: string; // tables/{id}
+  code: string;
+}
+
+export function lobbyView(root: HTMLElement, invitation?: Invitation): () => void {
   const lifetime = new AbortController();
   const known = new Map<string, Table>();
   let position = 0n;
@@ -21,6 +27,7 @@ export function lobbyView(root: HTMLElement): () => void {
   let formOpen = false;
   let busy = false;
   let recent: GameSummary[] = [];
+  let links: { seat: number; url: string }[] = []; // invitations to the player's private table
   const me = player();
 
   const formBox = h('div', { class: 'create-box' });
@@ -41,6 +48,7 @@ export function lobbyView(root: HTMLElement): () => void {
   );
   const poolInput = h('input', { type: 'number', min: 0, max: 200, value: 0, 'data-testid': 'create-pool', 'aria-label': 'pool target (0: the rule set’s)' });
   const botsBox = h('input', { type: 'checkbox', 'data-testid': 'create-fill-bots', checked: true });
+  const privateBox = h('input', { type: 'checkbox', 'data-testid': 'create-private' });
   const moveInput = h('input', { type: 'number', min: 0, max: 86400, value: 0, 'data-testid': 'create-move-seconds', 'aria-label': 'seconds per move (0: no clock)' });
   const bankInput = h('input', { type: 'number', min: 0, max: 604800, value: 0, 'data-testid': 'create-bank-seconds', 'aria-label': 'seconds in the bank' });
   const leagueInput = h('input', { type: 'text', maxlength: 64, placeholder: 'none', 'data-testid': 'create-league', 'aria-label': 'league' });
@@ -89,6 +97,14 @@ export function lobbyView(root: HTMLElement): () => void {
       error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null,
       !jwt() ? h('p', { class: 'notice' }, 'Sign in (top right) to open or join a table.') : null,
       waitingFor ? h('p', { class: 'notice', 'data-testid': 'waiting' }, `Waiting for players at ${idOf(waitingFor)}… the game opens here when every seat is taken.`) : null,
+      links.length
+        ? h(
+            'div',
+            { class: 'notice invitations' },
+            'Send each player one link (one seat each):',
+            h('ul', null, links.map((l) => h('li', null, `seat ${l.seat}: `, h('input', { type: 'text', readonly: true, value: l.url, 'data-testid': 'invite-link', 'data-seat': l.seat, onfocus: (e: Event) => (e.target as HTMLInputElement).select() })))),
+          )
+        : null,
     );
   }
 
@@ -114,6 +130,7 @@ export function lobbyView(root: HTMLElement): () => void {
         h('label', null, 'League ', leagueInput),
         h('label', { title: '0 and 0: no clock' }, 'Clock ', moveInput, ' s a move + ', bankInput, ' s bank'),
         h('label', { class: 'check' }, botsBox, ' fill the empty seats with bots'),
+        h('label', { class: 'check', title: 'not listed: players join with an invitation link' }, privateBox, ' private'),
         h('button', { type: 'submit', class: 'primary', 'data-testid': 'create-submit', disabled: busy || !jwt() }, 'Open the table'),
       ),
     );
@@ -227,6 +244,7 @@ export function lobbyView(root: HTMLElement): () => void {
             optionsJson: players === 3 ? '' : JSON.stringify({ players }),
           },
           league: leagueInput.value.trim(),
+          visibility: privateBox.checked ? Visibility.PRIVATE : Visibility.PUBLIC,
           timeControl:
             Number(moveInput.value) > 0 || Number(bankInput.value) > 0
               ? { moveSeconds: Math.max(0, Number(moveInput.value) || 0), bankSeconds: Math.max(0, Number(bankInput.value) || 0) }
@@ -250,6 +268,15 @@ export function lobbyView(root: HTMLElement): () => void {
       }
       waitingFor = table.name;
       formOpen = false;
+      if (table.visibility === Visibility.PRIVATE) {
+        links = [];
+        for (let seat = 0; seat < table.seats; seat++) {
+          if (table.playerIds[seat]) continue;
+          const inviteId = newRequestId();
+          const invitation = await tables.createInvitation({ name: table.name, seat, requestId: inviteId }, withAuth(token, inviteId));
+          links.push({ seat: invitation.seat, url: `${location.origin}${location.pathname}#/invite/${idOf(table.name)}/${encodeURIComponent(invitation.invitationCode)}` });
+        }
+      }
     } catch (err) {
       error = describeError(err);
     } finally {
@@ -258,7 +285,7 @@ export function lobbyView(root: HTMLElement): () => void {
     }
   }
 
-  async function join(t: Table): Promise<void> {
+  async function join(t: Pick<Table, 'name'>, invitationCode = ''): Promise<void> {
     const token = jwt();
     if (!token || busy) return;
     busy = true;
@@ -266,8 +293,9 @@ export function lobbyView(root: HTMLElement): () => void {
     render();
     try {
       const requestId = newRequestId();
-      const answer = await tables.joinTable({ name: t.name, requestId }, withAuth(token, requestId));
-      const table = answer.table ?? t;
+      const answer = await tables.joinTable({ name: t.name, invitationCode, requestId }, withAuth(token, requestId));
+      const table = answer.table;
+      if (!table) throw new Error('the server answered without a table');
       rememberSeatToken(table.game, answer.seatToken);
       seen(table);
       if (table.state === TableState.STARTED) {
@@ -337,6 +365,11 @@ export function lobbyView(root: HTMLElement): () => void {
   }
 
   render();
+  if (invitation) {
+    if (jwt()) void join({ name: invitation.table }, invitation.code);
+    else error = 'Sign in (top right) to take the seat of this invitation.';
+    render();
+  }
   void loadList()
     .catch((err) => {
       if (!lifetime.signal.aborted) {

@@ -99,6 +99,7 @@ function route(): void {
   if (page === 'game' && id) stopView = gameView(main, id);
   else if (page === 'replay' && id) stopView = replayView(main, id);
   else if (page === 'leaderboard') stopView = leaderboardView(main, id);
+  else if (page === 'invite' && id && parts[2]) stopView = lobbyView(main, { table: `tables/${id}`, code: decodeURIComponent(parts[2]) });
   else stopView = lobbyView(main);
 }
 

@@ -20,7 +20,7 @@ export interface GameStreamOptions {
   onFatal: (err: ConnectError) => boolean;
 }
 
-const HEARTBEAT_SECONDS = 5;
+const HEARTBEAT_SECONDS = 3; // also how soon a reconnected stream shows `live` (the server sends its headers with the first message)
 const FATAL = new Set([Code.Unauthenticated, Code.PermissionDenied, Code.NotFound, Code.InvalidArgument]);
 
 export class GameStream {

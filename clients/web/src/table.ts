@@ -120,7 +120,9 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   let lastScored: DealScoredEvent | null = null;
   let lastEventVersion = 0;
   let connection: ConnectionState = 'reconnecting';
-  let error = '';
+  let error = ''; // the last refused command, until the next one
+  let readError = ''; // the last failed read, until a read succeeds
+  let info = ''; // what the last command did, when the table does not show it
   let notice: Child = null;
   let busy = false;
   let stopped = false;
@@ -278,7 +280,8 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     );
     fill(
       actionsBox,
-      error ? h('p', { class: 'error', 'data-testid': 'error' }, error) : null,
+      error || readError ? h('p', { class: 'error', 'data-testid': 'error' }, error || readError) : null,
+      info ? h('p', { class: 'notice', 'data-testid': 'info' }, info) : null,
       !finished && v.orderer >= 0 && v.orderer === v.seat ? orderForm() : null,
       mine && v.canClaim ? claimForm(v, state) : null,
       discardPhase ? h('p', { class: 'hint' }, 'Pick two cards of your hand to discard (or a button below).') : null,
@@ -304,6 +307,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       auctionEl(state),
       h('div', { class: 'panel' }, h('h3', null, 'Tricks taken'), tricksTakenEl(state)),
       scored ? dealResultEl(scored, (seat) => nameOf(state, seat)) : null,
+      scored ? flagForm(scored.dealNumber) : null,
       h('div', { class: 'panel sheet-panel' }, h('h3', null, 'Scoresheet'), scoresheetEl(sheetData)),
     );
   }
@@ -406,6 +410,21 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
         'button',
         {
           type: 'button',
+          'data-testid': 'early-stop-button',
+          disabled: busy || (game?.stopAgreed.includes(v.seat) ?? false),
+          title: 'the game ends at once when every seat has agreed during this deal',
+          onclick: () =>
+            void command(async (requestId) => {
+              await games.agreeEarlyStop({ name, requestId }, withAuth(credential, requestId));
+              await refreshGame();
+            }),
+        },
+        game?.stopAgreed.includes(v.seat) ? 'Stop agreed' : 'Agree to stop',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
           'data-testid': 'resign-button',
           class: 'danger',
           disabled: busy,
@@ -422,11 +441,38 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     );
   }
 
+  // Disputing a scored deal (FlagDeal): an auditor rules on it (docs/AUDIT.md).
+  function flagForm(deal: number): HTMLElement {
+    const reason = h('input', { type: 'text', maxlength: 500, placeholder: 'why', 'data-testid': 'flag-reason', 'aria-label': 'reason' });
+    return h(
+      'details',
+      { class: 'flag-box', 'data-testid': 'flag' },
+      h('summary', null, `Flag deal ${deal} for a referee…`),
+      h(
+        'form',
+        {
+          onsubmit: (e: Event) => {
+            e.preventDefault();
+            const why = reason.value.trim();
+            if (!why) return;
+            void command(async (requestId) => {
+              await games.flagDeal({ name, dealNumber: deal, reason: why, requestId }, withAuth(credential, requestId));
+              info = `Deal ${deal} flagged: a referee will rule on it.`;
+            });
+          },
+        },
+        reason,
+        h('button', { type: 'submit', 'data-testid': 'flag-submit', disabled: busy }, 'Flag'),
+      ),
+    );
+  }
+
   // Runs one command with a fresh request id; a refusal is shown and the view read again.
   async function command(run: (requestId: string) => Promise<void>): Promise<void> {
     if (busy) return;
     busy = true;
     error = '';
+    info = '';
     render();
     try {
       await run(newRequestId());
@@ -465,10 +511,12 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
         again = false;
         const answer = await games.getSeatView({ name, minVersion: BigInt(lastEventVersion) }, withAuth(credential));
         if (answer.view && (!view || answer.view.version >= view.version)) view = answer.view;
+        readError = '';
         render();
       } while (again && !stopped);
     } catch (err) {
-      error = describeError(err);
+      // Shown until a read succeeds; the next event (or the reconnect) reads again.
+      readError = describeError(err);
       render();
     } finally {
       reading = false;
@@ -481,14 +529,18 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       sheet = answer.scoresheet ?? sheet;
       render();
     } catch (err) {
-      error = describeError(err);
+      readError = describeError(err);
       render();
     }
   }
 
   async function refreshGame(): Promise<void> {
-    const answer = await games.getGame({ name, minVersion: BigInt(lastEventVersion) });
-    game = answer.game ?? game;
+    try {
+      const answer = await games.getGame({ name, minVersion: BigInt(lastEventVersion) });
+      game = answer.game ?? game;
+    } catch (err) {
+      readError = describeError(err);
+    }
     render();
   }
 
@@ -510,6 +562,8 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
         void refreshGame();
         break;
       case 'adjournment':
+      case 'earlyStopAgreed':
+      case 'dealDealt':
         void refreshGame();
         break;
       case 'playerReplaced':
