@@ -163,14 +163,21 @@ async def bench(args: argparse.Namespace, run: str) -> list[Run]:
             say(f"server pid {pid}: gRPC {server.target}, Connect {base}")
             channel = await stack.enter_async_context(channel_for(server.target))
             http = pyqwest.Client()
+            # Browsers accept gzip answers (fetch sends Accept-Encoding); --no-gzip asks for none.
+            accept: Any = () if args.no_gzip else None
             json_client = game_connect.GameServiceClient(
-                base, codec=JsonCodec(1 << 22), http_client=http, send_compression=None
+                base,
+                codec=JsonCodec(1 << 22),
+                http_client=http,
+                send_compression=None,
+                accept_compression=accept,
             )
             proto_client = game_connect.GameServiceClient(
                 base,
                 codec=google_protobuf_binary_codec(),
                 http_client=http,
                 send_compression=None,
+                accept_compression=accept,
             )
             stubs: dict[str, Any] = {
                 "grpc": game_pb2_grpc.GameServiceStub(channel),
@@ -281,6 +288,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--profile-server", metavar="FILE", help="py-spy record the server (--gil) to FILE"
+    )
+    parser.add_argument(
+        "--no-gzip", action="store_true", help="Connect clients accept no compressed answers"
     )
     parser.add_argument("--workers", type=int, default=16, help="the server's store threads")
     args = parser.parse_args(argv)

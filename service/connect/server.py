@@ -143,6 +143,7 @@ async def start_connect(
         web_root or DEFAULT_WEB_ROOT,
         dev_issuer_of(running),
         cors_origins,
+        loopback=is_loopback(host.strip("[]")),
     )
     ssl: dict[str, Any] = {}
     if tls is not None:

@@ -11,12 +11,14 @@
 Origins: a request whose ``Origin`` is neither this server's own nor one of the configured
 ``cors_origins`` is refused with 403 before anything runs (preflights too), so a page of
 another site can make nothing happen here, not even a call whose answer it could not read.
+On a loopback listener, a ``Host`` that is not a loopback name is refused too (DNS rebinding).
 Allowed cross-origin requests get CORS headers (starlette's ``CORSMiddleware``), exposing the
 Connect and gRPC-Web status headers that clients read.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from pathlib import Path
@@ -94,14 +96,37 @@ def own_origin(scope: Scope) -> str | None:
     return f"{scope.get('scheme', 'http')}://{host}".lower()
 
 
-class OriginGuard:
-    """Refuses (403) requests from a browser page of a foreign origin (see the module)."""
+def loopback_host(host: str | None) -> bool:
+    """Whether a ``Host`` header names this machine by a loopback name or address."""
+    if host is None:
+        return False
+    name = host.lower()
+    if name.startswith("["):
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
-    def __init__(self, app: ASGIApp, allowed: Iterable[str]) -> None:
+
+class OriginGuard:
+    """Refuses (403) requests from a browser page of a foreign origin (see the module); on a
+    loopback listener also requests whose ``Host`` is not a loopback name: a page of another
+    site whose name an attacker re-points at 127.0.0.1 (DNS rebinding) would otherwise be
+    "same-origin" to a local server, ``--dev-auth`` sign-in included."""
+
+    def __init__(self, app: ASGIApp, allowed: Iterable[str], *, loopback: bool = False) -> None:
         self.app = app
         self.allowed = frozenset(origin.rstrip("/").lower() for origin in allowed)
+        self.loopback = loopback
 
     def permits(self, scope: Scope) -> bool:
+        if self.loopback and not loopback_host(_header(scope, b"host")):
+            return False
         origin = _header(scope, b"origin")
         if origin is None:  # not a browser's cross-origin request (curl, gRPC clients)
             return True
@@ -233,8 +258,11 @@ def browser_app(
     web_root: Path,
     dev_issuer: DevIssuer | None,
     cors_origins: Sequence[str] = (),
+    *,
+    loopback: bool = False,
 ) -> ASGIApp:
-    """The whole application: origin guard → CORS → router."""
+    """The whole application: origin guard → CORS → router (``loopback``: the listener is on
+    a loopback address, so only loopback ``Host`` names are answered)."""
     router = Router(services, WebRoot(web_root), DevToken(dev_issuer) if dev_issuer else None)
     cors = CORSMiddleware(
         router,
@@ -244,4 +272,4 @@ def browser_app(
         expose_headers=list(EXPOSED_HEADERS),
         max_age=7200,
     )
-    return OriginGuard(cors, cors_origins)
+    return OriginGuard(cors, cors_origins, loopback=loopback)

@@ -312,4 +312,17 @@ def test_nothing_is_recorded_for_refused_origins_on_postgres_too(
     assert (
         post_json(server.http_port, "/dev/token", {"name": "ann"}, {"Origin": "null"}).status == 403
     )
+    # DNS rebinding: a foreign name pointed at this loopback server is "same-origin" to the
+    # page, so a loopback listener answers loopback Host names only.
+    rebound = {"Host": f"evil.example:{server.http_port}"}
+    rebound_origin = {**rebound, "Origin": f"http://evil.example:{server.http_port}"}
+    assert post_json(server.http_port, CREATE, create_json(), rebound).status == 403
+    assert post_json(server.http_port, CREATE, create_json(), rebound_origin).status == 403
+    assert post_json(server.http_port, "/dev/token", {"name": "ann"}, rebound_origin).status == 403
+    assert request(server.http_port, "GET", "/", headers=rebound).status == 403
     assert stored(server) == before
+    for host in (f"localhost:{server.http_port}", f"[::1]:{server.http_port}", "127.0.0.2"):
+        answer = post_json(
+            server.http_port, "/preferans.v1.GameService/ListGames", {}, {"Host": host}
+        )
+        assert answer.status == 200, host

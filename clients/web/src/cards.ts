@@ -67,3 +67,10 @@ export function strainOf(bid: string): string {
   const suit = bid.slice(-1);
   return suit in SUIT_CLASS ? suit : '';
 }
+
+// An exact result in whists ("326/3") with its decimal value ("326/3 ≈ 108.7").
+export function whistsText(fraction: string): string {
+  const [a, b] = fraction.split('/').map(Number);
+  if (b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return fraction;
+  return `${fraction} ≈ ${(a / b).toFixed(1)}`;
+}

@@ -2,6 +2,7 @@
 // StatsService.ListLeaderboard, by rating unless another order is chosen, page by page.
 import { stats, describeError } from './api';
 import { h, fill } from './dom';
+import { whistsText } from './cards';
 import { LeaderboardOrder, type LeaderboardEntry } from './gen/preferans/v1/stats_pb';
 
 const ORDERS: [LeaderboardOrder, string][] = [
@@ -73,7 +74,7 @@ export function leaderboardView(root: HTMLElement, league: string): () => void {
               h('td', { class: 'num' }, e.rating.toFixed(1)),
               h('td', { class: 'num' }, String(e.games)),
               h('td', { class: 'num' }, String(e.deals)),
-              h('td', { class: 'num' }, e.settlementTotal),
+              h('td', { class: 'num', 'data-value': e.settlementTotal }, whistsText(e.settlementTotal)),
               h('td', { class: 'num' }, String(e.contractsMade)),
               h('td', { class: 'num' }, String(e.contractsFailed)),
             ),

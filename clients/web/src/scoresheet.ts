@@ -10,6 +10,7 @@
 // `whists-on` elements (`data-on` the seat written on, the number as text and `data-value`) and
 // the sum in `data-value`.
 import { h, svg } from './dom';
+import { whistsText } from './cards';
 
 export interface SheetRow {
   pool: number;
@@ -221,7 +222,7 @@ export function scoresheetEl(data: SheetData): HTMLElement {
         'div',
         { class: 'settlement', 'data-testid': 'settlement' },
         h('strong', null, 'Settlement (whists): '),
-        data.settlement.map((s, i) => h('span', { class: 'settle', 'data-account': i }, `${data.accounts[i] || data.names[i] || `account ${i}`} ${s}`)),
+        data.settlement.map((s, i) => h('span', { class: 'settle', 'data-account': i, 'data-value': s }, `${data.accounts[i] || data.names[i] || `account ${i}`} ${whistsText(s)}`)),
       )
     : null;
   return h('div', { class: 'scoresheet', 'data-testid': 'scoresheet' }, root as unknown as Node, legend, settlement);
