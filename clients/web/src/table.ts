@@ -18,6 +18,7 @@ import { cardEl, suitText } from './cards';
 import { auctionEl, clockText, feltEl, nameOf, tricksTakenEl, type BoardState } from './board';
 import { scoresheetEl, type SheetData, type SheetRow } from './scoresheet';
 import { GameStream, type ConnectionState } from './stream';
+import { Folder } from './fold';
 import { create } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
@@ -126,6 +127,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   let notice: Child = null;
   let busy = false;
   let stopped = false;
+  let spectating = false;
   let stream: GameStream | null = null;
   const replaced = new Map<number, string>();
   const selected = new Set<string>();
@@ -191,7 +193,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   }, 500);
 
   function render(): void {
-    if (stopped) return;
+    if (stopped || spectating) return;
     const v = view;
     const finished = game?.status === GameStatus.FINISHED || game?.status === GameStatus.ABORTED;
     const phase = v ? v.phase : Phase.UNSPECIFIED;
@@ -526,7 +528,8 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
   async function refreshSheet(): Promise<void> {
     try {
       const answer = await games.getScoresheet({ name, minVersion: BigInt(lastEventVersion) });
-      sheet = answer.scoresheet ?? sheet;
+      // Answers may arrive out of order: never draw an older sheet over a newer one.
+      if (answer.scoresheet && (!sheet || answer.scoresheet.version >= sheet.version)) sheet = answer.scoresheet;
       render();
     } catch (err) {
       readError = describeError(err);
@@ -549,10 +552,15 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
     if (event.case === 'heartbeat' || !event.case) return;
     lastEventVersion = Math.max(lastEventVersion, Number(msg.version));
     switch (event.case) {
-      case 'dealScored':
-        lastScored = event.value;
-        void refreshSheet();
+      case 'dealScored': {
+        // The deal's result is shown together with the sheet that includes it.
+        const scored = event.value;
+        void refreshSheet().finally(() => {
+          if (!lastScored || scored.dealNumber >= lastScored.dealNumber) lastScored = scored;
+          render();
+        });
         break;
+      }
       case 'rulingRecorded':
         void refreshSheet();
         break;
@@ -597,8 +605,7 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       return;
     }
     if (!credential) {
-      notice = h('p', { class: 'notice' }, 'Sign in to play your seat here, or ', h('a', { href: `#/replay/${gameId}` }, 'watch the game'), '.');
-      render();
+      spectate('You are watching as a spectator: sign in to play your seat here.');
       return;
     }
     let first: SeatView | undefined;
@@ -613,23 +620,24 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
           credential = jwt();
           continue;
         }
-        notice = h(
-          'p',
-          { class: 'notice' },
-          e.code === Code.PermissionDenied ? 'You do not sit at this game. ' : `${describeError(e)} `,
-          h('a', { href: `#/replay/${gameId}` }, 'Watch it instead'),
-          '.',
-        );
-        render();
+        if (e.code === Code.PermissionDenied) {
+          spectate('You do not sit at this game: you are watching it as a spectator.');
+        } else {
+          notice = h('p', { class: 'notice' }, `${describeError(e)} `, h('a', { href: `#/replay/${gameId}` }, 'Watch it instead'), '.');
+          render();
+        }
         return;
       }
     }
     if (stopped || !first) return;
     view = first;
     lastEventVersion = Number(first.version);
-    if (first.previousDeal) lastScored = first.previousDeal;
     render();
-    void refreshSheet();
+    const previous = first.previousDeal;
+    void refreshSheet().finally(() => {
+      if (previous && !lastScored) lastScored = previous;
+      render();
+    });
     stream = new GameStream({
       name,
       fromVersion: lastEventVersion,
@@ -646,6 +654,82 @@ export function gameView(root: HTMLElement, gameId: string): () => void {
       onFatal,
     });
     window.__prefDropStream = () => stream?.drop();
+  }
+
+  // A visitor who does not sit at the game follows it live as a spectator: the spectator's
+  // stream (no credential: public information only) folded as the replay folds it.
+  function spectate(why: string): void {
+    if (!game) return;
+    const folder = new Folder(game.seats || 3, -1, game.players.map((p) => p.playerId));
+    let drawing = false;
+    const draw = () => {
+      drawing = false;
+      if (stopped) return;
+      const frame = folder.frames[folder.frames.length - 1];
+      const over = game?.status === GameStatus.FINISHED || game?.status === GameStatus.ABORTED;
+      fill(
+        statusBar,
+        h('div', { class: 'status', 'data-testid': 'status', 'data-phase': phaseName(Phase.UNSPECIFIED), 'data-to-act': -1 }, `Deal ${frame.board.dealNumber} · spectator`, over ? ' · game over' : ''),
+        h('span', { class: `connection ${connection}`, 'data-testid': 'connection', 'data-state': connection }, connection),
+        h('span', { class: 'version', 'data-testid': 'version', 'data-version': lastEventVersion }, `v${lastEventVersion}`),
+        h('a', { href: `#/replay/${gameId}`, class: 'link' }, 'replay'),
+        h('a', { href: '#/', class: 'link' }, 'lobby'),
+      );
+      fill(board, feltEl(frame.board));
+      fill(actionsBox, h('p', { class: 'notice', 'data-testid': 'spectator' }, why), h('p', { class: 'hint' }, frame.what));
+      const n = frame.board.seats;
+      fill(
+        side,
+        auctionEl(frame.board),
+        h('div', { class: 'panel' }, h('h3', null, 'Tricks taken'), tricksTakenEl(frame.board)),
+        frame.scored ? dealResultEl(frame.scored, (seat) => frame.board.names[seat] || `seat ${seat}`) : null,
+        h(
+          'div',
+          { class: 'panel sheet-panel' },
+          h('h3', null, 'Scoresheet'),
+          scoresheetEl({
+            seats: n,
+            bottom: 0,
+            names: frame.board.names,
+            poolTarget: game?.rules?.poolTarget ?? 0,
+            totals: frame.totals,
+            deals: frame.deals,
+            settlement: frame.settlement,
+            accounts: frame.accounts,
+          }),
+        ),
+      );
+    };
+    const schedule = () => {
+      if (!drawing) {
+        drawing = true;
+        requestAnimationFrame(draw);
+      }
+    };
+    stream = new GameStream({
+      name,
+      fromVersion: 0,
+      credential: () => null,
+      onMessage: (msg) => {
+        if (msg.event.case && msg.event.case !== 'heartbeat') lastEventVersion = Math.max(lastEventVersion, Number(msg.version));
+        if (msg.event.case === 'gameFinished' || msg.event.case === 'gameAborted') void refreshGame().then(schedule);
+        folder.add(msg);
+        schedule();
+      },
+      onState: (state) => {
+        connection = state;
+        schedule();
+      },
+      onFatal: (err) => {
+        readError = describeError(err);
+        fill(actionsBox, h('p', { class: 'error', 'data-testid': 'error' }, readError));
+        return false;
+      },
+    });
+    window.__prefDropStream = () => stream?.drop();
+    // The table's own redraw must not draw over the spectator's.
+    spectating = true;
+    schedule();
   }
 
   void start();
