@@ -49,12 +49,14 @@ PLAYERS = ["ann", "bob", "cid"]
 
 
 @contextlib.contextmanager
-def store_env(url: str | None) -> Iterator[tuple[dict[str, str], str]]:
+def store_env(url: str | None, name: str = "audit") -> Iterator[tuple[dict[str, str], str]]:
+    """A store for one benchmark run: a temporary SQLite file, or a PostgreSQL schema
+    ``bench_<name>_<random>`` dropped at the end."""
     if url is None:
         with tempfile.TemporaryDirectory() as tmp:
-            yield sqlite_store(f"{tmp}/audit.sqlite").env, "SQLite (temporary file)"
+            yield sqlite_store(f"{tmp}/{name}.sqlite").env, "SQLite (temporary file)"
         return
-    schema = f"bench_audit_{uuid.uuid4().hex[:8]}"
+    schema = f"bench_{name}_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
     try:

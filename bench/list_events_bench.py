@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from records_bench import play_game  # a sibling script
+from audit_bench import play_game  # a sibling script
 
 from domain.rules import RuleSet
 from service.api.streams import GameStreams, page
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         app = PreferansApplication(sqlite_store(f"{tmp}/events.sqlite").env)
-        game_id = play_game(app, RuleSet(pool_target=args.pool))
+        game_id = play_game(app, RuleSet(pool_target=args.pool), 0)
         n = app.get_game(game_id).version
         late = n - 1
         rows: dict[str, tuple[float, float]] = {

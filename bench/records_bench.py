@@ -24,72 +24,21 @@ Prints a markdown snippet (medians) with the command line.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import platform
 import shlex
 import statistics
 import sys
-import tempfile
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
 
-import psycopg
-from psycopg import sql
-
-from domain.bots import make_bot
 from domain.handrecord import record_from_events, verify_record
-from domain.rules import RuleSet, actor, seat_view
+from domain.rules import RuleSet
 from service.api.streams import build, page
 from service.app.application import PreferansApplication
-from service.app.config import postgres_store, sqlite_store
 from service.app.keys import new_key_line
 
-PLAYERS = ["ann", "bob", "cid"]
-
-
-@contextlib.contextmanager
-def store_env(url: str | None) -> Iterator[tuple[dict[str, str], str]]:
-    if url is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            yield sqlite_store(f"{tmp}/records.sqlite").env, "SQLite (temporary file)"
-        return
-    schema = f"bench_records_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    try:
-        yield postgres_store(f"{url}?schema={schema}").env, f"PostgreSQL ({schema})"
-    finally:
-        with psycopg.connect(url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-
-
-def play_game(app: PreferansApplication, rules: RuleSet) -> uuid.UUID:
-    bot = make_bot()
-    game_id = app.create_game(PLAYERS, f"bench-records-{uuid.uuid4()}", rules=rules).game_id
-    step = 0
-    while True:
-        game = app.get_game(game_id)
-        if game.finished:
-            return game_id
-        deal = game.deal
-        assert deal is not None
-        seat = actor(deal)
-        app.act(game_id, seat, bot(seat_view(deal, seat)), request_id=f"step-{step}")
-        step += 1
-
-
-def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return times
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from audit_bench import play_game, store_env, timed  # a sibling script
 
 AFTER = {"gora": [0, 4, 0], "whists": [[0, 0, 0], [0, 0, 7], [0, 0, 0]]}
 
@@ -108,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pool", type=int, default=20, help="pool target of the game")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
-    with store_env(args.url) as (env, where):
+    with store_env(args.url, "records") as (env, where):
         app = PreferansApplication(env)
         try:
-            game_id = play_game(app, RuleSet(pool_target=args.pool))
+            game_id = play_game(app, RuleSet(pool_target=args.pool), 0)
             deals = len(app.get_game(game_id).deal_results)
             app.record_ruling(game_id, 1, "after the end", AFTER, "bench-rule-after")
             events = app.game_events(game_id)
