@@ -27,6 +27,7 @@ ROWS, COLUMNS = 24, 80
 MOVE = "Your move> "
 HELD = "Enter sends it> "
 NEXT = "Enter: next deal; flag N why; ? help; q quits> "
+OVER = "Enter: leave; flag N why disputes a deal> "
 BACK = "Enter: back> "
 ROW = re.compile(
     r"^[▶ ] ([ABC]) (?:\(you\) )?\S+ +(\S.*?) +\S+(?: \S+)* +(\d+) +(-?\d+) +(-?\d+) +"
@@ -110,7 +111,9 @@ def test_pref_play_in_80x24_a_whole_deal_with_help_undo_resume_and_a_claim(
     sqlite_only: StoreConfig, start_server: ServerFactory, tmp_path: Path
 ) -> None:
     server = start_server(sqlite_only)
-    args = ["--server", server.address, "--pool", "10", "--bot-delay", "0", "--name", "ann"]
+    # A long pool: the game must not end before a deal offers the claim (with pool 10 one run
+    # closed every pool first; the deals are the server's own shuffles).
+    args = ["--server", server.address, "--pool", "40", "--bot-delay", "0", "--name", "ann"]
     term = Terminal(args, tmp_path)
     term.expect(MOVE)
     _fits(term, "Deal 1 ")
@@ -151,7 +154,8 @@ def test_pref_play_in_80x24_a_whole_deal_with_help_undo_resume_and_a_claim(
     claimed = False
     deals_over = 0
     while True:
-        index = term.expect(MOVE, NEXT)
+        index = term.expect(MOVE, NEXT, OVER)
+        assert index != 2, "the game ended before a deal offered a claim: " + term.text()
         if index == 1:
             deals_over += 1
             _fits(term, "Deal ")
