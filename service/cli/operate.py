@@ -6,12 +6,15 @@ import argparse
 import os
 import sys
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from service.cli.common import open_app
 from service.cli.identity import identity_env
+
+if TYPE_CHECKING:
+    from service.connect.protocol import HttpLimits
 
 SHARDS_HELP = (
     "spread games over this many event tables (PostgreSQL) or files (SQLite), 1-256; fixed "
@@ -141,9 +144,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.api.limits import LIMIT_HELP, limits_from
     from service.api.logs import configure
     from service.api.server import BindError
-    from service.api.tls import TlsConfigError, server_tls
+    from service.api.tls import TlsConfigError, is_loopback, server_tls
     from service.app.config import StoreConfig, store_config
     from service.connect.server import serve
+    from service.connect.web import normalise_origin
 
     configure(args.log_level)
     store = with_shards(store_config(args.store), args.shards)
@@ -156,6 +160,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
         if health_port is not None and not str(health_port).isdigit():
             raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
+        cors_origins = tuple(normalise_origin(origin) for origin in args.cors_origin)
+        http_limits = browser_limits(args)
+        wildcard_dev = args.dev_auth and not is_loopback(args.host.strip("[]"))
+        if wildcard_dev and not args.no_connect and not args.public_host:
+            raise ValueError(
+                f"--dev-auth on the non-loopback address {args.host} needs --public-host "
+                "NAME (the host name browsers use; other Host names are refused)"
+            )
     except ValueError as exc:  # TlsConfigError too
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
@@ -175,7 +187,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 health_address=f"{args.host}:{health_port}" if health_port else None,
                 connect_address=None if args.no_connect else f"{args.host}:{args.connect_port}",
                 web_root=Path(args.web_root) if args.web_root else None,
-                cors_origins=tuple(args.cors_origin),
+                cors_origins=cors_origins,
+                http_limits=http_limits,
+                public_hosts=tuple(args.public_host),
             )
         )
     except (BindError, TlsConfigError) as exc:
@@ -273,3 +287,20 @@ def projection_name(name: str) -> str:
     raise argparse.ArgumentTypeError(
         f"no read model {name[:40]!r}{why}; known: {', '.join(PROJECTION_NAMES)}"
     )
+
+
+def browser_limits(args: argparse.Namespace) -> HttpLimits:
+    """The browser port's HTTP limits from ``--connect-*``; ``ValueError`` if one is not
+    positive."""
+    from service.connect.protocol import HttpLimits
+
+    limits = HttpLimits(
+        max_head_bytes=args.connect_max_header_bytes,
+        head_timeout=args.connect_head_timeout,
+        body_timeout=args.connect_body_timeout,
+        max_connections=args.connect_max_connections,
+    )
+    for name, value in vars(limits).items():
+        if not value > 0:
+            raise ValueError(f"the browser port's {name} must be positive, not {value}")
+    return limits

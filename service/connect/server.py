@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 import uvicorn
+from connectrpc.compression.gzip import GzipCompression
 
 from service.api.server import BindError, Server
 from service.api.server import create_server as create_grpc_server
@@ -34,6 +35,7 @@ from service.app.devissuer import DevIssuer
 from service.app.devissuer import load as load_dev_issuer
 from service.connect.bridge import Bridge, GrpcMethods, RequestIds
 from service.connect.codecs import codecs
+from service.connect.protocol import HttpLimits, limited_protocol
 from service.connect.web import ASGIApp, browser_app
 from service.gen.preferans.v1 import (
     audit_connect,
@@ -94,6 +96,9 @@ def connect_applications(running: Server) -> dict[str, ASGIApp]:
             interceptors=[request_ids],
             read_max_bytes=limits.max_receive_bytes,
             codecs=codecs(limits.max_send_bytes),
+            # Level 1: answers are small protobuf JSON; level 6 (the default) cost CPU for
+            # a few percent more compression (docs/PERFORMANCE.md).
+            compressions=[GzipCompression(level=1)],
         )
         apps[app.path.strip("/")] = app
     return apps
@@ -153,10 +158,13 @@ async def start_connect(
     web_root: Path | None = None,
     cors_origins: Sequence[str] = (),
     tls: ServerTls | None = None,
+    http_limits: HttpLimits | None = None,
+    public_hosts: Sequence[str] = (),
 ) -> ConnectListener:
     """Serve the browser application on ``address`` (port 0 picks one) until ``running``
     stops; over HTTPS with ``tls``'s certificate (read at start; with its client CA, client
-    certificates are required as on the gRPC port)."""
+    certificates are required as on the gRPC port); HTTP limits from ``http_limits``
+    (``service.connect.protocol``)."""
     host, _, port_text = address.rpartition(":")
     sock = _bind(host, int(port_text))
     port = int(sock.getsockname()[1])
@@ -166,6 +174,7 @@ async def start_connect(
         dev_issuer_of(running),
         cors_origins,
         loopback=is_loopback(host.strip("[]")),
+        public_hosts=public_hosts,
     )
     ssl: dict[str, Any] = {}
     if tls is not None:
@@ -181,7 +190,9 @@ async def start_connect(
         server_header=False,
         proxy_headers=False,
         ws="none",
-        http="httptools",  # the C parser (h11, uvicorn's other one, is pure Python)
+        # uvicorn's httptools protocol (the C parser; h11, uvicorn's other one, is pure
+        # Python) with head size, head/body timeouts and a connection cap.
+        http=limited_protocol(http_limits or HttpLimits()),
         # Browsers keep idle connections for minutes: closing them after uvicorn's default 5 s
         # races with a request sent on one just then (the client sees a reset).
         timeout_keep_alive=75,
@@ -226,6 +237,8 @@ async def create_server(
     connect_address: str | None = "127.0.0.1:0",
     web_root: Path | None = None,
     cors_origins: Sequence[str] = (),
+    http_limits: HttpLimits | None = None,
+    public_hosts: Sequence[str] = (),
     **options: Any,
 ) -> Servers:
     """``service.api.server.create_server(store, address, **options)`` and the browser
@@ -240,6 +253,8 @@ async def create_server(
                 web_root=web_root,
                 cors_origins=cors_origins,
                 tls=options.get("tls"),
+                http_limits=http_limits,
+                public_hosts=public_hosts,
             )
         except BaseException:
             await running.stop(0)
