@@ -122,6 +122,42 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+OUT_OF_RESOURCES = "socket.accept() out of system resource"
+"""asyncio's message when ``accept`` fails with EMFILE/ENFILE/ENOBUFS/ENOMEM (it then pauses
+that listener for a second and tries again)."""
+
+
+class QuietAcceptErrors:
+    """A loop exception handler: asyncio's "out of system resource" at ``accept`` is logged as
+    one warning a minute without a traceback (rev-c: ~36 000 tracebacks while descriptors
+    were exhausted); anything else goes to the previous handler."""
+
+    def __init__(self, previous: Any = None, every: float = 60.0) -> None:
+        self.previous = previous
+        self.every = every
+        self.quiet_until: float | None = None
+        self.suppressed = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") != OUT_OF_RESOURCES:
+            if self.previous is not None:
+                self.previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+            return
+        now = loop.time()
+        if self.quiet_until is not None and now < self.quiet_until:
+            self.suppressed += 1
+            return
+        log.warning(
+            "cannot accept connections: out of file descriptors or memory; retrying",
+            error=str(context.get("exception")),
+            suppressed=self.suppressed,
+        )
+        self.quiet_until = now + self.every
+        self.suppressed = 0
+
+
 START_SECONDS = 30.0
 """How long the browser listener may take to start before ``pref serve`` gives up."""
 
@@ -198,6 +234,9 @@ async def start_connect(
         timeout_keep_alive=75,
         timeout_graceful_shutdown=5,
     )
+    loop = asyncio.get_running_loop()
+    if not isinstance(loop.get_exception_handler(), QuietAcceptErrors):
+        loop.set_exception_handler(QuietAcceptErrors(loop.get_exception_handler()))
     server = _InLoopServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

@@ -12,9 +12,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
+from structlog.testing import capture_logs
 
 from service.connect.protocol import HttpLimits, limited_protocol
-from service.connect.server import _bind, _InLoopServer, _started
+from service.connect.server import (
+    OUT_OF_RESOURCES,
+    QuietAcceptErrors,
+    _bind,
+    _InLoopServer,
+    _started,
+)
 
 LIMITS = HttpLimits(max_head_bytes=2048, head_timeout=0.5, body_timeout=0.5, max_connections=3)
 
@@ -144,3 +151,22 @@ def test_connections_beyond_the_cap_get_503_at_once() -> None:
             return answer
 
     assert asyncio.run(run()).startswith(b"HTTP/1.1 503")
+
+
+def test_accept_failures_for_lack_of_descriptors_are_logged_once_a_minute() -> None:
+    """rev-c: ~36 000 EMFILE tracebacks were logged while descriptors were exhausted."""
+    seen: list[dict[str, Any]] = []
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        handler = QuietAcceptErrors(lambda _loop, context: seen.append(context))
+        failure = {"message": OUT_OF_RESOURCES, "exception": OSError(24, "Too many open files")}
+        with capture_logs() as logged:
+            for _ in range(1000):
+                handler(loop, failure)
+            handler(loop, {"message": "something else"})
+        assert [entry["log_level"] for entry in logged] == ["warning"]
+        assert "traceback" not in str(logged) and "exc_info" not in logged[0]
+
+    asyncio.run(run())
+    assert seen == [{"message": "something else"}]
