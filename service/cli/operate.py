@@ -137,6 +137,11 @@ PROCESSES_HELP = (
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     if args.processes > 1:
+        try:  # checked here too: children that cannot start would be restarted forever
+            browser_options(args)
+        except ValueError as exc:
+            print(f"pref serve: {exc}", file=sys.stderr)
+            return 2
         return _serve_processes(args)
     import asyncio
     from pathlib import Path
@@ -144,10 +149,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from service.api.limits import LIMIT_HELP, limits_from
     from service.api.logs import configure
     from service.api.server import BindError
-    from service.api.tls import TlsConfigError, is_loopback, server_tls
+    from service.api.tls import TlsConfigError, server_tls
     from service.app.config import StoreConfig, store_config
     from service.connect.server import serve
-    from service.connect.web import normalise_origin
 
     configure(args.log_level)
     store = with_shards(store_config(args.store), args.shards)
@@ -160,14 +164,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
         if health_port is not None and not str(health_port).isdigit():
             raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
-        cors_origins = tuple(normalise_origin(origin) for origin in args.cors_origin)
-        http_limits = browser_limits(args)
-        wildcard_dev = args.dev_auth and not is_loopback(args.host.strip("[]"))
-        if wildcard_dev and not args.no_connect and not args.public_host:
-            raise ValueError(
-                f"--dev-auth on the non-loopback address {args.host} needs --public-host "
-                "NAME (the host name browsers use; other Host names are refused)"
-            )
+        cors_origins, http_limits = browser_options(args)
     except ValueError as exc:  # TlsConfigError too
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
@@ -289,16 +286,41 @@ def projection_name(name: str) -> str:
     )
 
 
+def browser_options(args: argparse.Namespace) -> tuple[tuple[str, ...], HttpLimits]:
+    """The browser port's normalised ``--cors-origin`` values and HTTP limits; ``ValueError``
+    for an origin that is not one, a limit that is not positive, or ``--dev-auth`` on a
+    non-loopback ``--host`` without ``--public-host`` (docs/CONNECT.md)."""
+    from service.api.tls import is_loopback
+    from service.connect.web import normalise_origin
+
+    cors_origins = tuple(normalise_origin(origin) for origin in args.cors_origin)
+    http_limits = browser_limits(args)
+    wildcard_dev = args.dev_auth and not is_loopback(args.host.strip("[]"))
+    if wildcard_dev and not args.no_connect and not args.public_host:
+        raise ValueError(
+            f"--dev-auth on the non-loopback address {args.host} needs --public-host "
+            "NAME (the host name browsers use; other Host names are refused)"
+        )
+    return cors_origins, http_limits
+
+
 def browser_limits(args: argparse.Namespace) -> HttpLimits:
     """The browser port's HTTP limits from ``--connect-*``; ``ValueError`` if one is not
-    positive."""
+    positive. ``--connect-max-connections`` defaults to 512, or half the process's open-file
+    limit if that is lower (the gRPC port and the store need descriptors too)."""
+    import resource
+
     from service.connect.protocol import HttpLimits
 
+    connections = args.connect_max_connections
+    if connections is None:
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        connections = 512 if soft == resource.RLIM_INFINITY else max(1, min(512, soft // 2))
     limits = HttpLimits(
         max_head_bytes=args.connect_max_header_bytes,
         head_timeout=args.connect_head_timeout,
         body_timeout=args.connect_body_timeout,
-        max_connections=args.connect_max_connections,
+        max_connections=connections,
     )
     for name, value in vars(limits).items():
         if not value > 0:

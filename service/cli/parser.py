@@ -128,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument(
         "--connect-max-connections",
         type=int,
-        default=512,
-        help="open connections on the browser port; more are answered 503 (default 512)",
+        default=None,
+        help="open connections on the browser port; more are answered 503 (default 512, or "
+        "half the open-file limit if lower)",
     )
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
     srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)

@@ -113,6 +113,7 @@ def test_serve_refuses_a_bad_cors_origin_and_an_unnamed_public_dev_auth(tmp_path
         (("--cors-origin", "https://app.example/path"), "is not an origin"),
         (("--dev-auth", "--host", "0.0.0.0"), "needs --public-host"),
         (("--connect-max-header-bytes", "0"), "must be positive"),
+        (("--processes", "2", "--cors-origin", "https://a.example/x"), "is not an origin"),
     ):
         done = _serve(*options, tmp_path=tmp_path)
         assert done.returncode == 2, (options, done.stderr)

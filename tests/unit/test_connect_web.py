@@ -66,3 +66,22 @@ def test_origins_are_normalised_as_browsers_send_them(given: str, origin: str) -
 def test_what_is_not_an_origin_is_refused(given: str) -> None:
     with pytest.raises(ValueError, match="is not an origin"):
         normalise_origin(given)
+
+
+def test_the_connection_cap_stays_below_half_the_open_file_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """rev-c's fd_exhaust.sh ran the server with ``ulimit -n 256``: a fixed cap of 512 would
+    not have kept descriptors for the gRPC port."""
+    import resource
+
+    from service.cli.operate import browser_limits
+    from service.cli.parser import build_parser
+
+    args = build_parser().parse_args(["serve"])
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (256, 4096))
+    assert browser_limits(args).max_connections == 128
+    monkeypatch.setattr(resource, "getrlimit", lambda _which: (65536, 65536))
+    assert browser_limits(args).max_connections == 512
+    explicit = build_parser().parse_args(["serve", "--connect-max-connections", "40"])
+    assert browser_limits(explicit).max_connections == 40
