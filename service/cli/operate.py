@@ -6,12 +6,15 @@ import argparse
 import os
 import sys
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from service.cli.common import open_app
 from service.cli.identity import identity_env
+
+if TYPE_CHECKING:
+    from service.connect.protocol import HttpLimits
 
 SHARDS_HELP = (
     "spread games over this many event tables (PostgreSQL) or files (SQLite), 1-256; fixed "
@@ -134,6 +137,11 @@ PROCESSES_HELP = (
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the gRPC server until SIGTERM/SIGINT (exit 2 if it cannot start)."""
     if args.processes > 1:
+        try:  # checked here too: children that cannot start would be restarted forever
+            browser_options(args)
+        except ValueError as exc:
+            print(f"pref serve: {exc}", file=sys.stderr)
+            return 2
         return _serve_processes(args)
     import asyncio
     from pathlib import Path
@@ -156,6 +164,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         health_port = args.health_port or os.environ.get("PREF_HEALTH_PORT")
         if health_port is not None and not str(health_port).isdigit():
             raise ValueError(f"PREF_HEALTH_PORT={health_port!r} is not a port number")
+        cors_origins, http_limits = browser_options(args)
     except ValueError as exc:  # TlsConfigError too
         print(f"pref serve: {exc}", file=sys.stderr)
         return 2
@@ -175,7 +184,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 health_address=f"{args.host}:{health_port}" if health_port else None,
                 connect_address=None if args.no_connect else f"{args.host}:{args.connect_port}",
                 web_root=Path(args.web_root) if args.web_root else None,
-                cors_origins=tuple(args.cors_origin),
+                cors_origins=cors_origins,
+                http_limits=http_limits,
+                public_hosts=tuple(args.public_host),
             )
         )
     except (BindError, TlsConfigError) as exc:
@@ -273,3 +284,45 @@ def projection_name(name: str) -> str:
     raise argparse.ArgumentTypeError(
         f"no read model {name[:40]!r}{why}; known: {', '.join(PROJECTION_NAMES)}"
     )
+
+
+def browser_options(args: argparse.Namespace) -> tuple[tuple[str, ...], HttpLimits]:
+    """The browser port's normalised ``--cors-origin`` values and HTTP limits; ``ValueError``
+    for an origin that is not one, a limit that is not positive, or ``--dev-auth`` on a
+    non-loopback ``--host`` without ``--public-host`` (docs/CONNECT.md)."""
+    from service.api.tls import is_loopback
+    from service.connect.web import normalise_origin
+
+    cors_origins = tuple(normalise_origin(origin) for origin in args.cors_origin)
+    http_limits = browser_limits(args)
+    wildcard_dev = args.dev_auth and not is_loopback(args.host.strip("[]"))
+    if wildcard_dev and not args.no_connect and not args.public_host:
+        raise ValueError(
+            f"--dev-auth on the non-loopback address {args.host} needs --public-host "
+            "NAME (the host name browsers use; other Host names are refused)"
+        )
+    return cors_origins, http_limits
+
+
+def browser_limits(args: argparse.Namespace) -> HttpLimits:
+    """The browser port's HTTP limits from ``--connect-*``; ``ValueError`` if one is not
+    positive. ``--connect-max-connections`` defaults to 512, or half the process's open-file
+    limit if that is lower (the gRPC port and the store need descriptors too)."""
+    import resource
+
+    from service.connect.protocol import HttpLimits
+
+    connections = args.connect_max_connections
+    if connections is None:
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        connections = 512 if soft == resource.RLIM_INFINITY else max(1, min(512, soft // 2))
+    limits = HttpLimits(
+        max_head_bytes=args.connect_max_header_bytes,
+        head_timeout=args.connect_head_timeout,
+        body_timeout=args.connect_body_timeout,
+        max_connections=connections,
+    )
+    for name, value in vars(limits).items():
+        if not value > 0:
+            raise ValueError(f"the browser port's {name} must be positive, not {value}")
+    return limits

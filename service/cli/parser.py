@@ -97,6 +97,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="a web origin (https://host[:port]) whose pages may call the API; repeatable "
         "(default: none besides the server's own)",
     )
+    srv.add_argument(
+        "--public-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name browsers use to reach this server (answered besides loopback names "
+        "and --cors-origin hosts when --dev-auth is on); repeatable; required for --dev-auth "
+        "on a non-loopback --host",
+    )
+    srv.add_argument(
+        "--connect-max-header-bytes",
+        type=int,
+        default=16384,
+        help="largest request line and headers on the browser port, bytes (default 16384; "
+        "more: 431)",
+    )
+    srv.add_argument(
+        "--connect-head-timeout",
+        type=float,
+        default=10.0,
+        help="seconds for a request's head to arrive on the browser port (default 10)",
+    )
+    srv.add_argument(
+        "--connect-body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds for a request's body to arrive after its head (default 30)",
+    )
+    srv.add_argument(
+        "--connect-max-connections",
+        type=int,
+        default=None,
+        help="open connections on the browser port; more are answered 503 (default 512, or "
+        "half the open-file limit if lower)",
+    )
     srv.add_argument("--workers", type=int, default=16, help="threads for the store")
     srv.add_argument("--shards", type=shards_arg, default=None, help=SHARDS_HELP)
     srv.add_argument(

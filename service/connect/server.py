@@ -25,6 +25,7 @@ from typing import Any
 
 import structlog
 import uvicorn
+from connectrpc.compression.gzip import GzipCompression
 
 from service.api.server import BindError, Server
 from service.api.server import create_server as create_grpc_server
@@ -34,6 +35,7 @@ from service.app.devissuer import DevIssuer
 from service.app.devissuer import load as load_dev_issuer
 from service.connect.bridge import Bridge, GrpcMethods, RequestIds
 from service.connect.codecs import codecs
+from service.connect.protocol import HttpLimits, limited_protocol
 from service.connect.web import ASGIApp, browser_app
 from service.gen.preferans.v1 import (
     audit_connect,
@@ -94,6 +96,9 @@ def connect_applications(running: Server) -> dict[str, ASGIApp]:
             interceptors=[request_ids],
             read_max_bytes=limits.max_receive_bytes,
             codecs=codecs(limits.max_send_bytes),
+            # Level 1: answers are small protobuf JSON; level 6 (the default) cost CPU for
+            # a few percent more compression (docs/PERFORMANCE.md).
+            compressions=[GzipCompression(level=1)],
         )
         apps[app.path.strip("/")] = app
     return apps
@@ -115,6 +120,42 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.close()
         raise BindError(f"cannot listen on {host}:{port} for browsers: {exc.strerror}") from None
     return sock
+
+
+OUT_OF_RESOURCES = "socket.accept() out of system resource"
+"""asyncio's message when ``accept`` fails with EMFILE/ENFILE/ENOBUFS/ENOMEM (it then pauses
+that listener for a second and tries again)."""
+
+
+class QuietAcceptErrors:
+    """A loop exception handler: asyncio's "out of system resource" at ``accept`` is logged as
+    one warning a minute without a traceback (rev-c: ~36 000 tracebacks while descriptors
+    were exhausted); anything else goes to the previous handler."""
+
+    def __init__(self, previous: Any = None, every: float = 60.0) -> None:
+        self.previous = previous
+        self.every = every
+        self.quiet_until: float | None = None
+        self.suppressed = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") != OUT_OF_RESOURCES:
+            if self.previous is not None:
+                self.previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+            return
+        now = loop.time()
+        if self.quiet_until is not None and now < self.quiet_until:
+            self.suppressed += 1
+            return
+        log.warning(
+            "cannot accept connections: out of file descriptors or memory; retrying",
+            error=str(context.get("exception")),
+            suppressed=self.suppressed,
+        )
+        self.quiet_until = now + self.every
+        self.suppressed = 0
 
 
 START_SECONDS = 30.0
@@ -153,10 +194,13 @@ async def start_connect(
     web_root: Path | None = None,
     cors_origins: Sequence[str] = (),
     tls: ServerTls | None = None,
+    http_limits: HttpLimits | None = None,
+    public_hosts: Sequence[str] = (),
 ) -> ConnectListener:
     """Serve the browser application on ``address`` (port 0 picks one) until ``running``
     stops; over HTTPS with ``tls``'s certificate (read at start; with its client CA, client
-    certificates are required as on the gRPC port)."""
+    certificates are required as on the gRPC port); HTTP limits from ``http_limits``
+    (``service.connect.protocol``)."""
     host, _, port_text = address.rpartition(":")
     sock = _bind(host, int(port_text))
     port = int(sock.getsockname()[1])
@@ -166,6 +210,7 @@ async def start_connect(
         dev_issuer_of(running),
         cors_origins,
         loopback=is_loopback(host.strip("[]")),
+        public_hosts=public_hosts,
     )
     ssl: dict[str, Any] = {}
     if tls is not None:
@@ -181,12 +226,17 @@ async def start_connect(
         server_header=False,
         proxy_headers=False,
         ws="none",
-        http="httptools",  # the C parser (h11, uvicorn's other one, is pure Python)
+        # uvicorn's httptools protocol (the C parser; h11, uvicorn's other one, is pure
+        # Python) with head size, head/body timeouts and a connection cap.
+        http=limited_protocol(http_limits or HttpLimits()),
         # Browsers keep idle connections for minutes: closing them after uvicorn's default 5 s
         # races with a request sent on one just then (the client sees a reset).
         timeout_keep_alive=75,
         timeout_graceful_shutdown=5,
     )
+    loop = asyncio.get_running_loop()
+    if not isinstance(loop.get_exception_handler(), QuietAcceptErrors):
+        loop.set_exception_handler(QuietAcceptErrors(loop.get_exception_handler()))
     server = _InLoopServer(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
@@ -226,6 +276,8 @@ async def create_server(
     connect_address: str | None = "127.0.0.1:0",
     web_root: Path | None = None,
     cors_origins: Sequence[str] = (),
+    http_limits: HttpLimits | None = None,
+    public_hosts: Sequence[str] = (),
     **options: Any,
 ) -> Servers:
     """``service.api.server.create_server(store, address, **options)`` and the browser
@@ -240,6 +292,8 @@ async def create_server(
                 web_root=web_root,
                 cors_origins=cors_origins,
                 tls=options.get("tls"),
+                http_limits=http_limits,
+                public_hosts=public_hosts,
             )
         except BaseException:
             await running.stop(0)

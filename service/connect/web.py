@@ -11,7 +11,10 @@
 Origins: a request whose ``Origin`` is neither this server's own nor one of the configured
 ``cors_origins`` is refused with 403 before anything runs (preflights too), so a page of
 another site can make nothing happen here, not even a call whose answer it could not read.
-On a loopback listener, a ``Host`` that is not a loopback name is refused too (DNS rebinding).
+On a loopback listener, and on any listener with ``--dev-auth``, a ``Host`` that is not one of
+the allowed host names (loopback names, the ``--cors-origin`` hosts, ``--public-host``) is
+refused too (DNS rebinding). Every response carries ``SECURITY_HEADERS`` (no framing, no
+sniffing, no referrer, a content security policy of this origin only).
 Allowed cross-origin requests get CORS headers (starlette's ``CORSMiddleware``), exposing the
 Connect and gRPC-Web status headers that clients read.
 """
@@ -23,11 +26,13 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.staticfiles import StaticFiles
 
@@ -69,6 +74,52 @@ EXPOSED_HEADERS = (
 )
 """What clients must read from a response (connect-es "CORS" docs)."""
 
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+"""The web table loads its script, style and calls from this origin only; ``data:`` images
+are its empty favicon; no page may frame it (clickjacking)."""
+SECURITY_HEADERS = (
+    ("x-frame-options", "DENY"),
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+)
+
+
+def normalise_origin(text: str) -> str:
+    """A web origin as browsers send it in ``Origin`` (``scheme://host[:port]``, lower case,
+    no trailing ``/``, no default port); ``ValueError`` with the reason if ``text`` is not one."""
+    refusal = f"--cors-origin {text!r} is not an origin (http[s]://host[:port])"
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        raise ValueError(refusal) from None
+    scheme = parts.scheme.lower()
+    extra = parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc
+    if scheme not in ("http", "https") or not parts.hostname or extra:
+        raise ValueError(refusal)
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == {"http": 80, "https": 443}[scheme]:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def host_name(host: str) -> str:
+    """The name in a ``Host`` header or an origin's authority, lower case, without its port
+    (IPv6 addresses without brackets)."""
+    name = host.strip().lower()
+    if name.startswith("["):
+        return name[1:].partition("]")[0]
+    if name.count(":") == 1:
+        return name.partition(":")[0]
+    return name
+
+
 NO_BUILD_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Preferans</title></head>
 <body><h1>Preferans</h1>
@@ -100,11 +151,7 @@ def loopback_host(host: str | None) -> bool:
     """Whether a ``Host`` header names this machine by a loopback name or address."""
     if host is None:
         return False
-    name = host.lower()
-    if name.startswith("["):
-        name = name[1:].partition("]")[0]
-    elif name.count(":") == 1:
-        name = name.partition(":")[0]
+    name = host_name(host)
     if name == "localhost" or name.endswith(".localhost"):
         return True
     try:
@@ -114,19 +161,24 @@ def loopback_host(host: str | None) -> bool:
 
 
 class OriginGuard:
-    """Refuses (403) requests from a browser page of a foreign origin (see the module); on a
-    loopback listener also requests whose ``Host`` is not a loopback name: a page of another
-    site whose name an attacker re-points at 127.0.0.1 (DNS rebinding) would otherwise be
-    "same-origin" to a local server, ``--dev-auth`` sign-in included."""
+    """Refuses (403) requests from a browser page of a foreign origin (see the module); with
+    ``hosts`` (on a loopback listener, and whenever ``--dev-auth`` is on) also requests whose
+    ``Host`` is neither a loopback name nor one of ``hosts``: a page of another site whose
+    name an attacker re-points at this server (DNS rebinding) would otherwise be
+    "same-origin" to it, ``--dev-auth`` sign-in included."""
 
-    def __init__(self, app: ASGIApp, allowed: Iterable[str], *, loopback: bool = False) -> None:
+    def __init__(
+        self, app: ASGIApp, allowed: Iterable[str], *, hosts: Iterable[str] | None = None
+    ) -> None:
         self.app = app
         self.allowed = frozenset(origin.rstrip("/").lower() for origin in allowed)
-        self.loopback = loopback
+        self.hosts = None if hosts is None else frozenset(host_name(h) for h in hosts)
 
     def permits(self, scope: Scope) -> bool:
-        if self.loopback and not loopback_host(_header(scope, b"host")):
-            return False
+        if self.hosts is not None:
+            host = _header(scope, b"host")
+            if not loopback_host(host) and (host is None or host_name(host) not in self.hosts):
+                return False
         origin = _header(scope, b"origin")
         if origin is None:  # not a browser's cross-origin request (curl, gRPC clients)
             return True
@@ -149,7 +201,10 @@ class DevToken:
         self.issuer = issuer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = await self.respond(Request(scope, receive))
+        try:
+            response = await self.respond(Request(scope, receive))
+        except ClientDisconnect:  # the caller left while sending its body: nobody to answer
+            return
         await response(scope, receive, send)
 
     async def respond(self, request: Request) -> Response:
@@ -168,7 +223,7 @@ class DevToken:
                 return _bad(f"the request is larger than {MAX_TOKEN_REQUEST} bytes", 413)
         try:
             document = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's
             return _bad("the request is not JSON", 400)
         name = document.get("name") if isinstance(document, dict) else None
         if not isinstance(name, str):
@@ -253,6 +308,28 @@ class Router:
         await self.web(scope, receive, send)
 
 
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` to every response (the web table's pages and files, the API's
+    answers, refusals)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS:
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 def browser_app(
     services: dict[str, ASGIApp],
     web_root: Path,
@@ -260,16 +337,23 @@ def browser_app(
     cors_origins: Sequence[str] = (),
     *,
     loopback: bool = False,
+    public_hosts: Sequence[str] = (),
 ) -> ASGIApp:
-    """The whole application: origin guard → CORS → router (``loopback``: the listener is on
-    a loopback address, so only loopback ``Host`` names are answered)."""
+    """The whole application: security headers → origin guard → CORS → router. ``Host`` is
+    checked (DNS rebinding) when the listener is on a loopback address (``loopback``) or
+    ``dev_issuer`` signs players in: allowed are loopback names, ``public_hosts`` and the
+    hosts of ``cors_origins`` (normalised by ``normalise_origin``)."""
+    origins = [normalise_origin(origin) for origin in cors_origins]
     router = Router(services, WebRoot(web_root), DevToken(dev_issuer) if dev_issuer else None)
     cors = CORSMiddleware(
         router,
-        allow_origins=list(cors_origins),
+        allow_origins=origins,
         allow_methods=["GET", "POST"],
         allow_headers=list(ALLOWED_HEADERS),
         expose_headers=list(EXPOSED_HEADERS),
         max_age=7200,
     )
-    return OriginGuard(cors, cors_origins, loopback=loopback)
+    hosts = None
+    if loopback or dev_issuer is not None:
+        hosts = [*public_hosts, *(host_name(o.partition("://")[2]) for o in origins)]
+    return SecurityHeaders(OriginGuard(cors, origins, hosts=hosts))
