@@ -180,6 +180,7 @@ def test_hand_records_of_stopped_games_say_so_and_verify(
     assert '[Stopped "' in render_text(rec)
     old = {k: v for k, v in rec.items() if k != "stopped"}
     old["complete"], old["settlement"], old["seed"] = False, None, None
+    old["settlement_at_end"] = None  # as an unfinished game's record says (version 3)
     assert import_record(to_json(old))[1].consistent
     # Without the field, the stopped game's record is refused: the pools are open.
     forged = {**rec, "stopped": None}
