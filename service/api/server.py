@@ -1,9 +1,10 @@
-"""The gRPC server: ``create_server`` builds it (bind to port 0 in tests), ``serve`` runs it.
+"""The gRPC server: ``create_server`` builds it (bind to port 0 in tests); ``pref serve`` runs it
+with the browser listener beside it (``service.connect.server.serve``).
 
 The composition root: one application (event store), one thread pool for it, one event hub
 (one store subscription per process), the projection worker, health checking and reflection.
-SIGTERM and SIGINT stop it gracefully: health turns NOT_SERVING, in-flight calls finish within
-the grace period, then the store is closed.
+``Server.stop`` stops it gracefully (on SIGTERM or SIGINT under ``pref serve``): health turns
+NOT_SERVING, in-flight calls finish within the grace period, then the store is closed.
 
 The listener serves TLS when given ``ServerTls`` (``service.api.tls``); every call is charged to its
 caller's budgets (``service.api.quotas``). The port is this server's alone: gRPC's default
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -359,17 +359,3 @@ async def sweep_starts(lobby: Lobby, executor: ThreadPoolExecutor) -> None:
         except Exception:
             log.warning("sweeping table starts failed; retrying later", exc_info=True)
         await asyncio.sleep(SWEEP_SECONDS)
-
-
-async def serve(store: StoreConfig, address: str, **options: Any) -> None:
-    """Run ``create_server(store, address, **options)`` until SIGTERM or SIGINT, then stop
-    gracefully."""
-    running = await create_server(store, address, **options)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    log.info("stopping")
-    await running.stop(grace=10.0)
-    log.info("stopped")

@@ -61,7 +61,7 @@ APPLICATIONS = (
 
 class _InLoopServer(uvicorn.Server):
     """uvicorn without its signal handlers: ``pref serve`` handles SIGTERM/SIGINT for both
-    listeners (``service.api.server.serve``)."""
+    listeners (``serve`` below)."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
