@@ -14,6 +14,7 @@ SO_REUSEPORT would let a second server share it silently, so it is off unless ``
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 import uuid
@@ -81,6 +82,23 @@ KEEPALIVE_OPTIONS = [
 
 class BindError(RuntimeError):
     """The server cannot listen on its address (in use, or not an address of this host)."""
+
+
+COLLECTOR_THRESHOLDS = (20_000, 20, 10)
+"""Python's collector thresholds under ``pref serve``: a young collection every 20,000 net
+allocations (the default, 700, ran one every few commands), the older ones as often as before
+relative to it. The full collection still runs (cycles in evicted games are freed)."""
+
+
+def tune_collector() -> None:
+    """Freeze what the server holds once it has started (modules, descriptors, rule tables:
+    about 110,000 objects) out of every later collection, and raise the young threshold
+    (``COLLECTOR_THRESHOLDS``). A full collection then scans only what the games created: its
+    pauses of the event loop went from 30–135 ms to 10–75 ms, and the collector's share of the
+    server's CPU from 3–4 % to under 1 % (docs/PERFORMANCE.md, "Garbage collection")."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
 def _listen(

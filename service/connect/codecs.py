@@ -17,9 +17,9 @@ unknown fields are ignored, as the binary format keeps them without looking.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
 from connectrpc.code import Code
 from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf.message import Message
@@ -78,8 +78,9 @@ class JsonCodec:
         if isinstance(message, Preserialized):
             message = message.message_type.FromString(message.data)
         assert isinstance(message, Message)
-        as_dict = to_dict(message)
-        data = json.dumps(as_dict, separators=(",", ":"), ensure_ascii=False).encode()
+        # orjson writes what ``json.dumps(…, separators=(",", ":"), ensure_ascii=False)`` does
+        # (compact UTF-8; ``to_dict`` has already made NaN, infinities and int64 strings).
+        data = orjson.dumps(to_dict(message))
         if len(data) > self.max_send_bytes:
             raise too_large(len(data), self.max_send_bytes)
         return data

@@ -18,6 +18,7 @@ exactly what ``json_format`` does (the same test checks it on valid and invalid 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 import re
@@ -66,8 +67,32 @@ def _scalar(field: Any) -> Convert | None:
 
 def _single(field: Any) -> Convert | None:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return to_dict
+        return _nested
     return _scalar(field)
+
+
+# A nested message's JSON object, remembered by its type and wire bytes: a seat view repeats
+# most of the one before it (the previous deal, the tricks played, every card's value), and a
+# sub-message's bytes (serialised in C) and a hit in ``functools.lru_cache`` (C, thread-safe)
+# cost far less than walking it again. Equal bytes of one type are equal messages, so a hit is
+# exact; a message bigger than ``_MEMO_BYTES`` is walked.
+_MEMO_BYTES = 8192
+_classes: dict[str, type[Message]] = {}
+
+
+def _nested(message: Message) -> Any:
+    data = message.SerializeToString()
+    if len(data) > _MEMO_BYTES:
+        return to_dict(message)
+    name = message.DESCRIPTOR.full_name
+    if name not in _classes:
+        _classes[name] = type(message)
+    return _remembered(name, data)
+
+
+@functools.lru_cache(maxsize=16384)
+def _remembered(name: str, data: bytes) -> Any:
+    return to_dict(_classes[name].FromString(data))
 
 
 def _key(key: Any) -> str:
@@ -109,7 +134,8 @@ def _fields(descriptor: Any) -> dict[str, tuple[str, Convert | None]]:
 
 
 def to_dict(message: Message) -> Any:
-    """``json_format.MessageToDict(message)``."""
+    """``json_format.MessageToDict(message)``. The nested objects of the result may be shared
+    with other results (``_nested``): read it, never change it."""
     descriptor = message.DESCRIPTOR
     if descriptor.full_name.startswith(_WELL_KNOWN):  # their JSON forms are special
         return json_format.MessageToDict(message)

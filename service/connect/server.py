@@ -27,7 +27,7 @@ import structlog
 import uvicorn
 from connectrpc.compression.gzip import GzipCompression
 
-from service.api.server import BindError, Server
+from service.api.server import BindError, Server, tune_collector
 from service.api.server import create_server as create_grpc_server
 from service.api.tls import ServerTls, is_loopback
 from service.app.config import StoreConfig
@@ -305,6 +305,7 @@ async def serve(store: StoreConfig, address: str, **options: Any) -> None:
     """Run ``create_server(store, address, **options)`` until SIGTERM or SIGINT, then stop
     gracefully."""
     servers = await create_server(store, address, **options)
+    tune_collector()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

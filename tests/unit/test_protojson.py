@@ -15,6 +15,7 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+from service.connect.codecs import JsonCodec
 from service.connect.protojson import parse, to_dict
 from service.gen.preferans.v1 import audit_pb2, game_pb2, ledger_pb2, stats_pb2, table_pb2
 
@@ -190,3 +191,66 @@ def test_well_known_types_are_read_as_json_format_reads_them() -> None:
         b'{"game": {"createTime": {"seconds": 5}}}',
     ):
         assert _fast_parse(data, cls) == _json_format_parse(data, cls), data
+
+
+def test_equal_bytes_of_two_message_types_are_not_taken_for_each_other() -> None:
+    """The nested-message memo is keyed by type and wire bytes: a sub-message whose bytes equal
+    another type's (field 1 = 7 in both, different field names) still prints its own names,
+    and a second print of the same messages (every sub-message then a memo hit) is unchanged."""
+    pairs = []
+    for cls in _messages():
+        nested = [
+            f
+            for f in cls.DESCRIPTOR.fields
+            if f.type == FieldDescriptor.TYPE_MESSAGE
+            and not f.is_repeated
+            and f.containing_oneof is None
+            and _first_int32(f) is not None
+        ]
+        for a in nested:
+            for b in nested:
+                if _first_int32(a).json_name != _first_int32(b).json_name:
+                    pairs.append((cls, a, b))
+    assert pairs, "no message with two such sub-messages left: pick another pair"
+    for cls, a, b in pairs:
+        message = cls()
+        for field in (a, b):
+            setattr(getattr(message, field.name), _first_int32(field).name, 7)
+        assert getattr(message, a.name).SerializeToString() == (
+            getattr(message, b.name).SerializeToString()
+        )
+        for _ in range(2):
+            assert to_dict(message) == json_format.MessageToDict(message)
+
+
+def _first_int32(field: Any) -> Any:
+    """Field number 1 of ``field``'s message type if it is a single int32, else ``None``."""
+    first = field.message_type.fields_by_number.get(1)
+    if first is None or first.type != FieldDescriptor.TYPE_INT32 or first.is_repeated:
+        return None
+    return first
+
+
+def test_the_json_codec_writes_json_format_compact_utf8() -> None:
+    """``JsonCodec.encode`` (orjson) writes the bytes of ``json.dumps`` with compact separators
+    and UTF-8 text (♠ as itself), for every message type filled with every kind of value."""
+    codec = JsonCodec(max_send_bytes=1 << 24)
+    for cls in _messages():
+        for variant in range(4):
+            message = _fill(cls(), depth=3, variant=variant)
+            expected = json.dumps(
+                json_format.MessageToDict(message), separators=(",", ":"), ensure_ascii=False
+            ).encode()
+            assert json.loads(codec.encode(message)) == json.loads(expected)
+            if not _has_double(message.DESCRIPTOR, depth=4):  # float text may differ, not value
+                assert codec.encode(message) == expected, cls.DESCRIPTOR.full_name
+
+
+def _has_double(descriptor: Any, depth: int) -> bool:
+    if depth < 0:
+        return False
+    return any(
+        f.type in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
+        or (f.message_type is not None and _has_double(f.message_type, depth - 1))
+        for f in descriptor.fields
+    )
