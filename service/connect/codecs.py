@@ -68,8 +68,12 @@ class BinaryCodec:
 
 
 class JsonCodec:
-    def __init__(self, max_send_bytes: int) -> None:
+    """``trusted_input``: for a client reading this service's answers (``protojson.parse``'s
+    ``trusted``); the server reads requests strictly."""
+
+    def __init__(self, max_send_bytes: int, *, trusted_input: bool = False) -> None:
         self.max_send_bytes = max_send_bytes
+        self.trusted_input = trusted_input
 
     def name(self) -> str:
         return "json"
@@ -90,7 +94,7 @@ class JsonCodec:
         if not data:  # an empty body is the empty message
             return message
         try:
-            return parse(bytes(data), message_class)
+            return parse(bytes(data), message_class, trusted=self.trusted_input)
         except Exception:
             raise malformed(message_class) from None
 

@@ -130,16 +130,67 @@ def _fast_parse(data: bytes, cls: type[Message]) -> Message | str:
     return result
 
 
+@pytest.mark.parametrize("trusted", [False, True], ids=["request", "trusted"])
 @pytest.mark.parametrize("cls", _messages(), ids=lambda c: c.DESCRIPTOR.full_name)
-def test_parse_reads_what_json_format_reads(cls: type[Message]) -> None:
+def test_parse_reads_what_json_format_reads(cls: type[Message], trusted: bool) -> None:
     for variant in range(4):
         message = _fill(cls(), depth=3, variant=variant)
         for data in (
             json.dumps(json_format.MessageToDict(message)).encode(),
             json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True)),
         ):
-            parsed = _fast_parse(data if isinstance(data, bytes) else data.encode(), cls)
-            assert parsed == message, variant
+            raw = data if isinstance(data, bytes) else data.encode()
+            assert parse(raw, cls, trusted=trusted) == message, variant
+
+
+def test_only_a_trusted_document_may_give_a_key_twice() -> None:
+    """A request naming a field twice is refused (as json_format refuses it); an answer read by
+    a client (``trusted``) keeps the last value, as a browser's ``JSON.parse`` does."""
+    data = b'{"name": "games/x", "name": "games/y"}'
+    cls = game_pb2.GetSeatViewRequest
+    assert _fast_parse(data, cls) == "refused"
+    assert parse(data, cls, trusted=True).name == "games/y"
+
+
+def _text_leaves() -> list[tuple[type[Message], Any, Any]]:
+    """(message class, field, leaf field): a single nested message whose fields are all single
+    strings or enums (the reader remembers those)."""
+    out = []
+    for cls in _messages():
+        for field in cls.DESCRIPTOR.fields:
+            leaf: Any = field.message_type
+            if (
+                field.type == FieldDescriptor.TYPE_MESSAGE
+                and not field.is_repeated
+                and not leaf.GetOptions().map_entry
+                and not leaf.full_name.startswith("google.")
+                and leaf.fields
+                and all(
+                    f.type in (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_ENUM)
+                    and not f.is_repeated
+                    and f.containing_oneof is None
+                    for f in leaf.fields
+                )
+            ):
+                out.append((cls, field, leaf.fields[0]))
+    return out
+
+
+def test_remembered_leaves_are_read_as_json_format_reads_them() -> None:
+    """The remembered reading of an all-text object is exact: a number, ``true`` or a list where
+    a string is due is still refused or read as json_format reads it (an enum's number), the
+    second time too (when a valid equal-looking object has been remembered)."""
+    leaves = _text_leaves()
+    assert leaves, "no message with an all-text nested message left: drop this test"
+    for cls, field, leaf in leaves:
+        if leaf.type == FieldDescriptor.TYPE_ENUM:
+            good, number = leaf.enum_type.values[-1].name, leaf.enum_type.values[-1].number
+        else:
+            good, number = "text", 1
+        for value in (good, str(number), number, True, 1.0, [good], {"x": good}, None, good):
+            data = json.dumps({field.json_name: {leaf.json_name: value}}).encode()
+            for _ in range(2):
+                assert _fast_parse(data, cls) == _json_format_parse(data, cls), data
 
 
 ODD_DOCUMENTS = [
