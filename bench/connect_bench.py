@@ -120,6 +120,7 @@ def server_process(args: argparse.Namespace, schema: str) -> tuple[ServerProcess
         *("--workers", str(args.workers), "--log-level", "warning"),
         *("--creates-per-minute", "0", "--open-games", "0", "--calls-per-second", "0"),
         *("--watch-streams", "0", "--streams-per-connection", "1000"),
+        *(("--no-projections",) if args.no_projections else ()),
     ]
     fd, log_path = tempfile.mkstemp(prefix="connect_bench_", suffix=".log")
     with os.fdopen(fd, "wb") as log:
@@ -327,6 +328,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--no-gzip", action="store_true", help="Connect clients accept no compressed answers"
     )
     parser.add_argument("--workers", type=int, default=16, help="the server's store threads")
+    parser.add_argument(
+        "--no-projections",
+        action="store_true",
+        help="the server runs no projections (as with a separate projection worker)",
+    )
     args = parser.parse_args(argv)
     run = secrets.token_hex(4)
     if args.store == "sqlite":
