@@ -65,3 +65,18 @@ def test_the_k8s_shard_count_is_valid() -> None:
     config = (K8S / "migrate-job.yaml").read_text()
     (value,) = re.findall(r'PREF_SHARDS:\s*"([^"]*)"', config)
     assert parse_shards(value) is not None
+
+
+def test_the_k8s_servers_expose_the_browser_port_they_serve() -> None:
+    """The pods' `pref serve` arguments parse, their --connect-port is a declared container
+    port named `connect`, and the Service exposes it (issue 15: browsers reach the pods)."""
+    from service.cli import build_parser
+
+    server = (K8S / "server.yaml").read_text()
+    args_block = server[server.index("          args:\n") : server.index("          ports:\n")]
+    argv = re.findall(r"^\s+- (\S+)$", args_block, flags=re.MULTILINE)
+    parsed = build_parser().parse_args(argv)
+    assert parsed.connect_port == 8080 and not parsed.no_connect
+    assert f"{{name: connect, containerPort: {parsed.connect_port}}}" in server
+    assert "{name: connect, port: 8080, targetPort: connect}" in server
+    assert "EXPOSE 50051 8080" in (K8S / "Dockerfile").read_text()
