@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import jsonschema
@@ -164,6 +164,22 @@ def rule_set_with(
         options.update(overrides)
     if pool_target:
         options["pool_target"] = pool_target
+    try:
+        key = json.dumps(options, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON: let the checks say what is wrong with it
+        return _checked_rule_set(options)
+    return _remembered_rule_set(key)
+
+
+@lru_cache(maxsize=256)
+def _remembered_rule_set(options_json: str) -> RuleSet:
+    """``_checked_rule_set`` of these options (canonical JSON), remembered: a table or game is
+    created with one of a few rule sets, and the two schema validations cost 2–3 ms. Only a
+    valid set is remembered (a refusal raises, and ``lru_cache`` keeps no exception)."""
+    return _checked_rule_set(json.loads(options_json))
+
+
+def _checked_rule_set(options: dict[str, Any]) -> RuleSet:
     check_options(options, field="rules")
     rules = RuleSet.from_dict(options)
     check_rule_set(rules)
@@ -172,7 +188,13 @@ def rule_set_with(
 
 def check_rule_set(rules: RuleSet) -> None:
     """Refuse (``InvalidAction``) a rule set whose recorded form is invalid or does not load
-    back equal: the last check before a game's creation is recorded."""
+    back equal: the last check before a game's creation is recorded. A set found valid is
+    remembered (``RuleSet`` is a frozen value; at most 256)."""
+    _check_rule_set(rules)
+
+
+@lru_cache(maxsize=256)
+def _check_rule_set(rules: RuleSet) -> None:
     recorded = rules.to_dict()
     check_options(recorded, field="rules")
     try:
