@@ -1,6 +1,11 @@
 """Verifying a hand record: replay its decisions from the recorded hands through the rules core,
 check that every decision is legal and that every section, the score, the sheet entry, the
-settlement and the revealed seed are what the rules make of them (docs/HANDRECORD.md)."""
+settlement and the revealed seed are what the rules make of them (docs/HANDRECORD.md).
+
+Why over 400 lines: verification is one replay of the record's decisions, and the checks of each
+section, the rulings placed between deals, the seating and the seed all read the state that
+replay holds; split, each part would need the replay's internals.
+"""
 
 from __future__ import annotations
 

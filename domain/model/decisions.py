@@ -12,6 +12,9 @@ Some actions are recorded as one of several events, depending on the deal they a
 (a pass in the auction or when whisting; a whist, or the return whist after a half-whist; a
 bid, or misère): ``fits`` says which, and ``misfit`` explains to an auditor a recorded event
 that contradicts its deal.
+
+Why over 400 lines: it is the one table of event meanings on purpose (issue 10): one row per
+decision event of every system, each with its read and write.
 """
 
 from __future__ import annotations

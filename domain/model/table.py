@@ -11,6 +11,10 @@ Decide, then record: each public command checks the table's state and refuses wi
 bodies only assign. Times (an invitation's expiry, the moment a seat was left) come from the
 caller: no clock here. Each command carries a request id, scoped to the player who sends it:
 a retry has no second effect and is answered from ``answer_for`` as the first time.
+
+Why over 400 lines: the ``Table`` aggregate's commands and its ``@event`` bodies must be
+declared in its class body (the eventsourcing library's rule), beside the refusals each command
+decides before recording.
 """
 
 from __future__ import annotations

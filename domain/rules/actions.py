@@ -3,6 +3,9 @@
 ``str(action)`` prints the form people say at the table (``6♠``, ``here``, ``pass``,
 ``discard 7♣ 8♦``, ``declare 7♥``, ``whist``, ``half-whist``, ``open``, ``10♠``,
 ``claim 2-1-0``); ``parse_action`` reads it back (ASCII forms too).
+
+Why over 400 lines: one small value class per decision of every system, with its notation, and
+the one parser that reads them all back: the notation's one place.
 """
 
 from __future__ import annotations

@@ -32,6 +32,10 @@ the declarer goes straight to his contract. Everybody but a dark declarer has lo
 the auction ends (they must play or whist); the dark declarer looks when he takes the talon,
 which the others do not see. Before taking it he may look and switch to an ordinary misère
 (S000), then taking the talon in the open.
+
+Why over 400 lines: the auction is one state machine, and every system's variations of it (here,
+misère limits, bombs, dark and no-talon calls, tiers) change the same legal-call function, so
+they are kept beside it rather than spread over files.
 """
 
 from __future__ import annotations

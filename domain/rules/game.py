@@ -4,6 +4,10 @@
 ``finish_deal`` writes the scored deal onto the sheet, passes the deal on and counts raspasy in
 a row (both by the conventions of ``domain.rules.raspasy``). ``play_game`` is the pure
 whole-game driver: from a seed and three policies to the final sheet and settlement.
+
+Why over 400 lines: the whole-game state machine (deal, finish, the order of a Classic game,
+robbers, signs, stopping early) is one immutable ``GameState`` with its transitions; the rules
+of a deal live in their own modules, this one only chains them.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ once the game began). The game's id is fixed when the table opens (``game_reques
 returns the seat token of a game that may not exist yet; the start is idempotent, finished by
 whoever next touches a full table (or ``sweep``). A player who leaves has the seat's tokens
 issued until then revoked (``Revocations``, as ``ReplacePlayer``). docs/TABLES.md tells it all.
+
+Why over 400 lines: the lobby's use cases share one command path (request ids scoped to the
+caller, the per-table lock, the optimistic retry and the game's start), which is this one class.
 """
 
 from __future__ import annotations

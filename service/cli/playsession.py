@@ -11,6 +11,10 @@ At the prompt the person types an action (``service.cli.playinput.parse_choice``
 or ``q``. With ``confirm`` a typed action is held and shown, and sent only on Enter: until then
 ``u`` takes it back. Nothing can be taken back once sent: the rules have no take-back
 (docs/CLIENTS.md "pref play").
+
+Why over 400 lines: one seat's session is one loop (the stream, the redraw, the prompt, the bots
+of this process and the held action) over one state; the drawing and the input parsing are their
+own modules.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ into one renderable per event (the deal dealt, each decision, the score written)
 the whole table: every hand as it then stood, the talon, the discard, the auction, the
 whisting, the trick on the table and the tricks so far. ``run_replay`` prints them, waiting for
 Enter between them with ``step`` (``q`` quits).
+
+Why over 400 lines: the referee's replay is one view (the table drawn at a position) with its
+cursor moving forward and back; drawing, positions and the command loop share the rendered
+frames.
 """
 
 from __future__ import annotations
