@@ -137,6 +137,11 @@ class GameClient:
         )
 
 
+def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
+    """The ``authorization`` metadata of a seat token or a player's JWT (none without one)."""
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
 class SeatClient:
     """One seat of one game (``token`` ``None``: a spectator, who may only watch)."""
 
@@ -145,8 +150,7 @@ class SeatClient:
         self.name = name
         # The game id rides along so that a router (k8s/router.yaml) sends every call of one
         # game to one server process (service.client.routing).
-        bearer = () if token is None else (("authorization", f"Bearer {token}"),)
-        self.metadata = (*bearer, *affinity_metadata(name))
+        self.metadata = (*bearer_metadata(token), *affinity_metadata(name))
 
     def join(self) -> pb.JoinGameResponse:
         response: pb.JoinGameResponse = self.client.stub.JoinGame(

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-from service.client import GameClient, _patient, _retry
+from service.client import GameClient, _patient, _retry, bearer_metadata
 from service.gen.preferans.v1 import game_pb2 as pb
 from service.gen.preferans.v1 import table_pb2 as tpb
 from service.gen.preferans.v1 import table_pb2_grpc
@@ -27,9 +27,7 @@ class TableClient:
 
     def __init__(self, client: GameClient, token: str | None = None) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(client.channel)
-        self.metadata: tuple[tuple[str, str], ...] = (
-            (("authorization", f"Bearer {token}"),) if token else ()
-        )
+        self.metadata = bearer_metadata(token)
 
     def create_table(
         self,
