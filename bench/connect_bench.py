@@ -215,9 +215,8 @@ async def bench(args: argparse.Namespace, run: str) -> list[Run]:
                 for label in stubs
             }
             for label in [p for p in ("connect json", "grpc") if p in args.protocols]:
-                rate = args.open_rate or round(
-                    args.open_fraction * statistics.median(capacity[OPEN_BASE])
-                )
+                measured = capacity.get(OPEN_BASE) or [0.0]
+                rate = args.open_rate or round(args.open_fraction * statistics.median(measured))
                 if rate <= 0:
                     continue
                 await prime(drivers[label], args.prime_seconds)

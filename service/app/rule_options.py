@@ -14,12 +14,14 @@ repeated keys are refused; every number's range is the schema's (domain.rules.ru
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from decimal import Decimal
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 import jsonschema
+from cachetools import LRUCache
 from jsonschema.exceptions import ValidationError
 
 from domain.rules import RuleSet, rule_set
@@ -164,39 +166,37 @@ def rule_set_with(
         options.update(overrides)
     if pool_target:
         options["pool_target"] = pool_target
-    try:
-        key = json.dumps(options, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON: let the checks say what is wrong with it
-        return _checked_rule_set(options)
-    return _remembered_rule_set(key)
-
-
-@lru_cache(maxsize=256)
-def _remembered_rule_set(options_json: str) -> RuleSet:
-    """``_checked_rule_set`` of these options (canonical JSON), remembered: a table or game is
-    created with one of a few rule sets, and the two schema validations cost 2–3 ms. Only a
-    valid set is remembered (a refusal raises, and ``lru_cache`` keeps no exception)."""
-    return _checked_rule_set(json.loads(options_json))
-
-
-def _checked_rule_set(options: dict[str, Any]) -> RuleSet:
-    check_options(options, field="rules")
+    _schema_checked(options)
     rules = RuleSet.from_dict(options)
     check_rule_set(rules)
     return rules
 
 
+_VALID_OPTIONS: LRUCache[str, bool] = LRUCache(maxsize=256)
+_VALID_GUARD = threading.Lock()
+
+
+def _schema_checked(options: Mapping[str, Any]) -> None:
+    """``check_options(options)``, remembered for options found valid: a table or game is
+    created with one of a few rule sets, and each JSON Schema validation costs about 1 ms. The
+    key is the options' ``repr``, which tells ``True`` from ``1`` and ``1.0``, a tuple from a
+    list and ``6`` from ``"6"`` (equal values of other types may be judged differently by the
+    schema); a refusal is never remembered."""
+    key = repr(options)
+    with _VALID_GUARD:
+        if key in _VALID_OPTIONS:
+            return
+    check_options(options, field="rules")
+    with _VALID_GUARD:
+        _VALID_OPTIONS[key] = True
+
+
 def check_rule_set(rules: RuleSet) -> None:
     """Refuse (``InvalidAction``) a rule set whose recorded form is invalid or does not load
-    back equal: the last check before a game's creation is recorded. A set found valid is
-    remembered (``RuleSet`` is a frozen value; at most 256)."""
-    _check_rule_set(rules)
-
-
-@lru_cache(maxsize=256)
-def _check_rule_set(rules: RuleSet) -> None:
+    back equal: the last check before a game's creation is recorded (the schema check of the
+    recorded form remembered as in ``_schema_checked``; the load-back is checked every time)."""
     recorded = rules.to_dict()
-    check_options(recorded, field="rules")
+    _schema_checked(recorded)
     try:
         loaded = RuleSet.from_dict(json.loads(json.dumps(recorded)))
     except (TypeError, ValueError) as exc:

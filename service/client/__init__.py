@@ -138,8 +138,8 @@ class GameClient:
 
 
 def bearer_metadata(token: str | None) -> tuple[tuple[str, str], ...]:
-    """The ``authorization`` metadata of a seat token or a player's JWT (none without one)."""
-    return (("authorization", f"Bearer {token}"),) if token else ()
+    """The ``authorization`` metadata of a seat token or a player's JWT (none for ``None``)."""
+    return () if token is None else (("authorization", f"Bearer {token}"),)
 
 
 class SeatClient:

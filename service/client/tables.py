@@ -27,7 +27,7 @@ class TableClient:
 
     def __init__(self, client: GameClient, token: str | None = None) -> None:
         self.stub = table_pb2_grpc.TableServiceStub(client.channel)
-        self.metadata = bearer_metadata(token)
+        self.metadata = bearer_metadata(token or None)
 
     def create_table(
         self,

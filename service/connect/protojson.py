@@ -76,8 +76,9 @@ def _single(field: Any) -> Convert | None:
 # most of the one before it (the previous deal, the tricks played, every card's value), and a
 # sub-message's bytes (serialised in C) and a hit in ``functools.lru_cache`` (C, thread-safe)
 # cost far less than walking it again. Equal bytes of one type are equal messages, so a hit is
-# exact; a message bigger than ``_MEMO_BYTES`` is walked.
-_MEMO_BYTES = 8192
+# exact; a message bigger than ``_MEMO_BYTES`` is walked. At most 8,192 entries of at most 2 KiB
+# of wire bytes (and their JSON objects, about 3.5× that): under 80 MB however answers vary.
+_MEMO_BYTES = 2048
 _classes: dict[str, type[Message]] = {}
 
 
@@ -91,7 +92,7 @@ def _nested(message: Message) -> Any:
     return _remembered(name, data)
 
 
-@functools.lru_cache(maxsize=16384)
+@functools.lru_cache(maxsize=8192)
 def _remembered(name: str, data: bytes) -> Any:
     return to_dict(_classes[name].FromString(data))
 
@@ -263,17 +264,14 @@ def _reader(field: Any) -> Convert:
     return one
 
 
-_TEXT_KINDS = frozenset({FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_ENUM})
-_LEAVES_KEPT = 4096
-
-
 def _message_reader(descriptor: Any) -> Convert:
-    """The reader of one nested message of this type. A type whose fields are all single
-    strings or enums (a card's rank and suit, …: most of a seat view's objects) remembers what
-    it read, by the object's items: only all-text objects are ever read without raising, and
-    equal text items are the same input, so a hit is exact."""
+    """The reader of one nested message of this type. A type whose fields are all single enums
+    (a card's rank and suit: most of a seat view's objects) remembers what it read, by the
+    object's items: only objects of enum names are ever read without raising, and equal names
+    are the same input, so a hit is exact. What is remembered is bounded by the enums' names
+    (a client's own strings are never kept: a request is read before it is authenticated)."""
     if not all(
-        f.type in _TEXT_KINDS and not f.is_repeated and f.containing_oneof is None
+        f.type == FieldDescriptor.TYPE_ENUM and not f.is_repeated and f.containing_oneof is None
         for f in descriptor.fields
     ):
         return lambda value: _read(descriptor, value)
@@ -289,7 +287,7 @@ def _message_reader(descriptor: Any) -> Convert:
             key, found = None, None
         if found is None:
             found = _read(descriptor, value)
-            if key is not None and len(kept) < _LEAVES_KEPT:
+            if key is not None:  # enum names only, each one of the type's
                 kept[key] = found
         return found
 

@@ -6,8 +6,10 @@ messages, maps, Timestamp and Duration, doubles including NaN and infinities).""
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -305,3 +307,23 @@ def _has_double(descriptor: Any, depth: int) -> bool:
         or (f.message_type is not None and _has_double(f.message_type, depth - 1))
         for f in descriptor.fields
     )
+
+
+def test_reading_requests_keeps_none_of_the_clients_strings() -> None:
+    """Review rev-d, defect 1: the reader remembered every all-text object, a request's
+    ``Player`` (free text) too, read before the caller is authenticated: 1,500 requests with a
+    60 KB name pinned 87 MiB. Only objects of enum names are remembered now."""
+    codec = JsonCodec(1 << 20)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(300):
+            body = json.dumps(
+                {"players": [{"playerId": f"p{i}", "displayName": f"{i}" + "x" * 60_000}]}
+            ).encode()
+            codec.decode(body, game_pb2.CreateGameRequest)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 4 * 2**20, f"{kept / 2**20:.0f} MiB of request strings kept"
