@@ -7,6 +7,7 @@ and the server's secrets table use this handle so that one SQL text serves both 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sqlite3
@@ -29,6 +30,40 @@ class Cursor(Protocol):
     def description(self) -> Any: ...
 
 
+def execute_all(c: Cursor, statements: Sequence[str]) -> None:
+    """Run statements without parameters (DDL), in order: on PostgreSQL in one round trip
+    (one simple-protocol query), elsewhere one by one."""
+    script = getattr(c, "execute_script", None)
+    if script is not None:
+        script(statements)
+        return
+    for statement in statements:
+        c.execute(statement)
+
+
+def pipelined(c: Cursor) -> contextlib.AbstractContextManager[Any]:
+    """A block whose statements PostgreSQL receives without waiting for each one's answer
+    (psycopg's pipeline mode: one round trip for all, errors raised at the block's end; no
+    ``COPY`` inside, and no result read before the end); elsewhere a plain block."""
+    pipeline = getattr(c, "pipeline", None)
+    return pipeline() if pipeline is not None else contextlib.nullcontext()
+
+
+def copy_rows(c: Cursor, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Insert rows into ``table``: on PostgreSQL by ``COPY`` (one stream, several times faster
+    than ``executemany``'s statement per row), elsewhere by ``executemany``."""
+    if not rows:
+        return
+    copy = getattr(c, "copy_rows", None)
+    if copy is not None:
+        copy(table, columns, rows)
+        return
+    c.executemany(
+        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+        rows,
+    )
+
+
 class _PgCursor:
     """Adapts a psycopg cursor to ``?`` placeholders."""
 
@@ -40,6 +75,20 @@ class _PgCursor:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         return self._cursor.executemany(sql.replace("?", "%s"), rows)
+
+    def pipeline(self) -> contextlib.AbstractContextManager[Any]:
+        return self._cursor.connection.pipeline()  # type: ignore[no-any-return]
+
+    def copy_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        with self._cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def execute_script(self, statements: Sequence[str]) -> None:
+        """Parameterless statements in one query (psycopg sends a query without parameters
+        by the simple protocol, which takes several statements)."""
+        if statements:
+            self._cursor.execute("; ".join(statements))
 
     def fetchone(self) -> Any:
         return self._cursor.fetchone()
@@ -74,6 +123,15 @@ class _RenamingCursor:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any:
         return self._cursor.executemany(self._rename(sql), rows)
+
+    def pipeline(self) -> contextlib.AbstractContextManager[Any]:
+        return pipelined(self._cursor)
+
+    def copy_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        copy_rows(self._cursor, self._rename(table), columns, rows)
+
+    def execute_script(self, statements: Sequence[str]) -> None:
+        execute_all(self._cursor, [self._rename(statement) for statement in statements])
 
     def fetchone(self) -> Any:
         return self._cursor.fetchone()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from projections import metrics
-from projections.db import Cursor, is_transient
+from projections.db import Cursor, execute_all, is_transient
 from projections.runner import (
     TRACKING_TABLE,
     Projection,
@@ -139,9 +139,11 @@ def _discard(runner: ProjectionRunner, tracking: str) -> None:
 
 def _swap(flavor: str, c: Cursor, projection: Projection) -> None:
     """Replace the live tables by their shadows (inside the caller's transaction)."""
+    statements = []
     for table in projection.tables:
-        c.execute(f"DROP TABLE IF EXISTS {table}")
-        c.execute(f"ALTER TABLE {table}{SUFFIX} RENAME TO {table}")
+        statements.append(f"DROP TABLE IF EXISTS {table}")
+        statements.append(f"ALTER TABLE {table}{SUFFIX} RENAME TO {table}")
+    execute_all(c, statements)  # one round trip on PostgreSQL
     if flavor == "postgres":
         # Indexes (primary keys included) keep their names through a table's rename.
         c.execute(
@@ -149,9 +151,14 @@ def _swap(flavor: str, c: Cursor, projection: Projection) -> None:
             "AND tablename = ANY(?)",
             (list(projection.tables),),
         )
-        for (index,) in c.fetchall():
-            if SUFFIX in index:
-                c.execute(f"ALTER INDEX {index} RENAME TO {index.replace(SUFFIX, '')}")
+        execute_all(
+            c,
+            [
+                f"ALTER INDEX {index} RENAME TO {index.replace(SUFFIX, '')}"
+                for (index,) in c.fetchall()
+                if SUFFIX in index
+            ],
+        )
     else:
         # SQLite cannot rename an index: drop the shadow's and create them under their names.
         for index in projection.indexes:

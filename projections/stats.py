@@ -36,8 +36,9 @@ from domain.rules.recording import Birds, InitialRounds
 from domain.rules.ruleset import RuleSet
 from domain.rules.seats import HANDS, hand_mask
 from domain.rules.start import initial_deals
-from projections.db import Cursor, Database
+from projections.db import Cursor, Database, copy_rows, execute_all, pipelined
 from projections.ratings import (
+    RESULT_COLUMNS,
     SKILL_COLUMNS,
     SKILL_DEFAULTS,
     add_result_columns,
@@ -159,6 +160,11 @@ CACHED_ROWS = 20_000
 evicted first; rows changed in the current batch are kept until it is flushed."""
 
 
+KNOWN_KEYS = 2_000_000
+"""At most this many keys' hashes are remembered as written (``_Table.written``, ~60 bytes
+each); past it, a row missing from memory is looked up in the table again."""
+
+
 class _Table:
     """Rows of one table held in memory by key: loaded on first use, upserted in ``flush``."""
 
@@ -179,6 +185,12 @@ class _Table:
         self.rows: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(CACHED_ROWS)
         self.dirty: dict[tuple[Any, ...], dict[str, Any]] = {}
         """The rows changed since the last flush (kept even if ``rows`` evicts them)."""
+        self.written: set[int] | None = None
+        """Once the table has been created empty by this instance (a rebuild's shadow,
+        ``Stats.create_tables``): the hash of every key changed since, a superset of the keys
+        the table holds; a key not in it is not in the table, and is a new row without a
+        query. ``None``: not known (a query decides). Valid exactly as long as the cached rows
+        are: cleared with them (``clear``)."""
 
     def create(self, c: Cursor) -> None:
         """Create the table, or add the columns a table made by an earlier version lacks.
@@ -187,10 +199,18 @@ class _Table:
         of Classic events is 0 in a log written before Classic), so adding it with that default
         is the same as a rebuild, without one (the skill rating's columns are the exception:
         ``Stats.create_tables`` re-rates the leagues when it adds them)."""
+        c.execute(self.create_sql())
+        self.upgrade(c)
+
+    def create_sql(self) -> str:
+        """The statement creating the table if it does not exist."""
         cols = ", ".join(f"{name} {kind}" for name, kind in self.columns.items())
-        c.execute(
+        return (
             f"CREATE TABLE IF NOT EXISTS {self.name} ({cols}, PRIMARY KEY ({', '.join(self.keys)}))"
         )
+
+    def upgrade(self, c: Cursor) -> None:
+        """Add the columns a table made by an earlier version lacks (``create``)."""
         c.execute(f"SELECT * FROM {self.name} LIMIT 0")
         present = {column[0].lower() for column in c.description or ()}
         for name, kind in self.columns.items():
@@ -205,10 +225,14 @@ class _Table:
             row = self.rows.get(key)
         if row is None:
             names = list(self.columns)
-            where = " AND ".join(f"{k} = ?" for k in self.keys)
-            with self.db.reading() as c:
-                c.execute(f"SELECT {', '.join(names)} FROM {self.name} WHERE {where}", key)
-                found = c.fetchone()
+            written = self.written
+            if written is not None and hash(key) not in written:
+                found = None  # never written since the table was empty: not in it
+            else:
+                where = " AND ".join(f"{k} = ?" for k in self.keys)
+                with self.db.reading() as c:
+                    c.execute(f"SELECT {', '.join(names)} FROM {self.name} WHERE {where}", key)
+                    found = c.fetchone()
             if found is None:
                 row = dict(self.defaults)
                 row.update(zip(self.keys, key, strict=True))
@@ -217,6 +241,11 @@ class _Table:
             self.rows[key] = row
         if write:
             self.dirty[key] = row
+            if self.written is not None:
+                if len(self.written) >= KNOWN_KEYS:
+                    self.written = None  # too many to remember: queries decide again
+                else:
+                    self.written.add(hash(key))
         return row
 
     def flush(self, c: Cursor) -> None:
@@ -235,6 +264,18 @@ class _Table:
     def clear(self) -> None:
         self.rows.clear()
         self.dirty.clear()
+        self.written = None
+
+
+_compact = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+"""``json.dumps(value, separators=(",", ":"), sort_keys=True)`` without making an encoder at
+each call: the canonical text of the ``classic`` and ``club`` states."""
+
+
+@lru_cache(maxsize=CACHED_ROWS)
+def _text(game_id: UUID) -> str:
+    """``str(game_id)``, remembered (the projection needs it at every event of a game)."""
+    return str(game_id)
 
 
 @lru_cache(maxsize=CACHED_ROWS)
@@ -363,45 +404,62 @@ class Stats:
         self._rerate: dict[str, set[str]] = {}
         """League → its games in which a ruling changed who finished ahead: the league is
         re-rated in ``flush`` from the first of them on."""
+        self._dropped = False
+        """Whether ``drop_tables`` ran since the last ``reset`` or ``create_tables``."""
 
     # -- tables ---------------------------------------------------------------------------
 
     def create_tables(self, c: Cursor) -> None:
-        for table in (self.games, self.players, self.leagues, self.pairs):
-            table.create(c)
-        c.execute(
-            "CREATE TABLE IF NOT EXISTS stats_results (game_id TEXT NOT NULL, seat INTEGER NOT "
-            "NULL, league TEXT NOT NULL, player_id TEXT NOT NULL, position BIGINT NOT NULL, "
-            "result_num BIGINT NOT NULL, result_den BIGINT NOT NULL, result_real DOUBLE "
-            "PRECISION NOT NULL, rating_before DOUBLE PRECISION NOT NULL, rating_after DOUBLE "
-            "PRECISION NOT NULL, PRIMARY KEY (game_id, seat))"
+        tables = (self.games, self.players, self.leagues, self.pairs)
+        # The tables in one round trip on PostgreSQL (a rebuild creates them all); a table of
+        # a new store has every column at once, in the order an older one gained them.
+        execute_all(
+            c,
+            [
+                *(table.create_sql() for table in tables),
+                "CREATE TABLE IF NOT EXISTS stats_results (game_id TEXT NOT NULL, seat INTEGER "
+                "NOT NULL, league TEXT NOT NULL, player_id TEXT NOT NULL, position BIGINT NOT "
+                "NULL, result_num BIGINT NOT NULL, result_den BIGINT NOT NULL, result_real "
+                "DOUBLE PRECISION NOT NULL, rating_before DOUBLE PRECISION NOT NULL, "
+                f"rating_after DOUBLE PRECISION NOT NULL, {FINISHED_AT_SQL}, "
+                + "".join(f"{name} {kind}, " for name, kind in RESULT_COLUMNS.items())
+                + "PRIMARY KEY (game_id, seat))",
+                f"CREATE TABLE IF NOT EXISTS stats_deals ({', '.join(DEAL_COLUMNS_SQL)}, "
+                "PRIMARY KEY (game_id, deal, seat))",
+            ],
         )
+        for table in tables:
+            table.upgrade(c)
         c.execute("SELECT * FROM stats_results LIMIT 0")
         if "finished_at" not in {column[0].lower() for column in c.description or ()}:
-            c.execute("ALTER TABLE stats_results ADD COLUMN finished_at TEXT NOT NULL DEFAULT ''")
-        c.execute(
-            f"CREATE TABLE IF NOT EXISTS stats_deals ({', '.join(DEAL_COLUMNS_SQL)}, "
-            "PRIMARY KEY (game_id, deal, seat))"
+            c.execute(f"ALTER TABLE stats_results ADD COLUMN {FINISHED_AT_SQL}")
+        rerate = add_result_columns(c)
+        execute_all(
+            c,
+            [
+                "CREATE INDEX IF NOT EXISTS stats_deals_by_league ON stats_deals "
+                "(league, position, seat)",
+                "CREATE INDEX IF NOT EXISTS stats_results_by_player ON stats_results "
+                "(league, player_id, position)",
+                *(
+                    f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
+                    f"(league, {column}, player_id)"
+                    for column in PLAYER_ORDERS
+                ),
+            ],
         )
-        c.execute(
-            "CREATE INDEX IF NOT EXISTS stats_deals_by_league ON stats_deals "
-            "(league, position, seat)"
-        )
-        c.execute(
-            "CREATE INDEX IF NOT EXISTS stats_results_by_player ON stats_results "
-            "(league, player_id, position)"
-        )
-        for column in PLAYER_ORDERS:
-            c.execute(
-                f"CREATE INDEX IF NOT EXISTS stats_players_by_{column} ON stats_players "
-                f"(league, {column}, player_id)"
-            )
-        if add_result_columns(c):
+        if rerate:
             rerate_all(c)  # a store projected before the skill rating: rate its leagues now
+        if self._dropped:
+            # Just created empty by this instance (a rebuild's shadow tables): every row they
+            # will hold is one this instance writes, until the runner resets it.
+            self._dropped = False
+            for table in tables:
+                table.written = set()
 
     def drop_tables(self, c: Cursor) -> None:
-        for table in self.tables:
-            c.execute(f"DROP TABLE IF EXISTS {table}")
+        execute_all(c, [f"DROP TABLE IF EXISTS {table}" for table in self.tables])
+        self._dropped = True
 
     # -- events ---------------------------------------------------------------------------
 
@@ -414,7 +472,7 @@ class Stats:
         """The league, the player of each account, and the account at each seat. The
         ``players`` column is the list of players by seat, or after a replacement
         ``{"accounts": [...], "seats": [...]}``."""
-        row = self.games.get(str(game_id), write=False)
+        row = self.games.get(_text(game_id), write=False)
         accounts, seats = _seating_of(row["players"])
         return str(row["league"]), list(accounts), list(seats)
 
@@ -427,7 +485,7 @@ class Stats:
         """Mask of the seats holding a hand in the game's current deal (RULES.md §3.6): every
         seat with three players; with four or five, all but the dealer "on the talon" (and,
         with five, the previous dealer), from the dealer of its last ``DealDealt``."""
-        dealer = int(self.games.get(str(game_id), write=False)["dealer"])
+        dealer = int(self.games.get(_text(game_id), write=False)["dealer"])
         if dealer == NO_DEALER:
             return (1 << players) - 1
         return hand_mask(dealer, players)
@@ -437,14 +495,14 @@ class Stats:
         which decides who holds a hand; a three-player game has nothing to keep."""
         _, players = self._seated(event.originator_id)
         if len(players) > HANDS:
-            self.games.get(str(event.originator_id))["dealer"] = event.dealer
+            self.games.get(_text(event.originator_id))["dealer"] = event.dealer
 
     def _replaced(self, event: Any) -> None:
         """A player joined in place of another (TV-27): a new account at the seat."""
         league, accounts, seats = self._seating(event.originator_id)
         seats[event.seat] = len(accounts)
         accounts.append(event.player)
-        game = self.games.get(str(event.originator_id))
+        game = self.games.get(_text(event.originator_id))
         game["players"] = json.dumps({"accounts": accounts, "seats": seats})
         self.players.get(league, event.player)["games_started"] += 1
 
@@ -462,12 +520,12 @@ class Stats:
         """The game's Classic bookkeeping (``None`` for a game without Classic features):
         ``initial`` bomb deals, this deal's ``bombers`` mask and each seat's last bid ``tier``
         (``light``, ``dark``, ``no_talon``), and each seat's ``owed`` bomb signs."""
-        text = self.games.get(str(game_id), write=False)["classic"]
+        text = self.games.get(_text(game_id), write=False)["classic"]
         return json.loads(text) if text else None
 
     def _save_classic(self, game_id: UUID, state: dict[str, Any]) -> None:
-        row = self.games.get(str(game_id))
-        row["classic"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+        row = self.games.get(_text(game_id))
+        row["classic"] = _compact(state)
 
     def _classic(self, event: Any, name: str) -> None:
         """Bombs, dark games and games without talon (docs/STATS.md "Classic"). Everything
@@ -517,7 +575,9 @@ class Stats:
             bombers = state["bombers"]
             if bombers and state.get("dealer_sign"):
                 # The dealer on the talon gets a played bomb's sign (S000 l.641).
-                bombers |= 1 << int(self.games.get(str(event.originator_id), write=False)["dealer"])
+                bombers |= 1 << int(
+                    self.games.get(_text(event.originator_id), write=False)["dealer"]
+                )
             if bombers:
                 totals["bomb_deals"] += 1
             for s, player in enumerate(players):
@@ -550,7 +610,7 @@ class Stats:
         mask of the seats standing as whisters (``whisted``) and the defence chosen
         (``defence``: -1 none, 0 closed, 1 open; by ``chooser``). A game created before this
         column existed reads as the default system's prices (a rebuild gives its own)."""
-        return dict(_club_of(self.games.get(str(game_id), write=False)["club"] or _DEFAULT_CLUB))
+        return dict(_club_of(self.games.get(_text(game_id), write=False)["club"] or _DEFAULT_CLUB))
 
     def _club(self, event: Any, name: str, position: int) -> None:
         game_id = event.originator_id
@@ -567,8 +627,8 @@ class Stats:
         elif name == "DealScored":
             self._club_scored(event, state, position)
             return
-        row = self.games.get(str(game_id))
-        row["club"] = json.dumps(state, separators=(",", ":"), sort_keys=True)
+        row = self.games.get(_text(game_id))
+        row["club"] = _compact(state)
 
     def _club_scored(self, event: Any, state: dict[str, Any], position: int) -> None:
         """A scored deal's club statistics (docs/STATS.md) and its rows of ``stats_deals``."""
@@ -658,7 +718,7 @@ class Stats:
         for seat, player in enumerate(players):
             self._deals.append(
                 (
-                    str(event.originator_id),
+                    _text(event.originator_id),
                     event.number,
                     seat,
                     league,
@@ -711,12 +771,10 @@ class Stats:
             self._club(event, name, position)
 
     def _created(self, event: Any) -> None:
-        game = self.games.get(str(event.originator_id))
+        game = self.games.get(_text(event.originator_id))
         game["league"] = event.league
         game["players"] = json.dumps(list(event.players))
-        ruleset = _ruleset(event.rules)  # parsed once: it costs milliseconds
-        game["classic"] = classic_start(ruleset)
-        game["club"] = club_start(ruleset)
+        game["classic"], game["club"] = _game_start(event.rules)
         for player in event.players:
             self.players.get(event.league, player)["games_started"] += 1
         self.leagues.get(event.league)["games_started"] += 1
@@ -784,11 +842,11 @@ class Stats:
             row["games"] += 1
             row["rating"] = after[seat]
             row.update(skill_columns(skills[seat]))
-            self._skills.append((skills[seat].mu, skills[seat].sigma, str(game_id), seat))
+            self._skills.append((skills[seat].mu, skills[seat].sigma, _text(game_id), seat))
             add_fraction(row, "settlement", results[seat])
             self._results.append(
                 (
-                    str(game_id),
+                    _text(game_id),
                     seat,
                     league,
                     players[seat],
@@ -801,7 +859,7 @@ class Stats:
                     event.timestamp.isoformat(),
                 )
             )
-        self._settling[str(game_id)] = results
+        self._settling[_text(game_id)] = results
         for i in range(len(players)):
             for j in range(i + 1, len(players)):
                 a, b = (i, j) if players[i] < players[j] else (j, i)
@@ -828,7 +886,7 @@ class Stats:
         """A ruling after the end: the settlement changes by the difference; if who finished
         ahead changes, the league is re-rated in ``flush`` and each player of the game counts
         a rating ruling."""
-        game_id = str(event.originator_id)
+        game_id = _text(event.originator_id)
         league, players = self._game(event.originator_id)
         before = self._settlement_of(game_id)
         after = [Fraction(value) for value in event.settlement]
@@ -859,6 +917,22 @@ class Stats:
     # -- writing --------------------------------------------------------------------------
 
     def flush(self, c: Cursor) -> None:
+        if self._deals:
+            copy_rows(c, "stats_deals", DEAL_COLUMNS, self._deals)  # many rows: COPY
+            self._deals.clear()
+        with pipelined(c):  # the writes below in one round trip (PostgreSQL)
+            self._write(c)
+        for league, games in sorted(self._rerate.items()):
+            for player, columns in rerate_league(c, league, first_position(c, games)).items():
+                cached = self.players.rows.get((league, player))
+                if cached is not None:
+                    cached.update(columns)
+        self._rerate.clear()
+        self._settled.update(self._settling)
+        self._settling.clear()
+
+    def _write(self, c: Cursor) -> None:
+        """The changed rows, the new results and the skills after them (nothing read)."""
         for table in (self.games, self.players, self.leagues, self.pairs):
             table.flush(c)
         if self._results:
@@ -869,13 +943,6 @@ class Stats:
                 self._results,
             )
             self._results.clear()
-        if self._deals:
-            c.executemany(
-                f"INSERT INTO stats_deals ({', '.join(DEAL_COLUMNS)}) VALUES "
-                f"({', '.join('?' for _ in DEAL_COLUMNS)})",
-                self._deals,
-            )
-            self._deals.clear()
         if self._result_updates:
             c.executemany(
                 "UPDATE stats_results SET result_num = ?, result_den = ?, result_real = ? "
@@ -890,14 +957,6 @@ class Stats:
                 self._skills,
             )
             self._skills.clear()
-        for league, games in sorted(self._rerate.items()):
-            for player, columns in rerate_league(c, league, first_position(c, games)).items():
-                cached = self.players.rows.get((league, player))
-                if cached is not None:
-                    cached.update(columns)
-        self._rerate.clear()
-        self._settled.update(self._settling)
-        self._settling.clear()
 
     def reset(self) -> None:
         for table in (self.games, self.players, self.leagues, self.pairs):
@@ -909,6 +968,7 @@ class Stats:
         self._settling.clear()
         self._skills.clear()
         self._rerate.clear()
+        self._dropped = False
 
 
 _WHIST_COLUMNS = {
@@ -972,6 +1032,24 @@ def _ruleset(rules: dict[str, Any]) -> RuleSet | None:
         return None
 
 
+def _game_start(rules: dict[str, Any]) -> tuple[str, str]:
+    """A new game's ``stats_games.classic`` and ``club`` states from ``GameCreated.rules``
+    (parsing a rule set costs a millisecond; most games share a few rule sets)."""
+    try:
+        text = _compact(rules)
+    except TypeError:  # pragma: no cover - stored rules are JSON
+        ruleset = _ruleset(rules)
+        return classic_start(ruleset), club_start(ruleset)
+    return _game_start_of(text)
+
+
+@lru_cache(maxsize=256)
+def _game_start_of(text: str) -> tuple[str, str]:
+    """``_game_start`` by the rules' canonical JSON text."""
+    ruleset = _ruleset(json.loads(text))
+    return classic_start(ruleset), club_start(ruleset)
+
+
 def classic_start(ruleset: RuleSet | None) -> str:
     """A new game's Classic bookkeeping as stored in ``stats_games.classic``: "" for a game
     without bombs, dark or no-talon bids (nothing to count), else the JSON state."""
@@ -998,7 +1076,7 @@ def classic_start(ruleset: RuleSet | None) -> str:
         state["passes"], state["bird"] = 0, -1
     if ruleset.dealer_bomb_sign and ruleset.players > HANDS:  # four or five (S000 l.641)
         state["dealer_sign"] = True
-    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+    return _compact(state)
 
 
 def initial_bombers(players: int, dealer: int, dealer_sign: bool = False) -> int:
@@ -1061,7 +1139,7 @@ def club_start(ruleset: RuleSet | None) -> str:
     prices = [ruleset.consolation_price(level) if ruleset.consolation else 0 for level in LEVELS]
     state = {"system": ruleset.name, "cp": prices, "dealer": -1, "whisted": 0, "defence": -1}
     state["chooser"] = -1
-    return json.dumps(state, separators=(",", ":"), sort_keys=True)
+    return _compact(state)
 
 
 _DEFAULT_CLUB = club_start(None)
@@ -1108,5 +1186,8 @@ DEAL_COLUMNS_SQL = (
     "help_received BIGINT NOT NULL",
 )
 """``stats_deals``: one row per scored deal and seat (docs/STATS.md "The per-deal table")."""
+
+FINISHED_AT_SQL = "finished_at TEXT NOT NULL DEFAULT ''"
+"""The ``stats_results`` column of a game's end (added after the others)."""
 
 DEAL_COLUMNS = tuple(column.split()[0] for column in DEAL_COLUMNS_SQL)
