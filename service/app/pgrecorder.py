@@ -37,7 +37,7 @@ from eventsourcing.utils import retry
 from psycopg import ClientCursor, pq
 from psycopg.sql import SQL, Composable, Identifier
 
-RECORDER_TOPIC = "service.app.pgrecorder:OneTripRecorder"
+RECORDER_TOPIC = "service.app.pgrecorder:PostgresOneTripRecorder"
 
 
 def _text(statement: object) -> bytes:
@@ -45,7 +45,10 @@ def _text(statement: object) -> bytes:
     return statement.as_bytes(None)
 
 
-class OneTripRecorder(PostgresApplicationRecorder):
+class PostgresOneTripRecorder(PostgresApplicationRecorder):
+    """The library's PostgreSQL application recorder, one round trip per insert. (The name keeps
+    "Postgres": the event hub recognises the store it can LISTEN to by it, ``service.app.hub``.)"""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         fixed = [b"BEGIN", *(_text(s) for s in self.lock_table_statements)]

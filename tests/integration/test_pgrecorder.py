@@ -10,15 +10,15 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 
 from service.app.application import PreferansApplication
-from service.app.pgrecorder import OneTripRecorder
+from service.app.pgrecorder import PostgresOneTripRecorder
 from tests.integration.helpers import AppFactory
 
 
-def _postgres(app: PreferansApplication) -> OneTripRecorder:
+def _postgres(app: PreferansApplication) -> PostgresOneTripRecorder:
     if app.db.flavor != "postgres":
         pytest.skip("a PostgreSQL recorder")
     recorder = app.recorder
-    assert isinstance(recorder, OneTripRecorder)
+    assert isinstance(recorder, PostgresOneTripRecorder)
     return recorder
 
 
