@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import ApplicationRecorder, IntegrityError, PersistenceError
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    IntegrityError,
+    PersistenceError,
+    StoredEvent,
+)
 
 from domain.bots import make_bot, order_choice
 from domain.model import Game, League, league_id_for
@@ -73,6 +78,7 @@ from service.app.hub import SqliteChanges
 from service.app.identity import JwtVerifier, load_verifier
 from service.app.keys import KeyConfigError, Keyring, TokenClaims, load_keyring
 from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
+from service.app.pgrecorder import RECORDER_TOPIC
 from service.app.rule_options import check_rule_set
 from service.app.shards import ShardedCommitter, Shards, recorders_of
 
@@ -180,10 +186,16 @@ class PreferansApplication(Application[uuid.UUID]):
     }
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        resolved = self.construct_env(self.name, dict(env or {}))
+        given = dict(env or {})
+        resolved = self.construct_env(self.name, given)
         refuse_in_memory(resolved)
         ensure_schema(resolved)
-        super().__init__(dict(env or {}))
+        if resolved.get("PERSISTENCE_MODULE", "").endswith("postgres") and not resolved.get(
+            "APPLICATION_RECORDER_TOPIC"
+        ):
+            # The library's recorder, with COMMIT in the INSERT's round trip (pgrecorder.py).
+            given["APPLICATION_RECORDER_TOPIC"] = RECORDER_TOPIC
+        super().__init__(given)
         self.db = Database(self.env)
         try:
             if legacy_key(self.db) is not None:
@@ -203,7 +215,7 @@ class PreferansApplication(Application[uuid.UUID]):
             ]
         self._committer: GroupCommitter | ShardedCommitter | None = None
         if self.env.get("PREF_GROUP_COMMIT", "y").lower() in ("y", "yes", "true", "1"):
-            self._committer = self._shards.committer(self.save)
+            self._committer = self._shards.committer(self._insert_stored)
 
     def construct_recorder(self) -> ApplicationRecorder:
         """The library's recorder, or one per shard behind a router (``service.app.shards``)."""
@@ -1059,7 +1071,7 @@ class PreferansApplication(Application[uuid.UUID]):
             if self._committer is None:
                 self.save(game)
             else:
-                self._committer.save(game.collect_events())
+                self._committer.save(self._stored_events(game))
         except BaseException as exc:
             failure = self.save_failed(game, exc)
             if failure is exc:
@@ -1076,7 +1088,25 @@ class PreferansApplication(Application[uuid.UUID]):
         (only with ``group_commit``); map a failure with ``save_failed``."""
         if self._committer is None:
             raise RuntimeError("submit needs group commit")
-        return self._committer.submit(game.collect_events())
+        try:
+            stored = self._stored_events(game)
+        except BaseException as exc:  # failed like a write: the caller maps it (save_failed)
+            failed: Future[None] = Future()
+            failed.set_exception(exc)
+            return failed
+        return self._committer.submit(stored)
+
+    def _stored_events(self, game: Game) -> list[StoredEvent]:
+        """The game's pending events, encoded for the store in the calling thread: the group
+        commit thread, the serial part of every command, then only writes them."""
+        return [self.mapper.to_stored_event(event) for event in game.collect_events()]
+
+    def _insert_stored(self, *stored: StoredEvent) -> None:
+        """The group commit's write: what ``Application.save`` does with events (not
+        aggregates) and neither snapshots nor ``_notify`` hooks, which this application has
+        none of, with the events already encoded (``_stored_events``)."""
+        if stored:
+            self.recorder.insert_events(list(stored))
 
     def save_failed(self, game: Game, exc: BaseException) -> BaseException:
         """What a failed save of ``game`` raises: a lost race (``IntegrityError``) as it is;

@@ -22,13 +22,39 @@ from eventsourcing.persistence import IntegrityError
 Saver = Callable[..., Any]
 
 
+class _Done:
+    """What a blocking ``save`` waits on: a held lock that the writer releases. The writer
+    thread is the serial part of every command, and a ``Future``'s condition variable costs it
+    about twice as much per game as releasing one lock."""
+
+    __slots__ = ("_error", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+        self._error: BaseException | None = None
+
+    def set_result(self, _result: None) -> None:
+        self._lock.release()
+
+    def set_exception(self, error: BaseException) -> None:
+        self._error = error
+        self._lock.release()
+
+    def result(self) -> None:
+        self._lock.acquire()
+        if self._error is not None:
+            raise self._error
+
+
+Done = Future[None] | _Done
+
+
 class GroupCommitter:
     def __init__(self, save: Saver, max_batch: int = 128) -> None:
         self._save = save
         self.max_batch = max_batch
-        self._queue: queue.SimpleQueue[tuple[Sequence[Any], Future[None]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[tuple[Sequence[Any], Done] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="group-commit", daemon=True)
         self._thread.start()
         self.batches = 0
@@ -36,7 +62,9 @@ class GroupCommitter:
 
     def save(self, events: Sequence[Any]) -> None:
         """Write ``events`` (one game's pending events); block until written or failed."""
-        self.submit(events).result()
+        done = _Done()
+        self._queue.put((events, done))
+        done.result()
 
     def submit(self, events: Sequence[Any]) -> Future[None]:
         """Queue ``events`` (one game's pending events) for the next batch; the future is done
@@ -66,7 +94,7 @@ class GroupCommitter:
                 batch.append(more)
             self._write(batch)
 
-    def _write(self, batch: list[tuple[Sequence[Any], Future[None]]]) -> None:
+    def _write(self, batch: list[tuple[Sequence[Any], Done]]) -> None:
         self.batches += 1
         self.saved += len(batch)
         try:
