@@ -84,6 +84,10 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
             found = stats_queries.player_stats(self.db, league, player)
             if found is None:
                 self._league_or_not_found(league)
+                # The league was written after the first read (with its players, in one
+                # transaction): read the player again before saying he has no game.
+                found = stats_queries.player_stats(self.db, league, player)
+            if found is None:
                 raise StatsNotFound(
                     "player", player, f"player {player!r} has no game in league {league!r}"
                 )
@@ -115,13 +119,13 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
         def position(row: dict[str, Any], at: int) -> list[Any]:
             return [row["key"], row["player_id"], at]
 
-        def read() -> Page[dict[str, Any], pb.LeaderboardEntry]:
+        def one_page() -> Page[dict[str, Any], pb.LeaderboardEntry]:
             counter = itertools.count(rank + 1)
             ranked = (
                 {**row, "rank": next(counter)}
                 for row in keyset_rows(fetch, lambda r: (r["key"], r["player_id"]), after)
             )
-            page = fill_page(
+            return fill_page(
                 ranked,
                 size,
                 lambda row: leaderboard_entry_to_proto(row, row["rank"]),
@@ -130,8 +134,14 @@ class StatsServicer(ReadModelServicer, stats_pb2_grpc.StatsServiceServicer):
                     LEADERBOARD_TOKEN, query, position(row, row["rank"])
                 ),
             )
+
+        def read() -> Page[dict[str, Any], pb.LeaderboardEntry]:
+            page = one_page()
             if not page.messages and after is None:
                 self._league_or_not_found(league)
+                # The league was written after the first read, with its players in the same
+                # transaction: an empty page now would show a league no snapshot ever held.
+                page = one_page()
             return page
 
         page = await self._run(read)

@@ -14,6 +14,7 @@ import grpc
 import pytest
 
 from domain.rules import RuleSet
+from projections import stats_queries
 from service.app.config import StoreConfig
 from service.client import GameClient
 from service.gen.preferans.v1 import audit_pb2 as apb
@@ -291,5 +292,46 @@ def test_list_leagues_pages_by_name_and_is_stable_under_inserts(audited: ServerT
             stats.ListLeagues, spb.ListLeaguesRequest(page_token=board.next_page_token)
         )
         assert foreign.code == grpc.StatusCode.INVALID_ARGUMENT
+    finally:
+        client.close()
+
+
+def test_a_league_written_between_the_two_reads_is_not_shown_empty(
+    audited: ServerThread, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI found the leaderboard's race: the players' read ran before the projection's commit
+    and the league's check after it, so a league with three players came back as an empty page
+    (no snapshot ever held the league without its players: they are written in one
+    transaction). GetPlayerStats said "no game" the same way. The first read is made to run
+    "before the commit" here (it finds nothing); the answer must still hold the players."""
+    client = GameClient(audited.address)
+    stats: Any = stats_pb2_grpc.StatsServiceStub(client.channel)
+    try:
+        client.create_game(PLAYERS, RuleSet(pool_target=2), league="race")
+        deadline = time.monotonic() + 30
+        while len(stats_queries.leaderboard(audited.app.db, "race")) < len(PLAYERS):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        for name in ("leaderboard", "player_stats"):
+            real = getattr(stats_queries, name)
+            missed: list[bool] = []
+
+            def first_misses(
+                *args: Any,
+                _real: Any = real,
+                _missed: list[bool] = missed,
+                _nothing: Any = [] if name == "leaderboard" else None,
+                **kwargs: Any,
+            ) -> Any:
+                if not _missed:
+                    _missed.append(True)
+                    return _nothing
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(stats_queries, name, first_misses)
+        board = stats.ListLeaderboard(spb.ListLeaderboardRequest(league="race"))
+        assert sorted(e.player_id for e in board.entries) == sorted(PLAYERS)
+        player = stats.GetPlayerStats(spb.GetPlayerStatsRequest(league="race", player_id="ann"))
+        assert player.stats.player_id == "ann"
     finally:
         client.close()
