@@ -5,6 +5,10 @@ Thin, like ``GameServicer``: check the request (strings by ``service.app.validat
 messages. Every call is public (no seat
 token). Errors become statuses through ``service.api.errors`` (``StatsNotFound`` is a
 ``NotFound``: NOT_FOUND with a ``google.rpc.ResourceInfo``).
+
+Why over 400 lines: the whole ``StatsService`` contract is this one servicer class, one method
+per RPC with its paging (keyset tokens bound to the query) and its not-found rules; the queries
+themselves are ``projections.stats_queries``.
 """
 
 from __future__ import annotations
