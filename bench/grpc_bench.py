@@ -993,7 +993,13 @@ async def floor_runs(args: argparse.Namespace, schema: str, report: Report) -> N
         ]
         for c in args.concurrency:
             report.add(await closed(drivers[:c], "floor", "floor", args.seconds, args.warmup, pid))
-        for rate in report.rates:
+        own = report.find("floor", args.open_games)
+        # The game runs' rates, and the same fractions of the floor's own capacity: whether any
+        # durable server on this stack keeps the p99 target at 80 % of what it can do.
+        rates = list(report.rates)
+        if own is not None:
+            rates += [round(f * own.rate()) for f in args.open_fractions]
+        for rate in dict.fromkeys(rates):
             report.add(
                 await open_loop(
                     drivers[: args.open_games],

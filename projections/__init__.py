@@ -13,10 +13,11 @@ from typing import Any
 from projections.db import Database
 from projections.ledger import Ledger
 from projections.lobby import LobbyTables
-from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner, ProjectionWorker
+from projections.runner import TRACKING_TABLE, Projection, ProjectionRunner
 from projections.shadow import SUFFIX
 from projections.stats import Stats
 from projections.views import Games
+from projections.worker import ProjectionWorker
 
 PROJECTION_NAMES = ("games", "stats", "ledger", "lobby")
 """Every read model a query serves (``ListGames``; ``StatsService`` and ``pref stats``;

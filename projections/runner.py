@@ -17,22 +17,22 @@ one tracking row per shard (``shard_tracking``: ``games`` for shard 0, ``games@1
 batches from the shards in turn. Every batch takes the projection's one lock, so the shards'
 batches of one projection never interleave and its caches stay valid.
 
+The worker that keeps runners caught up in a background thread, with its health reporting, is
+``projections.worker``.
+
 Why over 400 lines: exactly-once application, the one-by-one retry that stops before a bad
-event, the per-shard tracking rows and the worker loop with its health reporting are one state
-machine over one lock and one tracking table; split, each part would need the others' invariants.
+event and the per-shard tracking rows are one state machine over one lock and one tracking
+table; split, each part would need the others' invariants.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import structlog
 
-from projections import metrics
 from projections.db import Cursor, Database, is_transient
 
 log = structlog.get_logger(__name__)
@@ -133,6 +133,18 @@ def read_position(c: Cursor, name: str) -> int | None:
     return None if row is None else int(row[0])
 
 
+class PassReads:
+    """What the runners of one worker pass share: each read of a log and each decoded event,
+    once for every projection that needs them (they usually stand at the same position).
+    Valid for one pass: a later read could find more events."""
+
+    def __init__(self) -> None:
+        self.reads: dict[tuple[int, int, int], Sequence[Any]] = {}
+        """(shard, first id, limit) -> the notifications read."""
+        self.events: dict[tuple[int, int], Any] = {}
+        """(shard, notification id) -> its domain event (events are immutable)."""
+
+
 class ProjectionRunner:
     """Applies one projection's batches exactly once (see the module's docstring)."""
 
@@ -149,6 +161,8 @@ class ProjectionRunner:
         """Where this runner's last batch left the projection in each shard's log (its caches
         are valid there)."""
         self._next_shard = 0
+        self.shared: PassReads | None = None
+        """Set by ``ProjectionWorker`` for the length of a pass (``PassReads``)."""
         with db.transaction() as c:
             db.lock(c, projection.name)
             for shard in range(len(self.logs)):
@@ -179,21 +193,34 @@ class ProjectionRunner:
         Raises ``ProjectionConflict`` if another runner applied the batch first, and
         ``ProjectionFailed`` if an event cannot be applied (the events before it are)."""
         with self._lock:
-            return self._run(self.projection.name)
+            guessed = self._position is not None and len(self.logs) == 1
+            try:
+                return self._run(self.projection.name)
+            except ProjectionConflict:
+                if not guessed:
+                    raise
+                # The position this runner remembered was stale (another runner moved on):
+                # the conflict forgot it; try again from where the projection stands.
+                return self._run(self.projection.name)
 
     def _run(self, tracking: str) -> int:
-        starts = self._stored_positions(tracking)
-        if starts != self._position:
-            # Another runner (or a rebuild) moved the projection since this runner's last
-            # batch: what the projection cached in memory (running totals) is stale.
-            self.projection.reset()
-            self._position = starts  # empty caches are valid anywhere
+        starts = self._position
+        if starts is None or tracking != self.projection.name or len(self.logs) > 1:
+            # Where the projection stands is read, unless this runner's own last batch left it
+            # (one log): a runner or rebuild that moved it since makes the batch's
+            # compare-and-set fail (``ProjectionConflict``), which forgets the position, so the
+            # next run reads it. With several logs a batch sets one shard's row only, so the
+            # others are read each time.
+            starts = self._stored_positions(tracking)
+            if starts != self._position:
+                # Another runner (or a rebuild) moved the projection since this runner's last
+                # batch: what the projection cached in memory (running totals) is stale.
+                self.projection.reset()
+                self._position = starts  # empty caches are valid anywhere
         shards = len(self.logs)
         for offset in range(shards):  # the shards in turn, so none waits for another's backlog
             shard = (self._next_shard + offset) % shards
-            notifications = self.logs[shard].select_notifications(
-                start=starts[shard] + 1, limit=self.batch
-            )
+            notifications = self._select(shard, starts[shard] + 1)
             if notifications:
                 self._next_shard = (shard + 1) % shards
                 break
@@ -214,6 +241,27 @@ class ProjectionRunner:
             self._position = starts
             return self._apply_one_by_one(tracking, shard, start, notifications)
         return len(notifications)
+
+    def _select(self, shard: int, first: int) -> Sequence[Any]:
+        shared, key = self.shared, (shard, first, self.batch)
+        if shared is not None and key in shared.reads:
+            return shared.reads[key]
+        notifications: Sequence[Any] = self.logs[shard].select_notifications(
+            start=first, limit=self.batch
+        )
+        if shared is not None:
+            shared.reads[key] = notifications
+        return notifications
+
+    def _decode(self, shard: int, notification: Any) -> Any:
+        shared = self.shared
+        if shared is None:
+            return self.source.mapper.to_domain_event(notification)
+        key = (shard, notification.id)
+        event = shared.events.get(key)
+        if event is None:
+            event = shared.events[key] = self.source.mapper.to_domain_event(notification)
+        return event
 
     def _apply_one_by_one(
         self, tracking: str, shard: int, start: int, notifications: Sequence[Any]
@@ -240,7 +288,7 @@ class ProjectionRunner:
         offset = (sum(before) if before is not None else 0) - start
         try:
             for notification in notifications:
-                event = self.source.mapper.to_domain_event(notification)
+                event = self._decode(shard, notification)
                 self.projection.process(event, offset + notification.id)
             with self.db.transaction() as c:
                 self.db.lock(c, tracking)  # one lock for all the shards of a projection
@@ -262,18 +310,19 @@ class ProjectionRunner:
         self._position = tuple(positions)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> int:
-        """Process everything recorded so far; return how many events were processed."""
+        """Process everything recorded so far (up to the last read of the log, which found
+        less than a full batch); return how many events were processed."""
         total = 0
         while True:
             try:
                 done = self.run_once()
             except ProjectionConflict:
                 continue
-            if not done:
-                return total
             total += done
-            if progress is not None:
+            if done and progress is not None:
                 progress(done)
+            if not done or (done < self.batch and len(self.logs) == 1):
+                return total  # the log's end (one log: a short batch says so, no read needed)
 
     def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
         """Project the whole log again into shadow tables, then swap them in atomically:
@@ -289,161 +338,3 @@ class ProjectionRunner:
     def max_position(self) -> int:
         """The id of the last event in the log (for progress bars)."""
         return sum(int(log.max_notification_id() or 0) for log in self.logs)
-
-
-@dataclass(frozen=True)
-class ProjectionStatus:
-    """Whether a read model keeps up: ``serving``, else the failure (``error``: the
-    exception's type; ``position``: the event it stopped at; ``transient``: a store error)."""
-
-    name: str
-    serving: bool = True
-    error: str | None = None
-    position: int | None = None
-    transient: bool = False
-
-
-StatusListener = Callable[[ProjectionStatus], None]
-MEASURE_EVERY = 1.0
-"""Seconds between two readings of the log's end (for the lag metric)."""
-
-
-class ProjectionWorker:
-    """Keeps runners caught up in a background thread (polling; woken early by ``poke``).
-
-    A runner that fails is retried with exponential backoff (``backoff``: first and longest
-    delay in seconds) and never skips an event. Each failure is logged (an error if the event
-    cannot be applied, a warning if the store failed), counted in the metrics, and the read
-    model's status turns ``serving=False`` until it catches up again; ``watch`` reports every
-    change of status (the server maps it to gRPC health)."""
-
-    def __init__(
-        self,
-        runners: list[ProjectionRunner],
-        interval: float = 0.05,
-        backoff: tuple[float, float] = (0.5, 60.0),
-    ) -> None:
-        self.runners = runners
-        self.interval = interval
-        self.backoff = backoff
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="projections", daemon=True)
-        self.errors: list[BaseException] = []
-        self._status_lock = threading.Lock()
-        self._statuses = {r.projection.name: ProjectionStatus(r.projection.name) for r in runners}
-        self._listeners: list[StatusListener] = []
-        self._attempts: dict[str, int] = {}
-        self._retry_at: dict[str, float] = {}
-        self._measured_at = -MEASURE_EVERY
-        for name in self._statuses:
-            metrics.SERVING.labels(name).set(1)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def poke(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
-
-    def statuses(self) -> dict[str, ProjectionStatus]:
-        """Each read model's current status, by projection name."""
-        with self._status_lock:
-            return dict(self._statuses)
-
-    def watch(self, listener: StatusListener) -> None:
-        """Call ``listener`` now with every current status, then with each change (from the
-        worker's thread; it must not block)."""
-        with self._status_lock:
-            self._listeners.append(listener)
-            for status in self._statuses.values():
-                listener(status)
-
-    def _report(self, status: ProjectionStatus) -> None:
-        with self._status_lock:
-            if self._statuses.get(status.name) == status:
-                return
-            self._statuses[status.name] = status
-            metrics.SERVING.labels(status.name).set(1 if status.serving else 0)
-            for listener in self._listeners:
-                try:
-                    listener(status)
-                except Exception:  # a listener's failure must not stop the projections
-                    log.exception("projection_status_listener_failed", projection=status.name)
-
-    def step(self) -> None:
-        """One pass: catch up every runner that is not waiting for its next retry."""
-        now = time.monotonic()
-        for runner in self.runners:
-            name = runner.projection.name
-            if self._retry_at.get(name, 0.0) > now:
-                continue
-            try:
-                runner.catch_up()
-            except Exception as exc:
-                self._failed(runner, exc, now)
-            else:
-                self._recovered(name)
-        self._measure()
-
-    def _failed(self, runner: ProjectionRunner, exc: Exception, now: float) -> None:
-        name = runner.projection.name
-        if not isinstance(exc, ProjectionFailed):
-            # Failed before any event was taken (reading the position or the log).
-            at = (runner.last_position or 0) + 1
-            failure = ProjectionFailed(name, at, exc)
-            failure.__cause__ = exc
-            exc = failure
-        self.errors.append(exc)
-        del self.errors[:-10]
-        attempts = self._attempts.get(name, 0) + 1
-        self._attempts[name] = attempts
-        first, longest = self.backoff
-        delay = min(longest, first * 2 ** min(attempts - 1, 30))
-        self._retry_at[name] = now + delay
-        kind = "transient" if exc.transient else "event"
-        metrics.FAILURES.labels(name, kind).inc()
-        fields = {
-            "projection": name,
-            "position": exc.position,
-            "error_type": exc.error,
-            "attempt": attempts,
-            "retry_in_s": round(delay, 3),
-        }
-        if exc.transient:
-            log.warning("projection_store_failed", **fields)
-        else:
-            log.error("projection_stalled", **fields)
-        self._report(ProjectionStatus(name, False, exc.error, exc.position, exc.transient))
-
-    def _recovered(self, name: str) -> None:
-        if self._attempts.pop(name, 0):
-            self._retry_at.pop(name, None)
-            log.info("projection_recovered", projection=name)
-        self._report(ProjectionStatus(name))
-
-    def _measure(self) -> None:
-        now = time.monotonic()
-        if now < self._measured_at + MEASURE_EVERY:
-            return
-        self._measured_at = now
-        try:
-            head = self.runners[0].max_position() if self.runners else 0
-        except Exception:  # the store is down: the failures say so already
-            return
-        for runner in self.runners:
-            position = runner.last_position
-            if position is not None:
-                metrics.POSITION.labels(runner.projection.name).set(position)
-                metrics.LAG.labels(runner.projection.name).set(max(0, head - position))
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            self.step()
-            self._wake.wait(self.interval)
-            self._wake.clear()

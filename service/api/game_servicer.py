@@ -28,7 +28,7 @@ import structlog
 
 from domain.model import Game
 from projections import queries
-from projections.runner import ProjectionWorker
+from projections.worker import ProjectionWorker
 from service.api.auth import GIVEN_AWAY, REVOKED, Caller, bearer_token, caller_for
 from service.api.errors import BadInput, VersionNotReached, refuse
 from service.api.limits import Limits

@@ -14,7 +14,7 @@ import contextlib
 
 from grpc_health.v1 import health, health_pb2
 
-from projections.runner import ProjectionStatus, ProjectionWorker
+from projections.worker import ProjectionStatus, ProjectionWorker
 
 PROJECTION_HEALTH_PREFIX = "preferans.v1.projections."
 

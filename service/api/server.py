@@ -17,7 +17,6 @@ import asyncio
 import gc
 import os
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -224,13 +223,11 @@ async def create_server(
     hub = EventHub()
     hub.bind(asyncio.get_running_loop())
     keeper = Keeper(app, clock=keeper_clock or time.time) if run_keeper else None
-
-    def on_event(game_id: uuid.UUID, version: int) -> None:
-        app.invalidate(game_id, version)
-        if keeper is not None:
-            keeper.watch(game_id, version)
-
-    hub.follow(app.recorder, on_event=on_event)
+    if keeper is not None:  # every write the hub hears of, this process's or another's
+        hub.on_notify = keeper.watch
+    # An event the game in memory already has (this process wrote it) is no news: nobody is
+    # woken for it a second time.
+    hub.follow(app.recorder, on_event=app.invalidate)
     projections = None
     if run_projections:
         projections = ProjectionWorker(list(standard_runners(app, app.db).values()))
@@ -309,7 +306,6 @@ async def create_server(
         await health_server.start()
     if keeper is not None:
         keeper.after_write = game_servicer.after_write
-        hub.on_notify = keeper.watch
         keeper.start()
     log.info("serving", address=address, port=port, store=store.describe(), tls=tls is not None)
     running = Server(

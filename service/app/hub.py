@@ -2,11 +2,13 @@
 
 Watchers (``WatchGame`` streams) wait on a per-game ``asyncio.Event``. Commands handled by this
 process wake the game's watchers at once; on PostgreSQL one background thread follows the
-store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription) so that events
-written by other replicas wake them too; on SQLite the thread polls the file for other
-processes' writes (``SqliteChanges``). Each watched game's feed (``service.api.streams``, one per
-game and process) also re-reads the store every second, so a lost notification delays an update
-by at most that long; it is never lost.
+store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription, read at most
+once per ``PULL_PACE_SECONDS``: ``PacedSubscription``) so that events written by other replicas
+wake them too; on SQLite the thread polls the file for other processes' writes
+(``SqliteChanges``). Events this process wrote itself are recognised there (the game in memory
+already has them) and wake nobody a second time. Each watched game's feed
+(``service.api.streams``, one per game and process) also re-reads the store every second, so a
+lost notification delays an update by at most that long; it is never lost.
 """
 
 from __future__ import annotations
@@ -15,18 +17,62 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
+import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
 import structlog
+from eventsourcing.postgres import PostgresApplicationRecorder, PostgresSubscription
 
 from service.app.shards import recorders_of
 
 log = structlog.get_logger(__name__)
 _BATCH = 500
 SQLITE_POLL_SECONDS = 0.5
+PULL_PACE_SECONDS = 0.05
+"""The least time between two reads of a PostgreSQL notification log by the follower. A read
+per commit cost this process about 8 % of its CPU in the open-loop card-play benchmark (one
+NOTIFY, one wake-up and one query per command; docs/PERFORMANCE.md); paced, a burst of
+commits costs one read. Only other replicas' writes wait for it (this process's own writes wake
+their watchers at once), and they wait at most this much longer."""
+
+OnEvent = Callable[[uuid.UUID, int], "bool | None"]
+"""Told of each event the follower reads, ``(game id, version)``; returns whether it may be
+news to this process (``False``: this process wrote it or has it already, so nobody is woken
+for it; ``None`` counts as news)."""
+
+
+class PacedSubscription(PostgresSubscription):
+    """``eventsourcing``'s LISTEN/NOTIFY subscription (one LISTEN thread, one pulling thread),
+    with the pulling thread pausing ``pace`` seconds after being notified, so that the
+    notifications of every commit meanwhile are read by one query instead of one each.
+
+    It overrides ``ListenNotifySubscription._loop_on_pull`` of eventsourcing 9.5 (pinned in
+    requirements.lock; ``tests/integration/test_caches.py`` checks the pacing against it)."""
+
+    def __init__(self, recorder: PostgresApplicationRecorder, gt: int | None, pace: float) -> None:
+        self.pace = pace  # before the base class starts the threads that read it
+        self.pulls = 0
+        """Reads of the log so far (the test of the pacing counts them)."""
+        super().__init__(recorder=recorder, gt=gt)
+
+    def _pull(self) -> None:
+        self.pulls += 1
+        super()._pull()
+
+    def _loop_on_pull(self) -> None:
+        try:
+            self._pull()  # what was recorded before the subscription
+            while not self._has_been_stopped:
+                self._has_been_notified.wait()
+                time.sleep(self.pace)  # let the notifications of a burst gather
+                self._pull()
+        except BaseException as exc:  # as the base class: stop, and re-raise in the reader
+            if self._thread_error is None:
+                self._thread_error = exc
+            self.stop()
 
 
 class SqliteChanges:
@@ -73,7 +119,9 @@ class SqliteChanges:
 
 
 class EventHub:
-    def __init__(self) -> None:
+    def __init__(self, pace: float = PULL_PACE_SECONDS) -> None:
+        self.pace = pace
+        """``PacedSubscription``'s pause (PostgreSQL) before each read of the log."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_notify: Callable[[uuid.UUID], None] | None = None
         """Told of every write this process makes, at once (the keeper: a bot whose turn a
@@ -114,24 +162,28 @@ class EventHub:
         with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._wake, game_id)
 
-    def follow(
-        self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None = None
-    ) -> None:
+    def follow(self, recorder: Any, on_event: OnEvent | None = None) -> None:
         """Follow the store's notifications in a background thread; each event wakes its
         game's watchers and is passed to ``on_event`` (the application uses it to forget games
-        that another replica changed). PostgreSQL pushes them (LISTEN/NOTIFY); a SQLite file
+        that another replica changed, and to tell its own writes, which wake nobody again:
+        ``OnEvent``). PostgreSQL pushes them (LISTEN/NOTIFY, ``PacedSubscription``); a SQLite file
         is polled (``SqliteChanges``, every ``SQLITE_POLL_SECONDS``) for other processes'
         writes, such as ``pref flag`` or ``pref rule``. A sharded store: one follower per
         shard (``service.app.shards``)."""
         for shard in recorders_of(recorder):
             self._follow_one(shard, on_event)
 
-    def _follow_one(self, recorder: Any, on_event: Callable[[uuid.UUID, int], None] | None) -> None:
+    def _heard(self, on_event: OnEvent | None, game_id: uuid.UUID, version: int) -> None:
+        """One event read from the store: wake the game's watchers unless it is no news."""
+        if on_event is None or on_event(game_id, version) is not False:
+            self.notify(game_id)
+
+    def _follow_one(self, recorder: Any, on_event: OnEvent | None) -> None:
         path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")
         if "SQLite" in type(recorder).__name__ and path and ":memory:" not in path:
             self._poll_sqlite(SqliteChanges(recorder, path), on_event)
             return
-        if not hasattr(recorder, "subscribe") or "Postgres" not in type(recorder).__name__:
+        if not isinstance(recorder, PostgresApplicationRecorder):
             return
         last = recorder.max_notification_id() or 0
 
@@ -140,17 +192,15 @@ class EventHub:
             while not self._stopping.is_set():
                 try:
                     # Resume after the last notification seen: an outage misses nothing.
-                    with recorder.subscribe(gt=last) as subscription:
+                    with PacedSubscription(recorder, last, self.pace) as subscription:
                         self._subscriptions.append(subscription)
                         try:
                             for notification in subscription:
                                 last = notification.id
-                                if on_event is not None:
-                                    on_event(
-                                        notification.originator_id,
-                                        notification.originator_version,
-                                    )
-                                self.notify(notification.originator_id)
+                                game_id = notification.originator_id
+                                if not isinstance(game_id, uuid.UUID):
+                                    game_id = uuid.UUID(game_id)
+                                self._heard(on_event, game_id, notification.originator_version)
                         finally:
                             self._subscriptions.remove(subscription)
                 except Exception as exc:  # reconnect after a store outage
@@ -163,16 +213,12 @@ class EventHub:
         self._threads.append(thread)
         thread.start()
 
-    def _poll_sqlite(
-        self, changes: SqliteChanges, on_event: Callable[[uuid.UUID, int], None] | None
-    ) -> None:
+    def _poll_sqlite(self, changes: SqliteChanges, on_event: OnEvent | None) -> None:
         def run() -> None:
             while not self._stopping.wait(SQLITE_POLL_SECONDS):
                 try:
                     for game_id, version in changes.poll():
-                        if on_event is not None:
-                            on_event(game_id, version)
-                        self.notify(game_id)
+                        self._heard(on_event, game_id, version)
                 except Exception as exc:  # a locked or vanished file: try again later
                     log.warning("cannot poll the SQLite store", error=str(exc))
 

@@ -14,7 +14,8 @@ from prometheus_client import REGISTRY
 from structlog.testing import capture_logs
 
 from projections import ProjectionWorker, standard_runners
-from projections.runner import ProjectionFailed, ProjectionRunner, ProjectionStatus
+from projections.runner import ProjectionFailed, ProjectionRunner
+from projections.worker import ProjectionStatus
 from service.app.application import PreferansApplication
 from service.cli import main
 from tests.integration.helpers import (

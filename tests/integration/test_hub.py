@@ -1,0 +1,125 @@
+"""The event hub's follower: other processes' writes wake watchers, this process's own writes
+do not wake them a second time, and on PostgreSQL a burst of commits costs one read of the log
+(``PacedSubscription``), not one per commit."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import uuid
+from collections import Counter
+
+import pytest
+
+from service.app.application import PreferansApplication
+from service.app.hub import EventHub, PacedSubscription
+from tests.integration.helpers import AppFactory, create, play
+
+DEADLINE = 60.0
+"""Liveness on a loaded machine, not a timing check."""
+
+
+def _follow(app: PreferansApplication, pace: float = 0.05) -> tuple[EventHub, Counter[uuid.UUID]]:
+    """A hub following ``app``'s store as ``pref serve`` does (``app.invalidate`` tells news),
+    counting the wake-ups of each game (``on_notify``)."""
+    hub = EventHub(pace=pace)
+    woken: Counter[uuid.UUID] = Counter()
+    guard = threading.Lock()
+
+    def count(game_id: uuid.UUID) -> None:
+        with guard:
+            woken[game_id] += 1
+
+    hub.on_notify = count
+    hub.follow(app.recorder, on_event=app.invalidate)
+    time.sleep(0.6)  # the subscription (or the SQLite poller's first look) is in place
+    return hub, woken
+
+
+def _until(condition: object, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_another_process_writes_wake_the_game_and_own_writes_do_not(
+    open_app: AppFactory,
+) -> None:
+    """A game written by another application (another replica, ``pref flag``) wakes this
+    process's watchers and makes it forget its stale copy; a game this process wrote (its copy
+    in memory already has the events) is heard of but wakes nobody."""
+    mine, other = open_app(), open_app()
+    ours = create(mine).game_id
+    theirs = create(other).game_id
+    mine.get_game(theirs)  # a copy in memory, soon stale
+    hub, woken = _follow(mine)
+    try:
+        seen = mine.get_game(ours).version
+        play(mine, ours, stop=lambda game: game.version >= seen + 6)
+        before = other.get_game(theirs).version
+        play(other, theirs, stop=lambda game: game.version >= before + 6)
+        _until(lambda: woken[theirs] > 0, "another process's writes never woke the game")
+        _until(
+            lambda: (
+                mine.peek_game(theirs, lambda g: g.version) is None
+                or mine.get_game(theirs).version >= before + 6
+            ),
+            "the stale copy was kept",
+        )
+        assert mine.get_game(theirs).version == other.get_game(theirs).version
+        # Give the follower time to read this process's own events too: they wake nobody.
+        time.sleep(1.5)
+        assert woken[ours] == 0
+    finally:
+        hub.stop()
+        mine.close()
+        other.close()
+
+
+def test_a_game_not_in_memory_is_news(app: PreferansApplication) -> None:
+    """``invalidate`` says news whenever it cannot tell (no copy in memory): never a missed
+    wake-up, at worst one too many."""
+    game_id = create(app).game_id
+    version = app.get_game(game_id).version
+    assert app.invalidate(game_id, version) is False  # this process has it
+    assert app.invalidate(game_id, version + 1) is True  # newer than its copy: forgotten
+    assert app.peek_game(game_id, lambda g: g.version) is None
+    assert app.invalidate(uuid.uuid4(), 1) is True
+
+
+def test_a_burst_of_commits_is_read_once(open_app: AppFactory, store_env: dict[str, str]) -> None:
+    """PostgreSQL: 40 commits in quick succession are read by a handful of queries, not 40
+    (the follower pauses ``pace`` after a notification before reading), and none is lost."""
+    if "postgres" not in store_env.get("PERSISTENCE_MODULE", ""):
+        pytest.skip("SQLite has no notifications: the hub polls it every half second")
+    app, writer = open_app(), open_app()
+    last = app.recorder.max_notification_id() or 0
+    heard: queue.Queue[int] = queue.Queue()
+    subscription = PacedSubscription(app.recorder, last, pace=0.3)
+    reader = threading.Thread(target=lambda: [heard.put(n.id) for n in subscription], daemon=True)
+    reader.start()
+    try:
+        time.sleep(0.5)
+        pulls_before = subscription.pulls
+        game_id = create(writer).game_id
+        start = writer.get_game(game_id).version
+        play(writer, game_id, stop=lambda game: game.version >= start + 40)
+        stored = [n.id for n in writer.recorder.select_notifications(start=last + 1, limit=500)]
+        wanted = len(stored)
+        got: list[int] = []
+        deadline = time.monotonic() + DEADLINE
+        while len(got) < wanted and time.monotonic() < deadline:
+            try:
+                got.append(heard.get(timeout=1))
+            except queue.Empty:
+                continue
+        assert got == stored  # every one, in order, once
+        pulls = subscription.pulls - pulls_before
+        assert 1 <= pulls < wanted / 4, f"{pulls} reads for {wanted} commits"
+    finally:
+        subscription.stop()
+        reader.join(timeout=10)
+        app.close()
+        writer.close()
