@@ -11,6 +11,7 @@ import uuid
 from collections import Counter
 
 import pytest
+from eventsourcing.postgres import PostgresApplicationRecorder
 
 from service.app.application import PreferansApplication
 from service.app.hub import EventHub, PacedSubscription
@@ -89,6 +90,11 @@ def test_a_game_not_in_memory_is_news(app: PreferansApplication) -> None:
     assert app.invalidate(uuid.uuid4(), 1) is True
 
 
+def _drain(subscription: PacedSubscription, heard: queue.Queue[int]) -> None:
+    for notification in subscription:
+        heard.put(notification.id)
+
+
 def test_a_burst_of_commits_is_read_once(open_app: AppFactory, store_env: dict[str, str]) -> None:
     """PostgreSQL: 40 commits in quick succession are read by a handful of queries, not 40
     (the follower pauses ``pace`` after a notification before reading), and none is lost."""
@@ -97,8 +103,10 @@ def test_a_burst_of_commits_is_read_once(open_app: AppFactory, store_env: dict[s
     app, writer = open_app(), open_app()
     last = app.recorder.max_notification_id() or 0
     heard: queue.Queue[int] = queue.Queue()
-    subscription = PacedSubscription(app.recorder, last, pace=0.3)
-    reader = threading.Thread(target=lambda: [heard.put(n.id) for n in subscription], daemon=True)
+    recorder = app.recorder
+    assert isinstance(recorder, PostgresApplicationRecorder)
+    subscription = PacedSubscription(recorder, last, pace=0.3)
+    reader = threading.Thread(target=_drain, args=(subscription, heard), daemon=True)
     reader.start()
     try:
         time.sleep(0.5)
