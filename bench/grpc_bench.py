@@ -40,8 +40,10 @@ GIL. The client is one asyncio process: one ``grpc.aio`` channel, one task per g
    Its ``View`` (the ``GetSeatView`` sizes) answers bytes: a view is served from memory. The
    client is the ``noop+view`` pattern (one command-sized call, then the measured share of
    view-sized calls), closed loop at the same concurrencies and open loop at the game runs'
-   offered rates. No decoding, domain, seat views, authentication, ``LOCK TABLE`` or
-   ``NOTIFY``: what is left is the transport of 1.8 RPCs and a durable group-committed write.
+   offered rates and at ``--open-fractions`` of its own closed-loop rate (can any durable
+   server here keep the p99 target at 80 % of its capacity?). No decoding, domain, seat
+   views, authentication, ``LOCK TABLE`` or ``NOTIFY``: what is left is the transport of 1.8
+   RPCs and a durable group-committed write.
 5. Baseline (a): raw psycopg, one ``INSERT`` per transaction of a row as large as the average
    stored event, at the same concurrency (``store_bench.PgInsertClient`` / ``closed_loop``).
 
