@@ -53,6 +53,29 @@ def test_the_same_rows_and_ids_as_the_librarys_recorder(open_app: AppFactory) ->
     ]
 
 
+def test_topics_that_need_quoting_and_ids_given_as_text_are_stored_as_given(
+    open_app: AppFactory,
+) -> None:
+    """The rows are written as SQL text (``_values``): a topic with a quote, a percent sign,
+    a backslash or non-ASCII letters, and an originator id given as a string, are stored as
+    the library's recorder stores them."""
+    app = open_app()
+    ours = _postgres(app)
+    library = PostgresApplicationRecorder(ours.datastore, events_table_name="library_odd")
+    library.create_table()
+    game = uuid.uuid4()
+    topics = ["a'b", "100%s done", "back\\slash", "пуля:Вист", "x'); DROP TABLE t; --"]
+    batch = [
+        StoredEvent(str(game) if v % 2 else game, v, topic, bytes(range(v, v + 40)))
+        for v, topic in enumerate(topics, start=1)
+    ]
+    assert ours.insert_events(batch) == library.insert_events(batch)
+    assert _rows(ours) == _rows(library)
+    assert [(n.topic, n.state) for n in ours.select_notifications(1, 100)] == [
+        (e.topic, e.state) for e in batch
+    ]
+
+
 def test_a_lost_race_is_an_integrity_error_and_writes_nothing(open_app: AppFactory) -> None:
     app = open_app()
     ours = _postgres(app)
