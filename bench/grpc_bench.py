@@ -995,7 +995,7 @@ async def floor_runs(args: argparse.Namespace, schema: str, report: Report) -> N
         ]
         for c in args.concurrency:
             report.add(await closed(drivers[:c], "floor", "floor", args.seconds, args.warmup, pid))
-        own = report.find("floor", args.open_games)
+        own = report.find("floor", args.open_games) or report.find("floor", max(args.concurrency))
         # The game runs' rates, and the same fractions of the floor's own capacity: whether any
         # durable server on this stack keeps the p99 target at 80 % of what it can do.
         rates = list(report.rates)

@@ -34,6 +34,8 @@ class Ledger:
     """Virtual money per player: entries and balances (overall and per league)."""
 
     name = "ledger"
+    reads = frozenset({"GameCreated", *LEDGER_EVENTS})
+    """The events ``process`` looks at: the runner decodes no other."""
     tables: tuple[str, ...] = ("ledger_games", "ledger_entries", "ledger_balances")
     indexes: tuple[str, ...] = ("ledger_entries_by_player", "ledger_balances_by_balance")
 

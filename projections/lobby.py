@@ -48,6 +48,8 @@ class LobbyTables:
     """The lobby: each table's terms, seats and state."""
 
     name = "lobby"
+    reads = TABLE_EVENTS
+    """The events ``process`` looks at: the runner decodes no other."""
     tables: tuple[str, ...] = ("lobby_tables",)
     indexes: tuple[str, ...] = (
         "lobby_tables_listing",

@@ -27,17 +27,23 @@ table; split, each part would need the others' invariants.
 
 from __future__ import annotations
 
+import functools
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import structlog
+from eventsourcing.utils import resolve_topic
 
+from domain.model.decisions import class_event_name
 from projections.db import Cursor, Database, is_transient
 
 log = structlog.get_logger(__name__)
 
 TRACKING_TABLE = "projection_tracking"
+CONFIRM_SECONDS = 1.0
+"""How long a runner trusts the position its own last batch left without reading it again."""
 
 
 class Projection(Protocol):
@@ -61,6 +67,23 @@ class Projection(Protocol):
 
     def reset(self) -> None:
         """Forget pending changes and caches (after a failed batch or before a rebuild)."""
+
+
+def reads_of(projection: Projection) -> frozenset[str] | None:
+    """The names of the events a projection processes (its ``reads``; ``None``: every event).
+    The runner neither decodes nor hands it any other event: its position still passes them."""
+    reads: frozenset[str] | None = getattr(projection, "reads", None)
+    return reads
+
+
+@functools.lru_cache(maxsize=1024)
+def stored_event_name(topic: str) -> str | None:
+    """The event name of a stored topic, as decoding would resolve it (topics renamed since
+    included); ``None`` if the topic resolves to nothing (decoding will say why)."""
+    try:
+        return class_event_name(resolve_topic(topic))
+    except Exception:  # an unknown topic: not skipped, so the decoding fails visibly
+        return None
 
 
 def shard_tracking(name: str, shard: int) -> str:
@@ -136,13 +159,24 @@ def read_position(c: Cursor, name: str) -> int | None:
 class PassReads:
     """What the runners of one worker pass share: each read of a log and each decoded event,
     once for every projection that needs them (they usually stand at the same position).
-    Valid for one pass: a later read could find more events."""
+    Valid for one pass: a later read could find more events. It keeps the newest ``keep``
+    reads only (and their events): a pass over a long backlog does not hold all of it, and
+    runners far behind read it again, as each did alone before."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int = 4) -> None:
+        self.keep = keep
         self.reads: dict[tuple[int, int, int], Sequence[Any]] = {}
-        """(shard, first id, limit) -> the notifications read."""
+        """(shard, first id, limit) -> the notifications read, oldest first."""
         self.events: dict[tuple[int, int], Any] = {}
         """(shard, notification id) -> its domain event (events are immutable)."""
+
+    def add(self, key: tuple[int, int, int], notifications: Sequence[Any]) -> None:
+        self.reads[key] = notifications
+        while len(self.reads) > self.keep:
+            oldest = next(iter(self.reads))
+            shard = oldest[0]
+            for notification in self.reads.pop(oldest):
+                self.events.pop((shard, notification.id), None)
 
 
 class ProjectionRunner:
@@ -163,6 +197,10 @@ class ProjectionRunner:
         self._next_shard = 0
         self.shared: PassReads | None = None
         """Set by ``ProjectionWorker`` for the length of a pass (``PassReads``)."""
+        self.reads = reads_of(projection)
+        """The events the projection processes (``reads_of``; ``None``: all)."""
+        self.confirm_every = CONFIRM_SECONDS
+        self._confirmed_at = -CONFIRM_SECONDS
         with db.transaction() as c:
             db.lock(c, projection.name)
             for shard in range(len(self.logs)):
@@ -205,13 +243,22 @@ class ProjectionRunner:
 
     def _run(self, tracking: str) -> int:
         starts = self._position
-        if starts is None or tracking != self.projection.name or len(self.logs) > 1:
+        now = time.monotonic()
+        if (
+            starts is None
+            or tracking != self.projection.name
+            or len(self.logs) > 1
+            or now - self._confirmed_at >= self.confirm_every
+        ):
             # Where the projection stands is read, unless this runner's own last batch left it
-            # (one log): a runner or rebuild that moved it since makes the batch's
-            # compare-and-set fail (``ProjectionConflict``), which forgets the position, so the
-            # next run reads it. With several logs a batch sets one shard's row only, so the
-            # others are read each time.
+            # (one log) less than ``confirm_every`` ago: a runner or rebuild that moved it since
+            # makes the next batch's compare-and-set fail (``ProjectionConflict``), which
+            # forgets the position, so the next run reads it; a rebuild that moved it back
+            # while no event came is found by the periodic read. With several logs a batch sets
+            # one shard's row only, so the others are read each time.
             starts = self._stored_positions(tracking)
+            if tracking == self.projection.name:
+                self._confirmed_at = now
             if starts != self._position:
                 # Another runner (or a rebuild) moved the projection since this runner's last
                 # batch: what the projection cached in memory (running totals) is stale.
@@ -250,7 +297,7 @@ class ProjectionRunner:
             start=first, limit=self.batch
         )
         if shared is not None:
-            shared.reads[key] = notifications
+            shared.add(key, notifications)
         return notifications
 
     def _decode(self, shard: int, notification: Any) -> Any:
@@ -287,7 +334,12 @@ class ProjectionRunner:
         # order this projection applied them (the stats' rating chain is in that order).
         offset = (sum(before) if before is not None else 0) - start
         try:
+            reads = self.reads
             for notification in notifications:
+                if reads is not None:
+                    name = stored_event_name(notification.topic)
+                    if name is not None and name not in reads:
+                        continue  # not one it reads: not decoded (most are card plays)
                 event = self._decode(shard, notification)
                 self.projection.process(event, offset + notification.id)
             with self.db.transaction() as c:

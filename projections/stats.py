@@ -23,7 +23,7 @@ import json
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
 
 from cachetools import LRUCache
@@ -318,6 +318,8 @@ class Stats:
     """League statistics per player, per league, per pair of players and per game."""
 
     name = "stats"
+    reads: ClassVar[frozenset[str]]
+    """The events ``process`` looks at (set below the event sets it is made of)."""
     tables: tuple[str, ...] = (
         "stats_games",
         "stats_players",
@@ -1157,6 +1159,23 @@ _NOT_WHISTER_EVENTS = frozenset({"WhistPassed", "HalfWhistCalled", "OwnWhistOffe
 _CLUB_EVENTS = frozenset(
     {"DealDealt", "DealScored", "DefenceChosen", *_WHISTER_EVENTS, *_NOT_WHISTER_EVENTS}
 )
+
+Stats.reads = frozenset(
+    {
+        "GameCreated",
+        *_WHIST_COLUMNS,
+        "DealScored",
+        "GameFinished",
+        "RulingRecorded",
+        "PlayerReplaced",
+        "GameAborted",
+        "DealDealt",
+        *_CLASSIC_EVENTS,
+        *_CLUB_EVENTS,
+    }
+)
+"""Every event ``Stats.process`` looks at (keep the two in step): the runner decodes no other
+(card plays, talons, discards and contracts are three quarters of a log)."""
 
 DEAL_COLUMNS_SQL = (
     "game_id TEXT NOT NULL",

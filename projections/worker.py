@@ -111,9 +111,10 @@ class ProjectionWorker:
 
     def step(self) -> int:
         """One pass: catch up every runner that is not waiting for its next retry (their
-        reads of the log shared: ``PassReads``); returns the events applied."""
+        reads of the log shared, if there are several: ``PassReads``); returns the events
+        applied."""
         now = time.monotonic()
-        shared, done = PassReads(), 0
+        shared, done = PassReads() if len(self.runners) > 1 else None, 0
         for runner in self.runners:
             name = runner.projection.name
             if self._retry_at.get(name, 0.0) > now:

@@ -102,7 +102,12 @@ EVENT_PREFIX = "preferans.v1."
 
 def event_name(event: Any) -> str:
     """The event's stable name: its topic without ``preferans.v1.``."""
-    topic: str = type(event).TOPIC
+    return class_event_name(type(event))
+
+
+def class_event_name(cls: type) -> str:
+    """``event_name`` of the events of class ``cls``."""
+    topic: str = getattr(cls, "TOPIC")  # noqa: B009 - every event class has one
     return topic.removeprefix(EVENT_PREFIX)
 
 

@@ -225,8 +225,6 @@ async def create_server(
     keeper = Keeper(app, clock=keeper_clock or time.time) if run_keeper else None
     if keeper is not None:  # every write the hub hears of, this process's or another's
         hub.on_notify = keeper.watch
-    # An event the game in memory already has (this process wrote it) is no news: nobody is
-    # woken for it a second time.
     hub.follow(app.recorder, on_event=app.invalidate)
     projections = None
     if run_projections:

@@ -910,22 +910,18 @@ class PreferansApplication(Application[uuid.UUID]):
         except NotInMemory:
             return None
 
-    def invalidate(self, game_id: uuid.UUID, version: int) -> bool:
+    def invalidate(self, game_id: uuid.UUID, version: int) -> None:
         """The store has event ``version`` of this game (from another writer, maybe): forget
-        the game in memory if it is older, so the next use reads it again. Returns whether the
-        event may be news to this process: ``False`` only when the game in memory already has
-        it (this process wrote it, or has read it since)."""
+        the game in memory if it is older, so the next use reads it again."""
         cache = self.repository.cache
         if cache is None:
-            return True
+            return
         try:
             cached = cache.get(game_id)
         except KeyError:
-            return True
+            return
         if cached.version < version:
             self._evict(game_id)
-            return True
-        return False
 
     def game_at(self, game_id: uuid.UUID, version: int) -> Game:
         """The game exactly as it was after event number ``version`` (replay)."""

@@ -5,8 +5,10 @@ process wake the game's watchers at once; on PostgreSQL one background thread fo
 store's notifications (LISTEN/NOTIFY through ``eventsourcing``'s subscription, read at most
 once per ``PULL_PACE_SECONDS``: ``PacedSubscription``) so that events written by other replicas
 wake them too; on SQLite the thread polls the file for other processes' writes
-(``SqliteChanges``). Events this process wrote itself are recognised there (the game in memory
-already has them) and wake nobody a second time. Each watched game's feed
+(``SqliteChanges``). Every event the follower reads is passed on (to the keeper, to the
+watchers), this process's own too: a command cancelled after its save, or a lost race, never
+woke anyone itself. Wake-ups of the event loop are coalesced (``notify``): one call per burst
+of events, not one per event. Each watched game's feed
 (``service.api.streams``, one per game and process) also re-reads the store every second, so a
 lost notification delays an update by at most that long; it is never lost.
 """
@@ -14,7 +16,6 @@ lost notification delays an update by at most that long; it is never lost.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 import threading
 import time
@@ -38,10 +39,8 @@ NOTIFY, one wake-up and one query per command; docs/PERFORMANCE.md); paced, a bu
 commits costs one read. Only other replicas' writes wait for it (this process's own writes wake
 their watchers at once), and they wait at most this much longer."""
 
-OnEvent = Callable[[uuid.UUID, int], "bool | None"]
-"""Told of each event the follower reads, ``(game id, version)``; returns whether it may be
-news to this process (``False``: this process wrote it or has it already, so nobody is woken
-for it; ``None`` counts as news)."""
+OnEvent = Callable[[uuid.UUID, int], None]
+"""Told of each event the follower reads, ``(game id, version)``."""
 
 
 class PacedSubscription(PostgresSubscription):
@@ -50,7 +49,7 @@ class PacedSubscription(PostgresSubscription):
     notifications of every commit meanwhile are read by one query instead of one each.
 
     It overrides ``ListenNotifySubscription._loop_on_pull`` of eventsourcing 9.5 (pinned in
-    requirements.lock; ``tests/integration/test_caches.py`` checks the pacing against it)."""
+    requirements.lock; ``tests/integration/test_hub.py`` checks the pacing against it)."""
 
     def __init__(self, recorder: PostgresApplicationRecorder, gt: int | None, pace: float) -> None:
         self.pace = pace  # before the base class starts the threads that read it
@@ -124,12 +123,19 @@ class EventHub:
         """``PacedSubscription``'s pause (PostgreSQL) before each read of the log."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self.on_notify: Callable[[uuid.UUID], None] | None = None
-        """Told of every write this process makes, at once (the keeper: a bot whose turn a
-        person's move, or a table's start, brought looks then, not at the store's next poll)."""
+        """Told of every write: this process's at once, and every event the follower reads,
+        any process's (the keeper: a bot whose turn a person's move, or a table's start,
+        brought looks then, not at its next sweep)."""
         self._waiters: dict[uuid.UUID, set[asyncio.Event]] = defaultdict(set)
         self._threads: list[threading.Thread] = []
         self._subscriptions: list[Any] = []
         self._stopping = threading.Event()
+        self._pending: set[uuid.UUID] = set()
+        """Games to wake on the event loop at its next turn (``notify``)."""
+        self._pending_guard = threading.Lock()
+        self._wake_scheduled = False
+        self.loop_wakeups = 0
+        """Calls handed to the event loop so far (the test of the coalescing counts them)."""
         self.closing = False
         """Set when the server stops: watchers end their streams (clients resume elsewhere)."""
 
@@ -153,30 +159,48 @@ class EventHub:
             event.set()
 
     def notify(self, game_id: uuid.UUID) -> None:
-        """This process wrote to the game: wake its watchers (from any thread)."""
+        """The game changed: wake its watchers (from any thread). Games notified before the
+        event loop's next turn share one hand-off to it (a burst read by the follower, or
+        commands finishing together, cost one ``call_soon_threadsafe``)."""
         if self.on_notify is not None:
             self.on_notify(game_id)
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        with contextlib.suppress(RuntimeError):  # the loop is closing
-            loop.call_soon_threadsafe(self._wake, game_id)
+        with self._pending_guard:
+            self._pending.add(game_id)
+            if self._wake_scheduled:
+                return
+            self._wake_scheduled = True
+            self.loop_wakeups += 1
+        try:
+            loop.call_soon_threadsafe(self._wake_pending)
+        except RuntimeError:  # the loop is closing
+            with self._pending_guard:
+                self._wake_scheduled = False
+
+    def _wake_pending(self) -> None:
+        with self._pending_guard:
+            games, self._pending = self._pending, set()
+            self._wake_scheduled = False
+        for game_id in games:
+            self._wake(game_id)
 
     def follow(self, recorder: Any, on_event: OnEvent | None = None) -> None:
-        """Follow the store's notifications in a background thread; each event wakes its
-        game's watchers and is passed to ``on_event`` (the application uses it to forget games
-        that another replica changed, and to tell its own writes, which wake nobody again:
-        ``OnEvent``). PostgreSQL pushes them (LISTEN/NOTIFY, ``PacedSubscription``); a SQLite file
-        is polled (``SqliteChanges``, every ``SQLITE_POLL_SECONDS``) for other processes'
-        writes, such as ``pref flag`` or ``pref rule``. A sharded store: one follower per
-        shard (``service.app.shards``)."""
+        """Follow the store's notifications in a background thread; each event is passed to
+        ``on_event`` (the application uses it to forget games that another replica changed),
+        then wakes its game's watchers and tells ``on_notify``. PostgreSQL pushes them
+        (LISTEN/NOTIFY, ``PacedSubscription``); a SQLite file is polled (``SqliteChanges``,
+        every ``SQLITE_POLL_SECONDS``) for other processes' writes, such as ``pref flag`` or
+        ``pref rule``. A sharded store: one follower per shard (``service.app.shards``)."""
         for shard in recorders_of(recorder):
             self._follow_one(shard, on_event)
 
     def _heard(self, on_event: OnEvent | None, game_id: uuid.UUID, version: int) -> None:
-        """One event read from the store: wake the game's watchers unless it is no news."""
-        if on_event is None or on_event(game_id, version) is not False:
-            self.notify(game_id)
+        """One event read from the store."""
+        if on_event is not None:
+            on_event(game_id, version)
+        self.notify(game_id)
 
     def _follow_one(self, recorder: Any, on_event: OnEvent | None) -> None:
         path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")

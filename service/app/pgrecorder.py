@@ -58,8 +58,8 @@ def _text(statement: object) -> bytes:
 
 
 class PostgresOneTripRecorder(PostgresApplicationRecorder):
-    """The library's PostgreSQL application recorder, one round trip per insert. (The name keeps
-    "Postgres": the event hub recognises the store it can LISTEN to by it, ``service.app.hub``.)"""
+    """The library's PostgreSQL application recorder, one round trip per insert (a subclass, so
+    the event hub, ``service.app.hub``, knows it can LISTEN to it)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

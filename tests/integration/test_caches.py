@@ -72,34 +72,6 @@ def test_seat_views_are_built_once_per_game_version_and_seat(app: PreferansAppli
     assert after is not first[0] and after == seat_view_to_proto(game, 0)
 
 
-def test_view_parts_built_once_are_copied_into_each_view(app: PreferansApplication) -> None:
-    """A finished trick, a played card and an auction call are built once and shared by the
-    views that show them (issue 10): each view holds copies, so changing one view's message
-    (a caller may, after copying a cached view) changes no other view, now or later."""
-    game_id = create(app).game_id
-    play(
-        app,
-        game_id,
-        stop=lambda g: g.state.deal is not None and len(g.state.deal.play.history) >= 2,
-    )
-    game = app.get_game(game_id)
-    first = seat_view_to_proto(game, 0)
-    pristine = seat_view_to_proto(game, 0)
-    assert first == pristine and len(first.played_tricks) >= 2 and first.auction
-    first.played_tricks[0].cards[0].seat = 99
-    first.played_tricks[0].winner = 99
-    first.last_trick.cards[0].card = "changed"
-    first.auction[0].call = "changed"
-    if first.current_trick:
-        first.current_trick[0].seat = 99
-    for seat in range(3):
-        again = seat_view_to_proto(game, seat)
-        assert again.played_tricks == pristine.played_tricks
-        assert again.auction == pristine.auction
-        assert again.last_trick == pristine.last_trick
-        assert again.current_trick == pristine.current_trick
-
-
 def test_a_game_behind_min_version_reads_only_its_newer_events(
     open_app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,15 +7,24 @@ repeat or reorder an event: the read models equal a rebuild from scratch."""
 from __future__ import annotations
 
 import functools
+import random
 from collections import Counter
 from typing import Any
 
 import pytest
 
 from domain.model import Game
+from domain.rules.systems import RULE_SETS
 from projections import ProjectionWorker, standard_runners
+from projections.runner import PassReads, stored_event_name
 from service.app.application import PreferansApplication
-from tests.integration.helpers import create, dump_tables, play, tracking_positions
+from tests.integration.helpers import (
+    create,
+    dump_tables,
+    play,
+    random_policy,
+    tracking_positions,
+)
 
 
 def _count_reads(
@@ -57,6 +66,8 @@ def test_a_pass_reads_and_decodes_each_event_once_for_every_projection(
     each once (before: each projection read and decoded them itself, and read its position
     and the log once more to find it had caught up)."""
     worker = ProjectionWorker(list(standard_runners(app, app.db).values()))
+    for runner in worker.runners:
+        runner.confirm_every = 3600.0  # no periodic read of the position in this test
     game_id = create(app).game_id
     worker.step()  # every runner now knows where it stands
     head = app.recorder.max_notification_id() or 0
@@ -143,3 +154,73 @@ def test_a_busy_worker_waits_before_its_next_pass_and_an_idle_one_does_not(
         ("poke or poll", 0.7),
         ("poke or poll", 0.7),
     ]
+
+
+def test_a_projection_given_only_the_events_it_reads_ends_as_if_given_all(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A projection that names the events it reads (``reads``: stats, ledger, lobby) is not
+    handed the others, which are not even decoded (card plays are most of a log); its tables
+    after a rebuild equal those of a rebuild that hands it every event, over games of every
+    named system (two in one league), staked games, a flag and a ruling."""
+    for index, system in enumerate(sorted(RULE_SETS)):
+        rules = RULE_SETS[system].with_options(pool_target=4)
+        created = create(app, rules, league=system, stake_per_whist=index % 3)
+        play(app, created.game_id, random_policy(random.Random(system), bot_share=0.7))
+        again = create(app, rules, league=system)
+        play(app, again.game_id, random_policy(random.Random(index), bot_share=0.7))
+    app.flag_deal(again.game_id, 1, 1, "the tricks were miscounted", "flag-1")
+    app.record_ruling(again.game_id, 1, "no change", None, "rule-1")
+    runners = standard_runners(app, app.db)
+    reading = {name: r.reads for name, r in runners.items() if r.reads is not None}
+    assert {"stats", "ledger", "lobby"} <= set(reading)
+    topics = {n.topic for n in app.recorder.select_notifications(start=1, limit=100_000)}
+    names = {stored_event_name(topic) for topic in topics}
+    assert None not in names
+    skipped = {name for name in names if name not in reading["stats"]}
+    assert "CardPlayed" in skipped  # the test has events a projection does not read
+    for runner in runners.values():
+        runner.rebuild()
+    given_theirs = dump_tables(app.db)
+    for name in reading:
+        monkeypatch.setattr(runners[name], "reads", None)
+        runners[name].rebuild()
+    assert dump_tables(app.db) == given_theirs
+
+
+def test_a_pass_keeps_only_the_newest_reads() -> None:
+    """``PassReads`` holds at most ``keep`` reads and the events decoded from them: a pass
+    over a long backlog does not hold the whole backlog in memory."""
+
+    class Note:
+        def __init__(self, id_: int) -> None:
+            self.id = id_
+
+    shared = PassReads(keep=2)
+    for first in range(1, 50, 10):
+        notes = [Note(i) for i in range(first, first + 10)]
+        shared.add((0, first, 10), notes)
+        for note in notes:
+            shared.events[(0, note.id)] = object()
+    assert list(shared.reads) == [(0, 31, 10), (0, 41, 10)]
+    assert sorted(i for _, i in shared.events) == list(range(31, 51))
+
+
+def test_a_runner_that_trusts_its_position_reads_it_again_after_a_while(
+    app: PreferansApplication,
+) -> None:
+    """A rebuild elsewhere can leave the stored position behind the one this runner's own last
+    batch left, while no new event comes to make its compare-and-set fail: the runner reads
+    the position again every ``confirm_every`` seconds, so it applies those events again."""
+    game_id = create(app).game_id
+    play(app, game_id, stop=lambda game: game.version >= 12)
+    runner = standard_runners(app, app.db)["games"]
+    runner.catch_up()
+    end = app.recorder.max_notification_id() or 0
+    with app.db.transaction() as c:  # as a rebuild that swapped in a view five events behind
+        c.execute("UPDATE projection_tracking SET position = ? WHERE name = 'games'", (end - 5,))
+    runner.confirm_every = 3600.0
+    assert runner.catch_up() == 0  # trusting its own position: nothing new in the log
+    runner.confirm_every = 0.0
+    assert runner.catch_up() == 5  # read again: the five events after the stored position
+    assert tracking_positions(app.db)["games"] == end
