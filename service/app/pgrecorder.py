@@ -73,18 +73,17 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
         self._tail = b" RETURNING notification_id;COMMIT"
         self._topics: dict[str, bytes] = {}
 
-    def _topic(self, topic: str) -> bytes:
+    def _topic(self, topic: str, conn: psycopg.Connection[Any]) -> bytes:
         quoted = self._topics.get(topic)
         if quoted is None:
-            if _PLAIN.match(topic):
-                quoted = b"'" + topic.encode() + b"'"
-            else:
-                quoted = Literal(topic).as_bytes(None)
+            if not _PLAIN.match(topic):  # quoted for this connection (its encoding)
+                return Literal(topic).as_bytes(conn)
+            quoted = b"'" + topic.encode("ascii") + b"'"
             if len(self._topics) < 10_000:  # topics are event classes: few
                 self._topics[topic] = quoted
         return quoted
 
-    def _values(self, stored_events: Sequence[StoredEvent]) -> bytes:
+    def _values(self, stored_events: Sequence[StoredEvent], conn: psycopg.Connection[Any]) -> bytes:
         """The transaction's text: its fixed statements around one ``VALUES`` row per event
         (``StoredEvent``'s fields are the application's: UUIDs, ints, topics and bytes)."""
         rows = []
@@ -93,14 +92,14 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
             quoted_id = (
                 b"'" + str(originator).encode() + b"'"
                 if isinstance(originator, uuid.UUID)
-                else Literal(str(originator)).as_bytes(None)
+                else Literal(str(originator)).as_bytes(conn)
             )
             rows.append(
                 b"(%s,%d,%s,decode('%s','hex'))"
                 % (
                     quoted_id,
                     int(e.originator_version),
-                    self._topic(e.topic),
+                    self._topic(e.topic, conn),
                     e.state.hex().encode(),
                 )
             )
@@ -115,10 +114,9 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
             return ids
         if not stored_events:
             return None
-        transaction = self._values(stored_events)
         with self.datastore.get_connection() as conn, ClientCursor(conn) as curs:
             try:
-                curs.execute(transaction)
+                curs.execute(self._values(stored_events, conn))
                 while not (curs.statusmessage or "").startswith("INSERT"):
                     if not curs.nextset():  # pragma: no cover - the INSERT has a result
                         raise ProgrammingError("no result for the INSERT")
