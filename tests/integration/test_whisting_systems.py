@@ -84,8 +84,8 @@ def test_new_whisting_decisions_are_recorded_and_audited(app: PreferansApplicati
     with the declarer's answer (S004) are decision events of their own: random players meet
     each within a few games, and the audit checks every game that has them. The deals differ
     from run to run (the test's server key is new each time), so the loop allows many games:
-    with 16 a run missed the own whist about once in a few dozen runs (seen in CI,
-    2026-12-07); it stops as soon as every event was met."""
+    with 16, one CI run met no own whist (2026-12-07; twelve local runs did); it stops as soon
+    as every event was met."""
     seen: set[str] = set()
     for attempt in range(64):
         created = create(app, OPTION_SETS["calls"])
