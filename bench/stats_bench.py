@@ -17,7 +17,7 @@ played again (``bench_stats_info`` records how many there are and how long they 
    events are the same). ``--threads`` games are played at once.
 2. Rebuild: ``ProjectionRunner.rebuild()`` of the ``stats`` projection (drop, create, project
    the whole log in batches), against the store's read limit: every notification selected in
-   batches of the runner's size and decoded (``mapper.to_domain_event``), measured before and
+   batches of the rebuild's size and decoded (``mapper.to_domain_event``), measured before and
    after the rebuild; the ratio uses the faster of the two. The process's CPU seconds of the
    three are printed too (the wall clock means little on a shared machine).
 3. Leaderboard latency, open loop: ``--calls`` calls at ``--rate`` per second, spread over
@@ -195,15 +195,15 @@ def rebuild(app: PreferansApplication) -> tuple[list[Rebuild], Rebuild, int]:
     runner = standard_runners(app, app.db, names=("stats",))["stats"]
     CPU.clear()
     c0 = time.process_time()
-    raw = [read_and_decode(app, runner.batch)]
+    raw = [read_and_decode(app, runner.rebuild_batch)]
     c1 = time.process_time()
     t0 = time.perf_counter()
     count = runner.rebuild()
     done = Rebuild("stats", count, time.perf_counter() - t0)
     c2 = time.process_time()
-    raw.append(read_and_decode(app, runner.batch))
+    raw.append(read_and_decode(app, runner.rebuild_batch))
     CPU.extend((c1 - c0, c2 - c1, time.process_time() - c2))
-    return raw, done, runner.batch
+    return raw, done, runner.rebuild_batch
 
 
 # ---------------------------------------------------------------------------------------------

@@ -314,7 +314,7 @@ def read_and_decode(app: PreferansApplication, batch: int) -> Rebuild:
 def rebuilds(app: PreferansApplication) -> tuple[list[Rebuild], list[Rebuild], int]:
     """(raw baselines before and after, projection rebuilds, batch size)."""
     runners = standard_runners(app, app.db)
-    batch = next(iter(runners.values())).batch
+    batch = next(iter(runners.values())).rebuild_batch  # what a rebuild reads at a time
     raw = [read_and_decode(app, batch)]
     done = []
     for name, runner in runners.items():

@@ -27,10 +27,11 @@ table; split, each part would need the others' invariants.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol
 
 import structlog
@@ -38,12 +39,16 @@ from eventsourcing.utils import resolve_topic
 
 from domain.model.decisions import class_event_name
 from projections.db import Cursor, Database, is_transient
+from projections.readahead import ReadAhead
 
 log = structlog.get_logger(__name__)
 
 TRACKING_TABLE = "projection_tracking"
 CONFIRM_SECONDS = 1.0
 """How long a runner trusts the position its own last batch left without reading it again."""
+REBUILD_BATCH = 5000
+"""Events per batch of a rebuild: nobody reads the shadow tables before the swap, so a batch
+may be larger than a live one (fewer transactions, each player's row written less often)."""
 
 
 class Projection(Protocol):
@@ -183,12 +188,20 @@ class ProjectionRunner:
     """Applies one projection's batches exactly once (see the module's docstring)."""
 
     def __init__(
-        self, source: NotificationSource, db: Database, projection: Projection, batch: int = 1000
+        self,
+        source: NotificationSource,
+        db: Database,
+        projection: Projection,
+        batch: int = 1000,
+        rebuild_batch: int = REBUILD_BATCH,
     ) -> None:
         self.source = source
         self.db = db
         self.projection = projection
         self.batch = batch
+        self.rebuild_batch = rebuild_batch
+        self.ahead: ReadAhead | None = None
+        """Set while a rebuild or a catch-up reads the log ahead (``reading_ahead``)."""
         self.logs = shard_logs(source.recorder)
         self._lock = threading.Lock()
         self._position: tuple[int, ...] | None = None
@@ -241,7 +254,8 @@ class ProjectionRunner:
                 # the conflict forgot it; try again from where the projection stands.
                 return self._run(self.projection.name)
 
-    def _run(self, tracking: str) -> int:
+    def _run(self, tracking: str, limit: int | None = None) -> int:
+        limit = limit or self.batch
         starts = self._position
         now = time.monotonic()
         if (
@@ -267,7 +281,7 @@ class ProjectionRunner:
         shards = len(self.logs)
         for offset in range(shards):  # the shards in turn, so none waits for another's backlog
             shard = (self._next_shard + offset) % shards
-            notifications = self._select(shard, starts[shard] + 1)
+            notifications = self._select(shard, starts[shard] + 1, limit)
             if notifications:
                 self._next_shard = (shard + 1) % shards
                 break
@@ -289,16 +303,36 @@ class ProjectionRunner:
             return self._apply_one_by_one(tracking, shard, start, notifications)
         return len(notifications)
 
-    def _select(self, shard: int, first: int) -> Sequence[Any]:
-        shared, key = self.shared, (shard, first, self.batch)
+    def _select(self, shard: int, first: int, limit: int) -> Sequence[Any]:
+        shared, ahead, key = self.shared, self.ahead, (shard, first, limit)
         if shared is not None and key in shared.reads:
             return shared.reads[key]
-        notifications: Sequence[Any] = self.logs[shard].select_notifications(
-            start=first, limit=self.batch
-        )
+        read = self.logs[shard].select_notifications
+        notifications = ahead.take(key) if ahead is not None else None
+        if notifications is None:
+            notifications = read(start=first, limit=limit)
         if shared is not None:
             shared.add(key, notifications)
+        elif ahead is not None and len(notifications) == limit:  # more is likely: read it now
+            ahead.start(
+                (shard, notifications[-1].id + 1, limit),
+                lambda first, limit: read(start=first, limit=limit),
+            )
         return notifications
+
+    @contextlib.contextmanager
+    def reading_ahead(self) -> Iterator[None]:
+        """While inside: each full batch read from the log starts the read of the next one in
+        the background (``projections.readahead``), unless the reads are shared (a pass)."""
+        if self.ahead is not None:  # already (a rebuild's catch-up inside a rebuild)
+            yield
+            return
+        self.ahead = ReadAhead()
+        try:
+            yield
+        finally:
+            ahead, self.ahead = self.ahead, None
+            ahead.close()
 
     def _decode(self, shard: int, notification: Any) -> Any:
         shared = self.shared
@@ -365,16 +399,17 @@ class ProjectionRunner:
         """Process everything recorded so far (up to the last read of the log, which found
         less than a full batch); return how many events were processed."""
         total = 0
-        while True:
-            try:
-                done = self.run_once()
-            except ProjectionConflict:
-                continue
-            total += done
-            if done and progress is not None:
-                progress(done)
-            if not done or (done < self.batch and len(self.logs) == 1):
-                return total  # the log's end (one log: a short batch says so, no read needed)
+        with self.reading_ahead():
+            while True:
+                try:
+                    done = self.run_once()
+                except ProjectionConflict:
+                    continue
+                total += done
+                if done and progress is not None:
+                    progress(done)
+                if not done or (done < self.batch and len(self.logs) == 1):
+                    return total  # the log's end (one log: a short batch says so)
 
     def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
         """Project the whole log again into shadow tables, then swap them in atomically:

@@ -88,10 +88,10 @@ def _catch_up(
 ) -> int:
     """Project into the shadow tables up to the end of the log."""
     total = 0
-    with runner.db.renaming(shadow_names(runner.projection)):
+    with runner.db.renaming(shadow_names(runner.projection)), runner.reading_ahead():
         while True:
             try:
-                done = runner._run(tracking)
+                done = runner._run(tracking, runner.rebuild_batch)
             except ProjectionConflict as exc:
                 raise RebuildConflict(
                     f"another rebuild of {runner.projection.name} started; this one stopped"

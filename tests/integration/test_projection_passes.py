@@ -16,6 +16,7 @@ import pytest
 from domain.model import Game
 from domain.rules.systems import RULE_SETS
 from projections import ProjectionWorker, standard_runners
+from projections.readahead import ReadAhead
 from projections.runner import PassReads, stored_event_name
 from service.app.application import PreferansApplication
 from tests.integration.helpers import (
@@ -224,3 +225,68 @@ def test_a_runner_that_trusts_its_position_reads_it_again_after_a_while(
     runner.confirm_every = 0.0
     assert runner.catch_up() == 5  # read again: the five events after the stored position
     assert tracking_positions(app.db)["games"] == end
+
+
+def test_a_rebuild_that_reads_ahead_ends_as_one_that_does_not(
+    app: PreferansApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild reads the log's next batch in the background while it applies the current
+    one (``projections.readahead``). In batches of 7 over a few games, most batches come from
+    the background and every projection's tables equal those of a rebuild that reads each
+    batch itself; no event is applied twice or missed (the positions end at the log's end)."""
+    for index in range(3):
+        created = create(app)
+        play(app, created.game_id, random_policy(random.Random(index), bot_share=0.7))
+    end = app.recorder.max_notification_id() or 0
+    runners = standard_runners(app, app.db)
+    served: list[int] = []
+    take = ReadAhead.take
+
+    def counted_take(self: ReadAhead, key: tuple[int, int, int]) -> Any:
+        notifications = take(self, key)
+        if notifications is not None:
+            served.append(key[1])
+        return notifications
+
+    monkeypatch.setattr(ReadAhead, "take", counted_take)
+    for runner in runners.values():
+        runner.rebuild_batch = 7
+        assert runner.rebuild() == end
+    assert len(served) > len(runners) * (end // 7) * 0.8
+    assert len(served) == len(set(served)) * len(runners)  # each batch once per projection
+    read_ahead = dump_tables(app.db)
+    assert set(tracking_positions(app.db).values()) == {end}
+    monkeypatch.setattr(ReadAhead, "start", lambda *args: None)
+    for runner in runners.values():
+        runner.rebuild()
+    assert dump_tables(app.db) == read_ahead
+
+
+def test_a_read_ahead_serves_only_the_read_asked_for() -> None:
+    """``ReadAhead.take`` returns the background read only for the same shard, first id and
+    limit; any other key drops it, and a read that failed in the background is not reported
+    from there (the runner reads again and meets the error itself)."""
+    calls: list[tuple[int, int]] = []
+
+    def read(first: int, limit: int) -> list[int]:
+        calls.append((first, limit))
+        if first == 99:
+            raise ConnectionError("the store went away")
+        return list(range(first, first + limit))
+
+    ahead = ReadAhead()
+    try:
+        assert ahead.take((0, 1, 5)) is None  # nothing started
+        ahead.start((0, 6, 5), read)
+        assert ahead.take((0, 6, 5)) == [6, 7, 8, 9, 10]
+        assert ahead.take((0, 6, 5)) is None  # taken once
+        ahead.start((0, 11, 5), read)
+        assert ahead.take((0, 11, 4)) is None  # another limit: dropped
+        assert ahead.take((0, 11, 5)) is None
+        ahead.start((1, 11, 5), read)
+        ahead.start((0, 99, 5), read)
+        assert ahead.take((0, 99, 5)) is None  # failed in the background
+        assert ahead.take((1, 11, 5)) == [11, 12, 13, 14, 15]  # shards kept apart
+        assert ahead.used == 2
+    finally:
+        ahead.close()
