@@ -987,6 +987,10 @@ class PreferansApplication(Application[uuid.UUID]):
     def close(self) -> None:
         if self._committer is not None:
             self._committer.close()
+        for recorder in recorders_of(self.recorder):
+            release = getattr(recorder, "release", None)
+            if release is not None:  # the PostgreSQL writer's kept connection (pgrecorder)
+                release()
         self.db.close()
         super().close()
         self._shards.close()

@@ -25,31 +25,71 @@ fifth of all the work of a store with eight busy clients (a py-spy profile of
 quoting (else psycopg's ``Literal``) and ``decode('<hex>', 'hex')`` of the state
 (``bytes.hex``, in C): a third of the CPU per eight-row commit. No client text is in it: the
 topics are the event classes', the states the application's encoded events.
+
+The writer keeps one connection out of the pool (``_spare``, taken by whichever thread finds it
+free: under group commit, the one writer thread) and sends the text with libpq's
+``send_query``, reading the results itself: the pool's check-out and check-in and psycopg's
+cursor (prepared-statement bookkeeping, one result set at a time) were another fifth of the
+writer thread's work per batch. The errors are psycopg's, mapped to the library's exactly as
+its ``get_connection`` maps them (``_LIBRARY_ERRORS``). A connection that failed, or is older
+than the pool's ``max_lifetime``, goes back to the pool (which closes a broken one); another
+thread that finds the spare in use takes a pooled connection as before. ``release`` returns
+the spare before the pool closes (``PreferansApplication.close``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import psycopg
 from eventsourcing.persistence import (
+    DatabaseError,
+    DataError,
+    IntegrityError,
     InterfaceError,
+    InternalError,
+    NotSupportedError,
     OperationalError,
+    PersistenceError,
     ProgrammingError,
     StoredEvent,
 )
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.utils import retry
-from psycopg import ClientCursor, pq
+from psycopg import errors, generators, pq
 from psycopg.sql import SQL, Composable, Identifier, Literal
 
 RECORDER_TOPIC = "service.app.pgrecorder:PostgresOneTripRecorder"
 _PLAIN = re.compile(r"[A-Za-z0-9_.:]+\Z")
 """A topic that is safe between single quotes as it is (event class topics are)."""
+
+
+_LIBRARY_ERRORS: tuple[tuple[type[psycopg.Error], type[PersistenceError]], ...] = (
+    (psycopg.InterfaceError, InterfaceError),
+    (psycopg.OperationalError, OperationalError),
+    (psycopg.DataError, DataError),
+    (psycopg.IntegrityError, IntegrityError),
+    (psycopg.InternalError, InternalError),
+    (psycopg.ProgrammingError, ProgrammingError),
+    (psycopg.NotSupportedError, NotSupportedError),
+    (psycopg.DatabaseError, DatabaseError),
+    (psycopg.Error, PersistenceError),
+)
+"""psycopg's errors as the library's ``PostgresDatastore.get_connection`` maps them (first
+match, in its order), for the writes that do not go through it."""
+
+
+def _library_error(exc: psycopg.Error) -> PersistenceError:
+    for theirs, ours in _LIBRARY_ERRORS:
+        if isinstance(exc, theirs):
+            return ours(str(exc))
+    raise AssertionError(exc)  # pragma: no cover - psycopg.Error matches the last
 
 
 def _text(statement: object) -> bytes:
@@ -72,6 +112,10 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
         self._head = b";".join([*fixed, _text(insert)])
         self._tail = b" RETURNING notification_id;COMMIT"
         self._topics: dict[str, bytes] = {}
+        self._spare: psycopg.Connection[Any] | None = None
+        self._spare_since = 0.0
+        self._spare_lock = threading.Lock()
+        """Held by the thread writing on the spare connection."""
 
     def _topic(self, topic: str, conn: psycopg.Connection[Any]) -> bytes:
         quoted = self._topics.get(topic)
@@ -114,18 +158,72 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
             return ids
         if not stored_events:
             return None
-        with self.datastore.get_connection() as conn, ClientCursor(conn) as curs:
-            try:
-                curs.execute(self._values(stored_events, conn))
-                while not (curs.statusmessage or "").startswith("INSERT"):
-                    if not curs.nextset():  # pragma: no cover - the INSERT has a result
-                        raise ProgrammingError("no result for the INSERT")
-                ids = [row["notification_id"] for row in curs.fetchall()]
-            except BaseException:
-                if conn.info.transaction_status != pq.TransactionStatus.IDLE:
-                    with contextlib.suppress(psycopg.Error):  # a broken one leaves the pool
-                        conn.execute(b"ROLLBACK")  # the failed block (COMMIT was skipped)
-                raise  # mapped to the library's errors by get_connection
+        with self._connection() as conn:
+            ids = self._write(conn, stored_events)
         if len(ids) != len(stored_events):  # pragma: no cover - the INSERT returns one per row
             raise ProgrammingError(f"got {len(ids)} notification ids for {len(stored_events)}")
         return ids
+
+    def _write(
+        self, conn: psycopg.Connection[Any], stored_events: Sequence[StoredEvent]
+    ) -> list[int]:
+        """One round trip: the transaction's text, then its results (one per statement; the
+        server skips the rest of the text after a failed one, ``COMMIT`` included)."""
+        try:
+            conn.pgconn.send_query(self._values(stored_events, conn))
+            results = conn.wait(generators.execute(conn.pgconn))
+            ids: list[int] | None = None
+            for result in results:
+                if result.status == pq.ExecStatus.FATAL_ERROR:
+                    raise errors.error_from_result(result, encoding=conn.info.encoding)
+                if (result.command_status or b"").startswith(b"INSERT"):
+                    ids = [int(result.get_value(row, 0) or 0) for row in range(result.ntuples)]
+            if ids is None:  # pragma: no cover - the INSERT has a result
+                raise ProgrammingError("no result for the INSERT")
+            return ids
+        except BaseException:
+            if not conn.closed and conn.info.transaction_status != pq.TransactionStatus.IDLE:
+                with contextlib.suppress(psycopg.Error):  # a broken one leaves the pool
+                    conn.execute(b"ROLLBACK")  # the failed block (COMMIT was skipped)
+            raise
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """The spare connection if it is free, else a pooled one as the library takes it;
+        psycopg's errors raised as the library's."""
+        if not self._spare_lock.acquire(blocking=False):
+            with self.datastore.get_connection() as pooled:
+                yield pooled
+            return
+        try:
+            conn = self._spare
+            self._spare = None
+            pool = self.datastore.pool
+            if conn is None or time.monotonic() - self._spare_since > pool.max_lifetime:
+                if conn is not None:
+                    pool.putconn(conn)
+                opening = self.datastore.pool_open_timeout
+                pool.open(opening is not None, opening or 30.0)  # as the library's does
+                conn = pool.getconn()
+                self._spare_since = time.monotonic()
+            try:
+                yield conn
+            except psycopg.Error as exc:
+                pool.putconn(conn)  # checked by the pool: a broken one is closed
+                raise _library_error(exc) from exc
+            except BaseException:
+                pool.putconn(conn)
+                raise
+            self._spare = conn
+        except psycopg.Error as exc:  # taking a connection failed
+            raise _library_error(exc) from exc
+        finally:
+            self._spare_lock.release()
+
+    def release(self) -> None:
+        """Give the spare connection back to the pool (before the pool closes)."""
+        with self._spare_lock:
+            conn, self._spare = self._spare, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                self.datastore.pool.putconn(conn)

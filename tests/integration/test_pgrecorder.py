@@ -1,16 +1,21 @@
 """The one-round-trip PostgreSQL recorder (``service.app.pgrecorder``): the library's rows,
-ids and errors, with COMMIT in the INSERT's round trip."""
+ids and errors, with COMMIT in the INSERT's round trip, on a connection the writer keeps."""
 
 from __future__ import annotations
 
+import threading
 import uuid
+from typing import Any
 
+import psycopg
 import pytest
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
+from psycopg import errors
 
 from service.app.application import PreferansApplication
-from service.app.pgrecorder import PostgresOneTripRecorder
+from service.app.pgrecorder import PostgresOneTripRecorder, _library_error
+from tests.integration.conftest import _admin_connection
 from tests.integration.helpers import AppFactory
 
 
@@ -89,3 +94,102 @@ def test_a_lost_race_is_an_integrity_error_and_writes_nothing(open_app: AppFacto
         ids = ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
         assert ids is not None and len(ids) == 1
     assert ours.max_notification_id() == ids[0]
+
+
+def _count_checkouts(
+    recorder: PostgresOneTripRecorder, monkeypatch: pytest.MonkeyPatch
+) -> list[int]:
+    taken: list[int] = []
+    getconn = recorder.datastore.pool.getconn
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        conn = getconn(*args, **kwargs)
+        taken.append(id(conn))
+        return conn
+
+    monkeypatch.setattr(recorder.datastore.pool, "getconn", counted)
+    return taken
+
+
+def test_the_writer_keeps_one_connection_and_gives_it_back_at_close(
+    open_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty writes take one connection from the pool, once; closing the application gives it
+    back (so the pool closes it) instead of leaving it open."""
+    app = open_app()
+    ours = _postgres(app)
+    taken = _count_checkouts(ours, monkeypatch)
+    for _ in range(20):
+        ours.insert_events(_events(uuid.uuid4(), range(1, 3)))
+    assert len(taken) == 1
+    kept = ours._spare
+    assert kept is not None and not kept.closed
+    app.close()
+    assert kept.closed and ours._spare is None
+
+
+def test_a_writer_that_finds_the_kept_connection_busy_takes_a_pooled_one(
+    open_app: AppFactory,
+) -> None:
+    app = open_app()
+    ours = _postgres(app)
+    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    kept = ours._spare
+    with ours._spare_lock:  # as while another thread writes on it
+        done = []
+        thread = threading.Thread(
+            target=lambda: done.append(ours.insert_events(_events(uuid.uuid4(), range(1, 3))))
+        )
+        thread.start()
+        thread.join(timeout=10)
+        assert done and done[0] is not None and len(done[0]) == 2
+    assert ours._spare is kept
+
+
+def test_a_kept_connection_that_the_server_dropped_is_replaced_and_nothing_is_lost(
+    open_app: AppFactory,
+) -> None:
+    """The server ends the kept connection's session (a restart, an administrator): the next
+    write fails on it, the connection goes back to the pool (which discards it), and the
+    retry writes on a new one: every event is stored once."""
+    app = open_app()
+    ours = _postgres(app)
+    first = uuid.uuid4()
+    ours.insert_events(_events(first, range(1, 3)))
+    kept = ours._spare
+    assert kept is not None
+    with _admin_connection() as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (kept.info.backend_pid,))
+    second = uuid.uuid4()
+    ids = ours.insert_events(_events(second, range(1, 4)))
+    assert ids is not None and len(ids) == 3
+    assert ours._spare is not None and ours._spare is not kept
+    assert [r[1:3] for r in _rows(ours)] == [(first, 1), (first, 2)] + [
+        (second, v) for v in range(1, 4)
+    ]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        errors.UniqueViolation("duplicate"),
+        errors.QueryCanceled("lock timeout"),
+        errors.AdminShutdown("terminated"),
+        errors.InvalidTextRepresentation("bad"),
+        errors.UndefinedTable("no table"),
+        errors.FeatureNotSupported("no"),
+        errors.InternalError_("internal"),
+        psycopg.InterfaceError("closed"),
+        psycopg.DatabaseError("other"),
+        psycopg.Error("any"),
+    ],
+)
+def test_errors_on_the_kept_connection_are_the_librarys(
+    open_app: AppFactory, error: psycopg.Error
+) -> None:
+    """Writes on the kept connection bypass the library's ``get_connection``; their errors are
+    mapped to the library's errors as it maps them."""
+    ours = _postgres(open_app())
+    with pytest.raises(PersistenceError) as library, ours.datastore.get_connection():
+        raise error
+    assert type(_library_error(error)) is type(library.value)
