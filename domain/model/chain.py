@@ -12,6 +12,8 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 GENESIS = "0" * 64
 """The chain value "before" a game's first event."""
 
@@ -38,12 +40,23 @@ def canonical_fields(event: Any, version: int | None = None) -> dict[str, Any]:
 _CANONICAL = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
-"""One encoder for every event (``json.dumps`` with options would build one per call)."""
+"""The reference encoder of the canonical form (one for every event: ``json.dumps`` with
+options would build one per call)."""
 
 
 def canonical(event: Any, version: int | None = None) -> bytes:
-    """The canonical form: UTF-8 JSON with sorted keys and separators ``,`` and ``:``."""
-    return _CANONICAL.encode(canonical_fields(event, version)).encode("utf-8")
+    """The canonical form: UTF-8 JSON with sorted keys and separators ``,`` and ``:``.
+
+    ``orjson`` writes it about ten times faster, byte for byte as the reference encoder for
+    what events hold: strings (every code point; tested), integers, booleans, null, arrays and
+    objects with string keys (docs/AUDIT.md: no floating-point numbers). Anything it refuses
+    (a non-string key, which the reference sorts before converting; an integer beyond 64 bits;
+    another type) is left to the reference encoder."""
+    fields = canonical_fields(event, version)
+    try:
+        return orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _CANONICAL.encode(fields).encode("utf-8")
 
 
 def link(previous: str, event: Any, version: int | None = None) -> str:
