@@ -7,8 +7,9 @@ the database reads batch N+1 while the runner applies batch N. The log is append
 read in id order, so a read made a little earlier is as valid as one made now: it can only
 find fewer of the newest events, and the next read finds them.
 
-A read that fails in the background is not reported from there: the runner reads the same
-batch itself, and that read's error is the one it handles.
+A read that failed in the background (after the store's own retries) is raised where the
+runner takes it, as if the runner had made it then: it is the very read the runner would make,
+so making it again would only repeat the retries.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ class ReadAhead:
         """Reads served from the background (for tests)."""
 
     def take(self, key: Key) -> Sequence[Any] | None:
-        """The read started for ``key``, once done; ``None`` if there is none (or it failed:
-        the caller reads again, and handles that read's error)."""
+        """The read started for ``key``, once done (its error raised, if it failed); ``None``
+        if no read of ``key`` was started."""
         pending = self._pending.pop(key[0], None)
         if pending is None:
             return None
@@ -40,10 +41,7 @@ class ReadAhead:
         if started != key:
             future.cancel()
             return None
-        try:
-            notifications = future.result()
-        except Exception:
-            return None
+        notifications = future.result()
         self.used += 1
         return notifications
 

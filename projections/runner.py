@@ -200,8 +200,10 @@ class ProjectionRunner:
         self.projection = projection
         self.batch = batch
         self.rebuild_batch = rebuild_batch
-        self.ahead: ReadAhead | None = None
-        """Set while a rebuild or a catch-up reads the log ahead (``reading_ahead``)."""
+        self._ahead = threading.local()
+        """``ahead``: this thread's ``ReadAhead`` while its rebuild or catch-up reads the log
+        ahead (``reading_ahead``); per thread, so two threads driving one runner never share
+        one."""
         self.logs = shard_logs(source.recorder)
         self._lock = threading.Lock()
         self._position: tuple[int, ...] | None = None
@@ -320,6 +322,12 @@ class ProjectionRunner:
             )
         return notifications
 
+    @property
+    def ahead(self) -> ReadAhead | None:
+        """This thread's ``ReadAhead``, inside ``reading_ahead``."""
+        ahead: ReadAhead | None = getattr(self._ahead, "ahead", None)
+        return ahead
+
     @contextlib.contextmanager
     def reading_ahead(self) -> Iterator[None]:
         """While inside: each full batch read from the log starts the read of the next one in
@@ -327,11 +335,11 @@ class ProjectionRunner:
         if self.ahead is not None:  # already (a rebuild's catch-up inside a rebuild)
             yield
             return
-        self.ahead = ReadAhead()
+        ahead = self._ahead.ahead = ReadAhead()
         try:
             yield
         finally:
-            ahead, self.ahead = self.ahead, None
+            self._ahead.ahead = None
             ahead.close()
 
     def _decode(self, shard: int, notification: Any) -> Any:

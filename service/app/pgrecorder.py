@@ -31,10 +31,15 @@ free: under group commit, the one writer thread) and sends the text with libpq's
 ``send_query``, reading the results itself: the pool's check-out and check-in and psycopg's
 cursor (prepared-statement bookkeeping, one result set at a time) were another fifth of the
 writer thread's work per batch. The errors are psycopg's, mapped to the library's exactly as
-its ``get_connection`` maps them (``_LIBRARY_ERRORS``). A connection that failed, or is older
-than the pool's ``max_lifetime``, goes back to the pool (which closes a broken one); another
-thread that finds the spare in use takes a pooled connection as before. ``release`` returns
-the spare before the pool closes (``PreferansApplication.close``).
+its ``get_connection`` maps them (``_LIBRARY_ERRORS``). A connection that failed goes back to
+the pool (which closes a broken one), and so does one past the pool's ``max_lifetime``
+(counted from its creation, as the pool counts it); another thread that finds the spare in use
+takes a pooled connection as before. The kept connection is one of the pool's: it is kept only
+if the pool has at least ``KEEP_MIN_POOL`` connections, so the event hub's LISTEN and the reads
+still have two. Not kept, and nothing changes: the pool's ``check`` (``POSTGRES_PRE_PING``) does
+not see a kept connection, so one the server dropped fails its next write, which the retry
+repeats on a new one. ``release`` returns the spare for good before the pool closes
+(``PreferansApplication.close``); writes after it take pooled connections.
 """
 
 from __future__ import annotations
@@ -66,6 +71,8 @@ from psycopg import errors, generators, pq
 from psycopg.sql import SQL, Composable, Identifier, Literal
 
 RECORDER_TOPIC = "service.app.pgrecorder:PostgresOneTripRecorder"
+KEEP_MIN_POOL = 4
+"""The least pool size (size + overflow) for which the writer keeps a connection of its own."""
 _PLAIN = re.compile(r"[A-Za-z0-9_.:]+\Z")
 """A topic that is safe between single quotes as it is (event class topics are)."""
 
@@ -113,9 +120,11 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
         self._tail = b" RETURNING notification_id;COMMIT"
         self._topics: dict[str, bytes] = {}
         self._spare: psycopg.Connection[Any] | None = None
-        self._spare_since = 0.0
+        self._spare_expires = 0.0
         self._spare_lock = threading.Lock()
         """Held by the thread writing on the spare connection."""
+        self._keeping = self.datastore.pool.max_size >= KEEP_MIN_POOL
+        """Whether writes keep a connection (cleared for good by ``release``)."""
 
     def _topic(self, topic: str, conn: psycopg.Connection[Any]) -> bytes:
         quoted = self._topics.get(topic)
@@ -191,38 +200,47 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
         """The spare connection if it is free, else a pooled one as the library takes it;
         psycopg's errors raised as the library's."""
-        if not self._spare_lock.acquire(blocking=False):
+        kept = self._spare_lock.acquire(blocking=False)
+        if kept and not self._keeping:  # released for good (or a pool too small to keep one)
+            self._spare_lock.release()
+            kept = False
+        if not kept:  # the library's way
             with self.datastore.get_connection() as pooled:
                 yield pooled
             return
+        pool = self.datastore.pool
+        conn = None
         try:
-            conn = self._spare
-            self._spare = None
-            pool = self.datastore.pool
-            if conn is None or time.monotonic() - self._spare_since > pool.max_lifetime:
-                if conn is not None:
-                    pool.putconn(conn)
+            conn, self._spare = self._spare, None
+            if conn is not None and time.monotonic() >= self._spare_expires:
+                pool.putconn(conn)  # past its lifetime: the pool closes it
+                conn = None
+            if conn is None:
                 opening = self.datastore.pool_open_timeout
                 pool.open(opening is not None, opening or 30.0)  # as the library's does
                 conn = pool.getconn()
-                self._spare_since = time.monotonic()
-            try:
-                yield conn
-            except psycopg.Error as exc:
-                pool.putconn(conn)  # checked by the pool: a broken one is closed
-                raise _library_error(exc) from exc
-            except BaseException:
-                pool.putconn(conn)
-                raise
-            self._spare = conn
-        except psycopg.Error as exc:  # taking a connection failed
+                # The pool's own expiry of the connection (from its creation); else from now.
+                expires = getattr(conn, "_expire_at", None)
+                self._spare_expires = (
+                    expires
+                    if isinstance(expires, float)
+                    else time.monotonic() + float(pool.max_lifetime)
+                )
+            yield conn
+            self._spare, conn = conn, None
+        except psycopg.Error as exc:
             raise _library_error(exc) from exc
         finally:
+            if conn is not None:  # failed or interrupted: checked by the pool (closed if broken)
+                with contextlib.suppress(Exception):
+                    pool.putconn(conn)
             self._spare_lock.release()
 
     def release(self) -> None:
-        """Give the spare connection back to the pool (before the pool closes)."""
+        """Give the spare connection back to the pool for good (before the pool closes):
+        later writes take pooled connections."""
         with self._spare_lock:
+            self._keeping = False
             conn, self._spare = self._spare, None
         if conn is not None:
             with contextlib.suppress(Exception):

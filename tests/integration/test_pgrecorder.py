@@ -4,6 +4,7 @@ ids and errors, with COMMIT in the INSERT's round trip, on a connection the writ
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from typing import Any
 
@@ -193,3 +194,55 @@ def test_errors_on_the_kept_connection_are_the_librarys(
     with pytest.raises(PersistenceError) as library, ours.datastore.get_connection():
         raise error
     assert type(_library_error(error)) is type(library.value)
+
+
+def _app_with(store_env: dict[str, str], **extra: str) -> PreferansApplication:
+    if "POSTGRES_DBNAME" not in store_env:
+        pytest.skip("a PostgreSQL recorder")
+    return PreferansApplication(dict(store_env, PREF_GROUP_COMMIT="n", **extra))
+
+
+def test_a_kept_connection_goes_back_once_the_pool_would_expire_it(
+    store_env: dict[str, str],
+) -> None:
+    """The pool retires a connection ``max_lifetime`` after it was created, not after it was
+    taken: the writer gives its kept connection back then (the pool closes it) and takes
+    another, instead of writing on it for up to another lifetime."""
+    app = _app_with(store_env, POSTGRES_CONN_MAX_AGE="2")
+    try:
+        ours = _postgres(app)
+        time.sleep(1.2)  # the pool's connections are 1.2 s old
+        ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+        kept = ours._spare
+        assert kept is not None
+        time.sleep(1.2)  # 2.4 s old: past its lifetime, though taken 1.2 s ago
+        ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+        assert ours._spare is not kept and kept.closed
+    finally:
+        app.close()
+
+
+def test_a_pool_too_small_to_spare_a_connection_is_used_as_the_library_uses_it(
+    store_env: dict[str, str],
+) -> None:
+    """With a pool of one connection (the library accepts it), keeping it would starve every
+    read: nothing is kept, and a read after a write is served at once."""
+    app = _app_with(store_env, POSTGRES_POOL_SIZE="1", POSTGRES_MAX_OVERFLOW="0")
+    try:
+        ours = _postgres(app)
+        assert ours.insert_events(_events(uuid.uuid4(), range(1, 3))) == [1, 2]
+        assert ours._spare is None
+        assert ours.max_notification_id() == 2
+    finally:
+        app.close()
+
+
+def test_writes_after_release_keep_nothing(open_app: AppFactory) -> None:
+    """``release`` (the application closing) is for good: a write that still comes takes a
+    pooled connection and gives it back, so the pool's closing closes every connection."""
+    ours = _postgres(open_app())
+    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    ours.release()
+    ids = ours.insert_events(_events(uuid.uuid4(), range(1, 3)))
+    assert ids is not None and len(ids) == 2
+    assert ours._spare is None

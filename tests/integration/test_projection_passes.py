@@ -264,8 +264,8 @@ def test_a_rebuild_that_reads_ahead_ends_as_one_that_does_not(
 
 def test_a_read_ahead_serves_only_the_read_asked_for() -> None:
     """``ReadAhead.take`` returns the background read only for the same shard, first id and
-    limit; any other key drops it, and a read that failed in the background is not reported
-    from there (the runner reads again and meets the error itself)."""
+    limit; any other key drops it, and a read that failed in the background raises its error
+    where it is taken (it is the read the runner would make: not made twice)."""
     calls: list[tuple[int, int]] = []
 
     def read(first: int, limit: int) -> list[int]:
@@ -285,7 +285,9 @@ def test_a_read_ahead_serves_only_the_read_asked_for() -> None:
         assert ahead.take((0, 11, 5)) is None
         ahead.start((1, 11, 5), read)
         ahead.start((0, 99, 5), read)
-        assert ahead.take((0, 99, 5)) is None  # failed in the background
+        with pytest.raises(ConnectionError):  # failed in the background
+            ahead.take((0, 99, 5))
+        assert calls.count((99, 5)) == 1
         assert ahead.take((1, 11, 5)) == [11, 12, 13, 14, 15]  # shards kept apart
         assert ahead.used == 2
     finally:

@@ -84,3 +84,10 @@ def test_every_code_point_in_a_string_is_written_as_the_reference_writes_it() ->
 def test_what_orjson_refuses_is_written_by_the_reference_encoder(value: Any) -> None:
     event = _Event(odd=value)
     assert canonical(event) == _reference(event)
+
+
+def test_what_the_reference_refuses_is_still_refused() -> None:
+    """A datetime inside a field (the envelope's timestamp is written as text first) is passed
+    through ``orjson`` to the reference encoder, which refuses it as it did before."""
+    with pytest.raises(TypeError):
+        canonical(_Event(when=datetime(2026, 12, 7, tzinfo=UTC)))
