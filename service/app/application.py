@@ -1073,7 +1073,8 @@ class PreferansApplication(Application[uuid.UUID]):
     def _save(self, game: Game) -> None:
         try:
             if self._committer is None:
-                self.save(game)
+                recordings = self.save(game)
+                self._wrote([r.notification.id for r in recordings])
             else:
                 self._committer.save(self._stored_events(game))
         except BaseException as exc:
@@ -1110,7 +1111,13 @@ class PreferansApplication(Application[uuid.UUID]):
         aggregates) and neither snapshots nor ``_notify`` hooks, which this application has
         none of, with the events already encoded (``_stored_events``)."""
         if stored:
-            self.recorder.insert_events(list(stored))
+            self._wrote(self.recorder.insert_events(list(stored)))
+
+    def _wrote(self, ids: Sequence[int] | None) -> None:
+        """Tell the SQLite change poll (one file: ids of several shards are not comparable)
+        which notification ids this process's write was given, so it need not read them."""
+        if ids and len(self._changes) == 1:
+            self._changes[0].wrote(ids)
 
     def save_failed(self, game: Game, exc: BaseException) -> BaseException:
         """What a failed save of ``game`` raises: a lost race (``IntegrityError``) as it is;

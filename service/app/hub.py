@@ -31,6 +31,7 @@ from service.app.shards import recorders_of
 
 log = structlog.get_logger(__name__)
 _BATCH = 500
+_OWN_LIMIT = 100_000
 SQLITE_POLL_SECONDS = 0.5
 PULL_PACE_SECONDS = 0.05
 """The least time between two reads of a PostgreSQL notification log by the follower. A read
@@ -81,21 +82,51 @@ class SqliteChanges:
     ``poll`` is cheap when nothing changed: ``PRAGMA data_version`` on this thread's own
     connection changes only when another connection committed. Then the new notifications
     (after the last one seen) are read and returned, so the caller can forget the games they
-    changed. Writes of this process are among them (harmless: those games are current)."""
+    changed. This process's own writes change it too (its writer has another connection): the
+    ids they were given are told to ``wrote``, and when every id after the last one seen is
+    one of them (``SELECT MAX(rowid)`` on the same connection says how far the log goes; the
+    recorder numbers rows by rowid, in commit order, without gaps), nothing is read: before,
+    each command read its own previous events back, a fifth of the work of a command on
+    SQLite. Any other id, and the notifications are read as before."""
 
     def __init__(self, recorder: Any, path: str) -> None:
         self._recorder = recorder
         self._path = path
+        self._head_sql = f"SELECT MAX(rowid) FROM {recorder.events_table_name}"  # our own name
         self._local = threading.local()
         self._guard = threading.Lock()
         self._last: int = recorder.max_notification_id() or 0
+        self._own: set[int] = set()
+        """Ids of this process's writes after ``_last`` (``wrote``)."""
 
-    def _data_version(self) -> int:
+    def wrote(self, ids: Any) -> None:
+        """This process's write was given these notification ids."""
+        with self._guard:
+            if len(self._own) > _OWN_LIMIT:  # nobody polls: forget, and read when one does
+                self._own.clear()
+            self._own.update(i for i in ids if i > self._last)
+
+    def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = sqlite3.connect(self._path, check_same_thread=True)
-        row = conn.execute("PRAGMA data_version").fetchone()
+        return conn
+
+    def _data_version(self) -> int:
+        row = self._conn().execute("PRAGMA data_version").fetchone()
         return int(row[0])
+
+    def _only_own(self) -> bool:
+        """Whether every event after the last one seen is this process's (then all are seen);
+        called under ``_guard``."""
+        row = self._conn().execute(self._head_sql).fetchone()
+        head = int(row[0] or 0)
+        new = range(self._last + 1, head + 1)
+        if not self._own.issuperset(new):
+            return False
+        self._own.difference_update(new)
+        self._last = max(self._last, head)
+        return True
 
     def poll(self) -> list[tuple[uuid.UUID, int]]:
         """``(game id, version)`` of each event committed since the last poll."""
@@ -106,6 +137,8 @@ class SqliteChanges:
             return []
         changed: list[tuple[uuid.UUID, int]] = []
         with self._guard:
+            if self._only_own():
+                return changed
             while True:
                 batch = self._recorder.select_notifications(
                     start=self._last, limit=_BATCH, inclusive_of_start=False
@@ -114,6 +147,7 @@ class SqliteChanges:
                     changed.append((notification.originator_id, notification.originator_version))
                     self._last = max(self._last, notification.id)
                 if len(batch) < _BATCH:
+                    self._own = {i for i in self._own if i > self._last}
                     return changed
 
 

@@ -95,3 +95,37 @@ def test_a_game_behind_min_version_reads_only_its_newer_events(
     assert game.version == other.get_game(game_id).version
     assert game.state == other.get_game(game_id).state
     assert len(reconstructed) == (1 if one.db.flavor == "sqlite" else 0)
+
+
+def test_on_sqlite_a_process_does_not_read_its_own_writes_back_but_sees_anothers(
+    open_app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each command polls the SQLite file for other processes' writes (``SqliteChanges``).
+    This process's own writes change the file too; their ids are known, so a poll that finds
+    only them reads nothing (before, every command read its own previous events back). A
+    write of another process between two of this one's is still read, and the game it
+    changed is forgotten, so the next command reads it again."""
+    one, other = open_app(), open_app()
+    if one.db.flavor != "sqlite":
+        pytest.skip("SQLite has no notifications: its readers poll")
+    reads: list[int] = []
+    select = one.recorder.select_notifications
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return select(*args, **kwargs)
+
+    monkeypatch.setattr(one.recorder, "select_notifications", counted)
+    mine = create(one).game_id
+    play(one, mine, stop=lambda g: g.version >= 12)
+    assert reads == []  # a dozen commands, none read its own events back
+    theirs = create(other).game_id  # another process writes the same file
+    one.get_game(theirs)
+    play(one, mine, stop=lambda g: g.version >= 14)
+    seen = len(reads)
+    assert seen >= 1  # the other process's events were read
+    before = one.get_game(theirs).version
+    play(other, theirs, stop=lambda g: g.version >= before + 3)  # in between ...
+    play(one, mine, stop=lambda g: g.version >= 16)  # ... this one's writes
+    assert len(reads) > seen
+    assert one.get_game(theirs).version == other.get_game(theirs).version
