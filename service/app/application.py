@@ -1074,7 +1074,13 @@ class PreferansApplication(Application[uuid.UUID]):
         try:
             if self._committer is None:
                 recordings = self.save(game)
-                self._wrote([r.notification.id for r in recordings])
+                self._wrote(
+                    [r.notification.id for r in recordings],
+                    [
+                        (r.domain_event.originator_id, r.domain_event.originator_version)
+                        for r in recordings
+                    ],
+                )
             else:
                 self._committer.save(self._stored_events(game))
         except BaseException as exc:
@@ -1111,13 +1117,24 @@ class PreferansApplication(Application[uuid.UUID]):
         aggregates) and neither snapshots nor ``_notify`` hooks, which this application has
         none of, with the events already encoded (``_stored_events``)."""
         if stored:
-            self._wrote(self.recorder.insert_events(list(stored)))
+            ids = self.recorder.insert_events(list(stored))
+            self._wrote(ids, [(e.originator_id, e.originator_version) for e in stored])
 
-    def _wrote(self, ids: Sequence[int] | None) -> None:
+    def _wrote(self, ids: Sequence[int] | None, events: Sequence[tuple[Any, int]]) -> None:
         """Tell the SQLite change poll (one file: ids of several shards are not comparable)
-        which notification ids this process's write was given, so it need not read them."""
-        if ids and len(self._changes) == 1:
-            self._changes[0].wrote(ids)
+        which notification ids this process's write was given, so it need not read them back;
+        and forget a copy in memory older than what was written, as reading them back did (a
+        command cancelled after its save releases the game before the write lands, and another
+        may load the game meanwhile)."""
+        if not ids or len(self._changes) != 1:
+            return
+        self._changes[0].wrote(ids)
+        newest: dict[Any, int] = {}
+        for game_id, version in events:
+            newest[game_id] = max(version, newest.get(game_id, 0))
+        for game_id, version in newest.items():
+            if isinstance(game_id, uuid.UUID):
+                self.invalidate(game_id, version)
 
     def save_failed(self, game: Game, exc: BaseException) -> BaseException:
         """What a failed save of ``game`` raises: a lost race (``IntegrityError``) as it is;

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
+from eventsourcing.persistence import OperationalError
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresSubscription
 
 from service.app.shards import recorders_of
@@ -83,11 +84,13 @@ class SqliteChanges:
     connection changes only when another connection committed. Then the new notifications
     (after the last one seen) are read and returned, so the caller can forget the games they
     changed. This process's own writes change it too (its writer has another connection): the
-    ids they were given are told to ``wrote``, and when every id after the last one seen is
-    one of them (``SELECT MAX(rowid)`` on the same connection says how far the log goes; the
-    recorder numbers rows by rowid, in commit order, without gaps), nothing is read: before,
-    each command read its own previous events back, a fifth of the work of a command on
-    SQLite. Any other id, and the notifications are read as before."""
+    ids they were given are told to ``wrote`` (and the writer forgets a stale copy of the games
+    it wrote itself, ``PreferansApplication._wrote``), and when every id after the last one
+    seen is one of them (``SELECT MAX(rowid)`` on the same connection says how far the log
+    goes; the recorder numbers rows by rowid, in commit order, without gaps), nothing is read:
+    before, each command read its own previous events back, a fifth of the work of a command
+    on SQLite. Any other id, and the notifications are read as before. A poll that fails
+    raises the library's ``OperationalError`` and is made again by the next one."""
 
     def __init__(self, recorder: Any, path: str) -> None:
         self._recorder = recorder
@@ -95,16 +98,21 @@ class SqliteChanges:
         self._head_sql = f"SELECT MAX(rowid) FROM {recorder.events_table_name}"  # our own name
         self._local = threading.local()
         self._guard = threading.Lock()
+        """Held by the poll that reads the log (one at a time)."""
         self._last: int = recorder.max_notification_id() or 0
         self._own: set[int] = set()
         """Ids of this process's writes after ``_last`` (``wrote``)."""
+        self._own_guard = threading.Lock()
+        """Guards ``_own`` alone (taken after ``_guard``), so the writer thread never waits
+        for a poll's read of the log."""
 
     def wrote(self, ids: Any) -> None:
         """This process's write was given these notification ids."""
-        with self._guard:
+        last = self._last
+        with self._own_guard:
             if len(self._own) > _OWN_LIMIT:  # nobody polls: forget, and read when one does
                 self._own.clear()
-            self._own.update(i for i in ids if i > self._last)
+            self._own.update(i for i in ids if i > last)
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -112,29 +120,32 @@ class SqliteChanges:
             conn = self._local.conn = sqlite3.connect(self._path, check_same_thread=True)
         return conn
 
-    def _data_version(self) -> int:
-        row = self._conn().execute("PRAGMA data_version").fetchone()
-        return int(row[0])
-
     def _only_own(self) -> bool:
         """Whether every event after the last one seen is this process's (then all are seen);
         called under ``_guard``."""
         row = self._conn().execute(self._head_sql).fetchone()
         head = int(row[0] or 0)
         new = range(self._last + 1, head + 1)
-        if not self._own.issuperset(new):
-            return False
-        self._own.difference_update(new)
+        with self._own_guard:
+            if not self._own.issuperset(new):
+                return False
+            self._own.difference_update(new)
         self._last = max(self._last, head)
         return True
 
     def poll(self) -> list[tuple[uuid.UUID, int]]:
         """``(game id, version)`` of each event committed since the last poll."""
-        seen = getattr(self._local, "version", None)
-        version = self._data_version()
+        try:
+            version = int(self._conn().execute("PRAGMA data_version").fetchone()[0])
+            if getattr(self._local, "version", None) == version:
+                return []
+            changed = self._read()
+        except sqlite3.Error as exc:  # the data version stays unseen: the next poll reads
+            raise OperationalError(str(exc)) from exc
         self._local.version = version
-        if seen == version:
-            return []
+        return changed
+
+    def _read(self) -> list[tuple[uuid.UUID, int]]:
         changed: list[tuple[uuid.UUID, int]] = []
         with self._guard:
             if self._only_own():
@@ -147,7 +158,9 @@ class SqliteChanges:
                     changed.append((notification.originator_id, notification.originator_version))
                     self._last = max(self._last, notification.id)
                 if len(batch) < _BATCH:
-                    self._own = {i for i in self._own if i > self._last}
+                    last = self._last
+                    with self._own_guard:
+                        self._own = {i for i in self._own if i > last}
                     return changed
 
 

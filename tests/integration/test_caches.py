@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from eventsourcing.persistence import OperationalError
 
+from domain.rules import actor, seat_view
 from projections import stats
 from service.api.mapping import seat_view_cached, seat_view_to_proto
-from service.app.application import PreferansApplication
-from tests.integration.helpers import create, play
+from service.app.application import PreferansApplication, StoreUnavailable
+from tests.integration.helpers import BOT, create, play
 
 
 def test_a_hot_row_is_not_reloaded_while_other_rows_come_and_go(
@@ -107,7 +111,7 @@ def test_on_sqlite_a_process_does_not_read_its_own_writes_back_but_sees_anothers
     changed is forgotten, so the next command reads it again."""
     one, other = open_app(), open_app()
     if one.db.flavor != "sqlite":
-        pytest.skip("SQLite has no notifications: its readers poll")
+        pytest.skip("only a SQLite store is polled for other processes' writes")
     reads: list[int] = []
     select = one.recorder.select_notifications
 
@@ -129,3 +133,79 @@ def test_on_sqlite_a_process_does_not_read_its_own_writes_back_but_sees_anothers
     play(one, mine, stop=lambda g: g.version >= 16)  # ... this one's writes
     assert len(reads) > seen
     assert one.get_game(theirs).version == other.get_game(theirs).version
+
+
+def test_on_sqlite_a_copy_loaded_before_this_processs_own_write_landed_is_forgotten(
+    open_app: Any,
+) -> None:
+    """A command cancelled after its save (``GameServicer._drive``) releases its game while
+    the events still wait for the group commit; another request may load the game from the
+    store meanwhile, without them. Polls no longer read this process's writes back, so the
+    writer itself forgets such a copy when the write lands: the next read has the new event
+    (found by a review, with this reproducer)."""
+    one = open_app()
+    if one.db.flavor != "sqlite" or not one.group_commit:
+        pytest.skip("only a SQLite store is polled for other processes' writes")
+    game_id = create(one).game_id
+    play(one, game_id, stop=lambda g: g.version >= 6)
+    game = one.get_game(game_id)
+    before = game.version
+    gate, entered = threading.Event(), threading.Event()
+    insert = one.recorder.insert_events
+
+    def held_insert(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        assert gate.wait(10)
+        return insert(*args, **kwargs)
+
+    one.recorder.insert_events = held_insert
+    try:
+        deal = game.deal
+        assert deal is not None
+        seat = actor(deal)
+        steps = one.act_steps(game_id, seat, BOT(seat_view(deal, seat)), request_id="cancel-1")
+        to_save = steps.send(None)  # decided, under the game's lock
+        future = one.submit(to_save)
+        assert entered.wait(10)
+        one.save_failed(to_save, asyncio.CancelledError())  # as the cancelled command does
+        steps.close()  # the game's lock is released
+        assert one.get_game(game_id).version == before  # loaded without the pending write
+        gate.set()
+        future.result(10)
+    finally:
+        gate.set()
+        one.recorder.insert_events = insert
+    assert one.get_game(game_id).version > before
+
+
+@pytest.mark.parametrize("failing", ["read of the log", "read of its head"])
+def test_on_sqlite_a_failed_poll_is_store_unavailable_and_the_next_one_reads_again(
+    open_app: Any, failing: str
+) -> None:
+    """A poll that fails is the store being unavailable (the caller's typed error), and the
+    file's change it was looking at is not taken as seen: the next poll reads it, so the game
+    another process changed is not served stale (found by a review)."""
+    one, other = open_app(), open_app()
+    if one.db.flavor != "sqlite":
+        pytest.skip("only a SQLite store is polled for other processes' writes")
+    changes = one._changes[0]
+    game_id = create(one).game_id
+    play(one, game_id, stop=lambda g: g.version >= 4)
+    cached = one.get_game(game_id).version
+    play(other, game_id, stop=lambda g: g.version >= cached + 2)
+    if failing == "read of the log":
+        select = one.recorder.select_notifications
+
+        def fails_once(*args: Any, **kwargs: Any) -> Any:
+            one.recorder.select_notifications = select
+            raise OperationalError("database is locked")
+
+        one.recorder.select_notifications = fails_once
+    else:
+        head_sql = changes._head_sql
+        changes._head_sql = "SELECT MAX(rowid) FROM no_such_table"
+    with pytest.raises(StoreUnavailable):
+        one.get_game(game_id)
+    if failing != "read of the log":
+        changes._head_sql = head_sql
+    assert one.get_game(game_id).version == other.get_game(game_id).version
