@@ -81,6 +81,7 @@ from service.app.keystore import LEGACY_KEY_MESSAGE, Revocations, legacy_key
 from service.app.pgrecorder import RECORDER_TOPIC
 from service.app.rule_options import check_rule_set
 from service.app.shards import ShardedCommitter, Shards, recorders_of
+from service.app.sqliterecorder import RECORDER_TOPIC as SQLITE_RECORDER_TOPIC
 
 T = TypeVar("T")
 
@@ -190,11 +191,14 @@ class PreferansApplication(Application[uuid.UUID]):
         resolved = self.construct_env(self.name, given)
         refuse_in_memory(resolved)
         ensure_schema(resolved)
-        if resolved.get("PERSISTENCE_MODULE", "").endswith("postgres") and not resolved.get(
-            "APPLICATION_RECORDER_TOPIC"
-        ):
-            # The library's recorder, with COMMIT in the INSERT's round trip (pgrecorder.py).
-            given["APPLICATION_RECORDER_TOPIC"] = RECORDER_TOPIC
+        module = resolved.get("PERSISTENCE_MODULE", "")
+        if not resolved.get("APPLICATION_RECORDER_TOPIC"):
+            if module.endswith("postgres"):
+                # The library's recorder, with COMMIT in the INSERT's round trip (pgrecorder.py).
+                given["APPLICATION_RECORDER_TOPIC"] = RECORDER_TOPIC
+            elif module.endswith("sqlite"):
+                # The library's recorder, its writer on a kept connection (sqliterecorder.py).
+                given["APPLICATION_RECORDER_TOPIC"] = SQLITE_RECORDER_TOPIC
         super().__init__(given)
         self.db = Database(self.env)
         try:
@@ -989,7 +993,7 @@ class PreferansApplication(Application[uuid.UUID]):
             self._committer.close()
         for recorder in recorders_of(self.recorder):
             release = getattr(recorder, "release", None)
-            if release is not None:  # the PostgreSQL writer's kept connection (pgrecorder)
+            if release is not None:  # the writer's kept connection (pgrecorder, sqliterecorder)
                 release()
         self.db.close()
         super().close()

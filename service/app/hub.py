@@ -27,6 +27,7 @@ from typing import Any
 import structlog
 from eventsourcing.persistence import OperationalError
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresSubscription
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from service.app.shards import recorders_of
 
@@ -251,7 +252,7 @@ class EventHub:
 
     def _follow_one(self, recorder: Any, on_event: OnEvent | None) -> None:
         path = getattr(getattr(getattr(recorder, "datastore", None), "pool", None), "db_name", "")
-        if "SQLite" in type(recorder).__name__ and path and ":memory:" not in path:
+        if isinstance(recorder, SQLiteApplicationRecorder) and path and ":memory:" not in path:
             self._poll_sqlite(SqliteChanges(recorder, path), on_event)
             return
         if not isinstance(recorder, PostgresApplicationRecorder):

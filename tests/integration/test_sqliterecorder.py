@@ -1,0 +1,138 @@
+"""The SQLite recorder whose writer keeps its connection (``service.app.sqliterecorder``): the
+library's rows, ids and errors, written on one connection instead of one from the pool each
+time."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+
+import pytest
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from service.app.application import PreferansApplication
+from service.app.sqliterecorder import SqliteKeptWriterRecorder, _library_error
+from tests.integration.helpers import AppFactory
+
+
+def _sqlite(app: PreferansApplication) -> SqliteKeptWriterRecorder:
+    if app.db.flavor != "sqlite":
+        pytest.skip("a SQLite recorder")
+    recorder = app.recorder
+    assert isinstance(recorder, SqliteKeptWriterRecorder)
+    return recorder
+
+
+def _events(game: uuid.UUID, versions: range) -> list[StoredEvent]:
+    state = b"\x00\x01'\"\\,(){}%s\xff" * 3
+    return [StoredEvent(game, v, f"t.{v}", state + bytes([v])) for v in versions]
+
+
+def _rows(recorder: SQLiteApplicationRecorder) -> list[tuple[object, ...]]:
+    with recorder.datastore.transaction(commit=False) as c:
+        c.execute(
+            "SELECT rowid, originator_id, originator_version, topic, state "
+            f"FROM {recorder.events_table_name} ORDER BY rowid"
+        )
+        return [tuple(row) for row in c.fetchall()]
+
+
+def test_the_same_rows_and_ids_as_the_librarys_recorder(open_app: AppFactory) -> None:
+    ours = _sqlite(open_app())
+    library = SQLiteApplicationRecorder(ours.datastore, events_table_name="library_events")
+    library.create_table()
+    games = [uuid.uuid4() for _ in range(3)]
+    batches = [_events(games[0], range(1, 4)), _events(games[1], range(1, 2))]
+    batches.append(_events(games[2], range(1, 6)) + _events(games[0], range(4, 6)))
+    for batch in batches:
+        assert ours.insert_events(batch) == library.insert_events(batch)
+    assert _rows(ours) == _rows(library)
+    assert [n.state for n in ours.select_notifications(1, 100)] == [
+        e.state for batch in batches for e in batch
+    ]
+
+
+def test_the_writer_keeps_one_connection_and_closes_it_at_release(open_app: AppFactory) -> None:
+    ours = _sqlite(open_app())
+    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    kept = ours._writer
+    assert kept is not None
+    for _ in range(20):
+        ours.insert_events(_events(uuid.uuid4(), range(1, 3)))
+    assert ours._writer is kept
+    ours.release()
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        kept.execute("SELECT 1")
+    ids = ours.insert_events(_events(uuid.uuid4(), range(1, 3)))  # the library's way now
+    assert ids is not None and len(ids) == 2 and ours._writer is None
+
+
+def test_a_lost_race_is_an_integrity_error_and_writes_nothing(open_app: AppFactory) -> None:
+    ours = _sqlite(open_app())
+    game, other = uuid.uuid4(), uuid.uuid4()
+    assert ours.insert_events(_events(game, range(1, 3))) == [1, 2]
+    kept = ours._writer
+    with pytest.raises(IntegrityError):
+        ours.insert_events(_events(other, range(1, 3)) + _events(game, range(2, 4)))
+    assert [r[1:3] for r in _rows(ours)] == [(game.hex, 1), (game.hex, 2)]
+    assert ours._writer is kept and kept is not None and not kept.in_transaction  # kept
+    assert ours.insert_events(_events(other, range(1, 2))) == [3]
+
+
+def test_a_writer_that_finds_the_kept_connection_busy_takes_the_librarys_way(
+    open_app: AppFactory,
+) -> None:
+    ours = _sqlite(open_app())
+    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    kept = ours._writer
+    done: list[object] = []
+    with ours._writer_lock:  # as while another thread writes on it
+        thread = threading.Thread(
+            target=lambda: done.append(ours.insert_events(_events(uuid.uuid4(), range(1, 3))))
+        )
+        thread.start()
+        thread.join(timeout=10)
+    assert done == [[2, 3]]
+    assert ours._writer is kept
+
+
+def test_a_kept_connection_that_failed_is_opened_again(open_app: AppFactory) -> None:
+    """An error other than a lost race closes the kept connection (it may be unsound): the
+    error is the library's, and the next write opens a new one."""
+    ours = _sqlite(open_app())
+    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    broken = ours._writer
+    assert broken is not None
+    broken.close()  # as a connection that went bad
+    with pytest.raises(PersistenceError):
+        ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    assert ours._writer is None
+    assert ours.insert_events(_events(uuid.uuid4(), range(1, 2))) == [2]
+    assert ours._writer is not None and ours._writer is not broken
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        sqlite3.IntegrityError("UNIQUE constraint failed"),
+        sqlite3.OperationalError("database is locked"),
+        sqlite3.ProgrammingError("closed"),
+        sqlite3.InterfaceError("bad parameter"),
+        sqlite3.DataError("too big"),
+        sqlite3.InternalError("internal"),
+        sqlite3.NotSupportedError("no"),
+        sqlite3.DatabaseError("malformed"),
+        sqlite3.Error("any"),
+    ],
+)
+def test_errors_on_the_kept_connection_are_the_librarys(
+    open_app: AppFactory, error: sqlite3.Error
+) -> None:
+    """Writes on the kept connection bypass the library's transaction; their errors are mapped
+    as its ``SQLiteTransaction`` maps them."""
+    ours = _sqlite(open_app())
+    with pytest.raises(PersistenceError) as library, ours.datastore.transaction(commit=True):
+        raise error
+    assert type(_library_error(error)) is type(library.value)
