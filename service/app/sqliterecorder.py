@@ -9,15 +9,17 @@ the wrappers at a seventh of all the work.
 
 This subclass (selected with the library's ``APPLICATION_RECORDER_TOPIC``, see
 ``PreferansApplication``) keeps one ``sqlite3`` connection, opened as the library opens its
-own (autocommit, the pool's busy timeout, WAL already set by the pool), for whichever thread
-finds it free (under group commit, the writer), and writes the same rows with the library's
-own statement and ``_insert_events``, inside ``BEGIN`` … ``COMMIT`` as the library does. A
-thread that finds it busy, a write with tracking records, or an in-memory database takes the
-library's path. Other writers of this process (the library's path) and of other processes are
-serialised by SQLite's file lock, as two processes' writers always were. Errors are the
-library's (``_LIBRARY_ERRORS``, its ``SQLiteTransaction`` mapping); a failed transaction is
-rolled back, and a connection that failed is closed and opened again at the next write.
-``release`` closes it for good (``PreferansApplication.close``).
+own (autocommit, the pool's busy timeout, WAL already set by the pool), and writes the same
+rows with the library's own statement and ``_insert_events``, inside ``BEGIN`` … ``COMMIT`` as
+the library does. Every writer of this process takes turns on it (``_writer_lock``, waited for
+up to the pool's ``pool_timeout``, as the library's writer lock is): a second writer is woken
+as soon as the first is done, where SQLite's busy handler would let it sleep in steps of up
+to 100 ms (a review measured seconds). A write with tracking records, an in-memory database,
+or a wait past the timeout takes the library's path; other processes' writers are serialised
+by SQLite's file lock, as they always were. Errors are the library's (``_LIBRARY_ERRORS``, its
+``SQLiteTransaction`` mapping); a failed transaction is rolled back, and a connection that
+failed is closed and opened again at the next write. ``release`` closes it for good
+(``PreferansApplication.close``).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ class SqliteKeptWriterRecorder(SQLiteApplicationRecorder):
     ) -> Sequence[int] | None:
         if not stored_events or any(v is not None for v in kwargs.values()):
             return super().insert_events(stored_events, **kwargs)
-        if not self._writer_lock.acquire(blocking=False):
+        if not self._writer_lock.acquire(timeout=self.datastore.pool.pool_timeout):
             return super().insert_events(stored_events, **kwargs)
         try:
             if not self._keeping:
@@ -100,14 +102,9 @@ class SqliteKeptWriterRecorder(SQLiteApplicationRecorder):
         conn = self._writer
         try:
             if conn is None:
-                pool = self.datastore.pool
-                conn = self._writer = sqlite3.connect(
-                    pool.db_name,
-                    uri=True,
-                    check_same_thread=False,
-                    isolation_level=None,  # autocommit: BEGIN and COMMIT are explicit
-                    timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT,
-                )
+                conn = self._writer = self._connect()
+            elif conn.in_transaction:  # a rollback that was itself interrupted
+                conn.rollback()
             cursor = conn.cursor()
             try:
                 cursor.execute("BEGIN")
@@ -125,6 +122,20 @@ class SqliteKeptWriterRecorder(SQLiteApplicationRecorder):
                 self._close_writer()
             raise _library_error(exc) from exc
         return ids
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection as the library's pool opens one (its errors as the pool's)."""
+        pool = self.datastore.pool
+        try:
+            return sqlite3.connect(
+                pool.db_name,
+                uri=True,
+                check_same_thread=False,
+                isolation_level=None,  # autocommit: BEGIN and COMMIT are explicit
+                timeout=pool.lock_timeout or SQLITE3_DEFAULT_LOCK_TIMEOUT,
+            )
+        except (sqlite3.Error, TypeError) as exc:
+            raise InterfaceError(exc) from exc
 
     def _close_writer(self) -> None:
         conn, self._writer = self._writer, None
