@@ -31,7 +31,7 @@ free: under group commit, the one writer thread) and sends the text with libpq's
 ``send_query``, reading the results itself: the pool's check-out and check-in and psycopg's
 cursor (prepared-statement bookkeeping, one result set at a time) were another fifth of the
 writer thread's work per batch. The errors are psycopg's, mapped to the library's exactly as
-its ``get_connection`` maps them (``_LIBRARY_ERRORS``). A connection that failed goes back to
+its ``get_connection`` maps them (``service.app.dbapi``). A connection that failed goes back to
 the pool (which closes a broken one), and so does one past the pool's ``max_lifetime``
 (counted from its creation, as the pool counts it); another thread that finds the spare in use
 takes a pooled connection as before. The kept connection is one of the pool's: it is kept only
@@ -54,14 +54,8 @@ from typing import Any
 
 import psycopg
 from eventsourcing.persistence import (
-    DatabaseError,
-    DataError,
-    IntegrityError,
     InterfaceError,
-    InternalError,
-    NotSupportedError,
     OperationalError,
-    PersistenceError,
     ProgrammingError,
     StoredEvent,
 )
@@ -70,33 +64,13 @@ from eventsourcing.utils import retry
 from psycopg import errors, generators, pq
 from psycopg.sql import SQL, Composable, Identifier, Literal
 
+from service.app.dbapi import library_error
+
 RECORDER_TOPIC = "service.app.pgrecorder:PostgresOneTripRecorder"
 KEEP_MIN_POOL = 4
 """The least pool size (size + overflow) for which the writer keeps a connection of its own."""
 _PLAIN = re.compile(r"[A-Za-z0-9_.:]+\Z")
 """A topic that is safe between single quotes as it is (event class topics are)."""
-
-
-_LIBRARY_ERRORS: tuple[tuple[type[psycopg.Error], type[PersistenceError]], ...] = (
-    (psycopg.InterfaceError, InterfaceError),
-    (psycopg.OperationalError, OperationalError),
-    (psycopg.DataError, DataError),
-    (psycopg.IntegrityError, IntegrityError),
-    (psycopg.InternalError, InternalError),
-    (psycopg.ProgrammingError, ProgrammingError),
-    (psycopg.NotSupportedError, NotSupportedError),
-    (psycopg.DatabaseError, DatabaseError),
-    (psycopg.Error, PersistenceError),
-)
-"""psycopg's errors as the library's ``PostgresDatastore.get_connection`` maps them (first
-match, in its order), for the writes that do not go through it."""
-
-
-def _library_error(exc: psycopg.Error) -> PersistenceError:
-    for theirs, ours in _LIBRARY_ERRORS:
-        if isinstance(exc, theirs):
-            return ours(str(exc))
-    raise AssertionError(exc)  # pragma: no cover - psycopg.Error matches the last
 
 
 def _text(statement: object) -> bytes:
@@ -229,7 +203,7 @@ class PostgresOneTripRecorder(PostgresApplicationRecorder):
             yield conn
             self._spare, conn = conn, None
         except psycopg.Error as exc:
-            raise _library_error(exc) from exc
+            raise library_error(exc) from exc
         finally:
             if conn is not None:  # failed or interrupted: checked by the pool (closed if broken)
                 with contextlib.suppress(Exception):

@@ -16,7 +16,7 @@ up to the pool's ``pool_timeout``, as the library's writer lock is): a second wr
 as soon as the first is done, where SQLite's busy handler would let it sleep in steps of up
 to 100 ms (a review measured seconds). A write with tracking records, an in-memory database,
 or a wait past the timeout takes the library's path; other processes' writers are serialised
-by SQLite's file lock, as they always were. Errors are the library's (``_LIBRARY_ERRORS``, its
+by SQLite's file lock, as they always were. Errors are the library's (``service.app.dbapi``, as its
 ``SQLiteTransaction`` mapping); a failed transaction is rolled back, and a connection that
 failed is closed and opened again at the next write. ``release`` closes it for good
 (``PreferansApplication.close``).
@@ -31,15 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.persistence import (
-    DatabaseError,
-    DataError,
-    IntegrityError,
     InterfaceError,
-    InternalError,
-    NotSupportedError,
-    OperationalError,
-    PersistenceError,
-    ProgrammingError,
     StoredEvent,
 )
 from eventsourcing.sqlite import (
@@ -48,28 +40,9 @@ from eventsourcing.sqlite import (
     SQLiteCursor,
 )
 
+from service.app.dbapi import library_error
+
 RECORDER_TOPIC = "service.app.sqliterecorder:SqliteKeptWriterRecorder"
-
-_LIBRARY_ERRORS: tuple[tuple[type[sqlite3.Error], type[PersistenceError]], ...] = (
-    (sqlite3.InterfaceError, InterfaceError),
-    (sqlite3.DataError, DataError),
-    (sqlite3.OperationalError, OperationalError),
-    (sqlite3.IntegrityError, IntegrityError),
-    (sqlite3.InternalError, InternalError),
-    (sqlite3.ProgrammingError, ProgrammingError),
-    (sqlite3.NotSupportedError, NotSupportedError),
-    (sqlite3.DatabaseError, DatabaseError),
-    (sqlite3.Error, PersistenceError),
-)
-"""``sqlite3``'s errors as the library's ``SQLiteTransaction`` maps them (first match, in its
-order), for the writes that do not go through it."""
-
-
-def _library_error(exc: sqlite3.Error) -> PersistenceError:
-    for theirs, ours in _LIBRARY_ERRORS:
-        if isinstance(exc, theirs):
-            return ours(exc)
-    raise AssertionError(exc)  # pragma: no cover - sqlite3.Error matches the last
 
 
 class SqliteKeptWriterRecorder(SQLiteApplicationRecorder):
@@ -120,7 +93,7 @@ class SqliteKeptWriterRecorder(SQLiteApplicationRecorder):
         except sqlite3.Error as exc:
             if not isinstance(exc, sqlite3.IntegrityError):  # a lost race leaves it sound
                 self._close_writer()
-            raise _library_error(exc) from exc
+            raise library_error(exc) from exc
         return ids
 
     def _connect(self) -> sqlite3.Connection:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from eventsourcing.persistence import StoredEvent
 
 from domain.bots import make_bot
 from domain.model import EVENT_PREFIX, Game
@@ -420,3 +421,23 @@ def store_argument(env: dict[str, str]) -> str:
         f"postgresql://{user}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
         f"{env['POSTGRES_DBNAME']}?schema={env['POSTGRES_SCHEMA']}"
     )
+
+
+def awkward_events(game: uuid.UUID, versions: range) -> list[StoredEvent]:
+    """Stored events of ``game`` whose states hold bytes that need escaping in SQL text and in
+    a composite's text form (the recorders' tests)."""
+    state = b"\x00\x01'\"\\,(){}%s\xff" * 3
+    return [StoredEvent(game, v, f"t.{v}", state + bytes([v])) for v in versions]
+
+
+def write_alike(ours: Any, library: Any) -> None:
+    """The same batches (several games, one batch of two) through both recorders: the same
+    notification ids, and the states read back in order."""
+    games = [uuid.uuid4() for _ in range(3)]
+    batches = [awkward_events(games[0], range(1, 4)), awkward_events(games[1], range(1, 2))]
+    batches.append(awkward_events(games[2], range(1, 6)) + awkward_events(games[0], range(4, 6)))
+    for batch in batches:
+        assert ours.insert_events(batch) == library.insert_events(batch)
+    assert [n.state for n in ours.select_notifications(1, 100)] == [
+        e.state for batch in batches for e in batch
+    ]

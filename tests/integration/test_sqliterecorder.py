@@ -9,12 +9,13 @@ import threading
 import uuid
 
 import pytest
-from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
+from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from service.app.application import PreferansApplication
-from service.app.sqliterecorder import SqliteKeptWriterRecorder, _library_error
-from tests.integration.helpers import AppFactory
+from service.app.dbapi import library_error
+from service.app.sqliterecorder import SqliteKeptWriterRecorder
+from tests.integration.helpers import AppFactory, awkward_events, write_alike
 
 
 def _sqlite(app: PreferansApplication) -> SqliteKeptWriterRecorder:
@@ -23,11 +24,6 @@ def _sqlite(app: PreferansApplication) -> SqliteKeptWriterRecorder:
     recorder = app.recorder
     assert isinstance(recorder, SqliteKeptWriterRecorder)
     return recorder
-
-
-def _events(game: uuid.UUID, versions: range) -> list[StoredEvent]:
-    state = b"\x00\x01'\"\\,(){}%s\xff" * 3
-    return [StoredEvent(game, v, f"t.{v}", state + bytes([v])) for v in versions]
 
 
 def _rows(recorder: SQLiteApplicationRecorder) -> list[tuple[object, ...]]:
@@ -43,42 +39,35 @@ def test_the_same_rows_and_ids_as_the_librarys_recorder(open_app: AppFactory) ->
     ours = _sqlite(open_app())
     library = SQLiteApplicationRecorder(ours.datastore, events_table_name="library_events")
     library.create_table()
-    games = [uuid.uuid4() for _ in range(3)]
-    batches = [_events(games[0], range(1, 4)), _events(games[1], range(1, 2))]
-    batches.append(_events(games[2], range(1, 6)) + _events(games[0], range(4, 6)))
-    for batch in batches:
-        assert ours.insert_events(batch) == library.insert_events(batch)
+    write_alike(ours, library)
     assert _rows(ours) == _rows(library)
-    assert [n.state for n in ours.select_notifications(1, 100)] == [
-        e.state for batch in batches for e in batch
-    ]
 
 
 def test_the_writer_keeps_one_connection_and_closes_it_at_release(open_app: AppFactory) -> None:
     ours = _sqlite(open_app())
-    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    ours.insert_events(awkward_events(uuid.uuid4(), range(1, 2)))
     kept = ours._writer
     assert kept is not None
     for _ in range(20):
-        ours.insert_events(_events(uuid.uuid4(), range(1, 3)))
+        ours.insert_events(awkward_events(uuid.uuid4(), range(1, 3)))
     assert ours._writer is kept
     ours.release()
     with pytest.raises(sqlite3.ProgrammingError):  # closed
         kept.execute("SELECT 1")
-    ids = ours.insert_events(_events(uuid.uuid4(), range(1, 3)))  # the library's way now
+    ids = ours.insert_events(awkward_events(uuid.uuid4(), range(1, 3)))  # the library's way now
     assert ids is not None and len(ids) == 2 and ours._writer is None
 
 
 def test_a_lost_race_is_an_integrity_error_and_writes_nothing(open_app: AppFactory) -> None:
     ours = _sqlite(open_app())
     game, other = uuid.uuid4(), uuid.uuid4()
-    assert ours.insert_events(_events(game, range(1, 3))) == [1, 2]
+    assert ours.insert_events(awkward_events(game, range(1, 3))) == [1, 2]
     kept = ours._writer
     with pytest.raises(IntegrityError):
-        ours.insert_events(_events(other, range(1, 3)) + _events(game, range(2, 4)))
+        ours.insert_events(awkward_events(other, range(1, 3)) + awkward_events(game, range(2, 4)))
     assert [r[1:3] for r in _rows(ours)] == [(game.hex, 1), (game.hex, 2)]
     assert ours._writer is kept and kept is not None and not kept.in_transaction  # kept
-    assert ours.insert_events(_events(other, range(1, 2))) == [3]
+    assert ours.insert_events(awkward_events(other, range(1, 2))) == [3]
 
 
 def test_writers_take_turns_on_the_kept_connection(open_app: AppFactory) -> None:
@@ -87,12 +76,12 @@ def test_writers_take_turns_on_the_kept_connection(open_app: AppFactory) -> None
     up to 100 ms (a review measured waits of seconds); past the pool's timeout it takes the
     library's way."""
     ours = _sqlite(open_app())
-    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    ours.insert_events(awkward_events(uuid.uuid4(), range(1, 2)))
     kept = ours._writer
     done: list[object] = []
 
     def write() -> None:
-        done.append(ours.insert_events(_events(uuid.uuid4(), range(1, 3))))
+        done.append(ours.insert_events(awkward_events(uuid.uuid4(), range(1, 3))))
 
     with ours._writer_lock:  # as while another thread writes on it
         thread = threading.Thread(target=write)
@@ -113,14 +102,14 @@ def test_a_kept_connection_that_failed_is_opened_again(open_app: AppFactory) -> 
     """An error other than a lost race closes the kept connection (it may be unsound): the
     error is the library's, and the next write opens a new one."""
     ours = _sqlite(open_app())
-    ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+    ours.insert_events(awkward_events(uuid.uuid4(), range(1, 2)))
     broken = ours._writer
     assert broken is not None
     broken.close()  # as a connection that went bad
     with pytest.raises(PersistenceError):
-        ours.insert_events(_events(uuid.uuid4(), range(1, 2)))
+        ours.insert_events(awkward_events(uuid.uuid4(), range(1, 2)))
     assert ours._writer is None
-    assert ours.insert_events(_events(uuid.uuid4(), range(1, 2))) == [2]
+    assert ours.insert_events(awkward_events(uuid.uuid4(), range(1, 2))) == [2]
     assert ours._writer is not None and ours._writer is not broken
 
 
@@ -146,4 +135,4 @@ def test_errors_on_the_kept_connection_are_the_librarys(
     ours = _sqlite(open_app())
     with pytest.raises(PersistenceError) as library, ours.datastore.transaction(commit=True):
         raise error
-    assert type(_library_error(error)) is type(library.value)
+    assert type(library_error(error)) is type(library.value)
