@@ -18,7 +18,7 @@ import hashlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
@@ -1080,10 +1080,10 @@ class PreferansApplication(Application[uuid.UUID]):
                 recordings = self.save(game)
                 self._wrote(
                     [r.notification.id for r in recordings],
-                    [
+                    (
                         (r.domain_event.originator_id, r.domain_event.originator_version)
                         for r in recordings
-                    ],
+                    ),
                 )
             else:
                 self._committer.save(self._stored_events(game))
@@ -1122,14 +1122,15 @@ class PreferansApplication(Application[uuid.UUID]):
         none of, with the events already encoded (``_stored_events``)."""
         if stored:
             ids = self.recorder.insert_events(list(stored))
-            self._wrote(ids, [(e.originator_id, e.originator_version) for e in stored])
+            self._wrote(ids, ((e.originator_id, e.originator_version) for e in stored))
 
-    def _wrote(self, ids: Sequence[int] | None, events: Sequence[tuple[Any, int]]) -> None:
+    def _wrote(self, ids: Sequence[int] | None, events: Iterable[tuple[Any, int]]) -> None:
         """Tell the SQLite change poll (one file: ids of several shards are not comparable)
         which notification ids this process's write was given, so it need not read them back;
         and forget a copy in memory older than what was written, as reading them back did (a
         command cancelled after its save releases the game before the write lands, and another
-        may load the game meanwhile)."""
+        may load the game meanwhile). ``events`` (game, version) is read only then: on
+        PostgreSQL the write path builds nothing for it."""
         if not ids or len(self._changes) != 1:
             return
         self._changes[0].wrote(ids)
@@ -1137,8 +1138,7 @@ class PreferansApplication(Application[uuid.UUID]):
         for game_id, version in events:
             newest[game_id] = max(version, newest.get(game_id, 0))
         for game_id, version in newest.items():
-            if isinstance(game_id, uuid.UUID):
-                self.invalidate(game_id, version)
+            self.invalidate(game_id, version)
 
     def save_failed(self, game: Game, exc: BaseException) -> BaseException:
         """What a failed save of ``game`` raises: a lost race (``IntegrityError``) as it is;

@@ -9,9 +9,10 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
+import pytest
 from eventsourcing.persistence import StoredEvent
 
 from domain.bots import make_bot
@@ -49,6 +50,8 @@ from projections.db import Database
 from service.app.application import CreatedGame, PreferansApplication
 
 Policy = Callable[[SeatView], Action]
+R = TypeVar("R")
+
 AppFactory = Callable[..., PreferansApplication]
 """``open_app(cls=PreferansApplication)``: a new application object on the test's store."""
 
@@ -441,3 +444,12 @@ def write_alike(ours: Any, library: Any) -> None:
     assert [n.state for n in ours.select_notifications(1, 100)] == [
         e.state for batch in batches for e in batch
     ]
+
+
+def store_recorder(app: PreferansApplication, flavor: str, kind: type[R]) -> R:
+    """The application's recorder, of class ``kind`` (the test is skipped on the other store)."""
+    if app.db.flavor != flavor:
+        pytest.skip(f"a {flavor} recorder")
+    recorder = app.recorder
+    assert isinstance(recorder, kind)
+    return recorder

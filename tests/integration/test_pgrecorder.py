@@ -18,15 +18,11 @@ from service.app.application import PreferansApplication
 from service.app.dbapi import library_error
 from service.app.pgrecorder import PostgresOneTripRecorder
 from tests.integration.conftest import _admin_connection
-from tests.integration.helpers import AppFactory, awkward_events, write_alike
+from tests.integration.helpers import AppFactory, awkward_events, store_recorder, write_alike
 
 
 def _postgres(app: PreferansApplication) -> PostgresOneTripRecorder:
-    if app.db.flavor != "postgres":
-        pytest.skip("a PostgreSQL recorder")
-    recorder = app.recorder
-    assert isinstance(recorder, PostgresOneTripRecorder)
-    return recorder
+    return store_recorder(app, "postgres", PostgresOneTripRecorder)
 
 
 def _rows(recorder: PostgresApplicationRecorder) -> list[tuple[object, ...]]:

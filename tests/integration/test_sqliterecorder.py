@@ -15,15 +15,11 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from service.app.application import PreferansApplication
 from service.app.dbapi import library_error
 from service.app.sqliterecorder import SqliteKeptWriterRecorder
-from tests.integration.helpers import AppFactory, awkward_events, write_alike
+from tests.integration.helpers import AppFactory, awkward_events, store_recorder, write_alike
 
 
 def _sqlite(app: PreferansApplication) -> SqliteKeptWriterRecorder:
-    if app.db.flavor != "sqlite":
-        pytest.skip("a SQLite recorder")
-    recorder = app.recorder
-    assert isinstance(recorder, SqliteKeptWriterRecorder)
-    return recorder
+    return store_recorder(app, "sqlite", SqliteKeptWriterRecorder)
 
 
 def _rows(recorder: SQLiteApplicationRecorder) -> list[tuple[object, ...]]:
